@@ -1,0 +1,37 @@
+# Two commands for a fresh machine: `make serve` and `make test`. Everything else is installed here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+ADDR ?= 127.0.0.1:8000
+
+.PHONY: serve test check install schemas clean
+
+# Reinstall when the project's dependencies change.
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+# Validate the records (findings are shown, not fatal: the site is where people see them), then
+# build and serve the site, rebuilding on every change under knobs/, incidents/ and docs/.
+serve: $(STAMP)
+	-$(BIN)/kb check
+	$(BIN)/mkdocs serve --dev-addr $(ADDR)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+check: $(STAMP)
+	$(BIN)/kb check
+
+# Regenerate the committed JSON Schemas after changing generator/schema.py.
+schemas: $(STAMP)
+	$(BIN)/kb schema knob > schemas/knob.schema.json
+	$(BIN)/kb schema incident > schemas/incident.schema.json
+
+clean:
+	rm -rf $(VENV) site .pytest_cache

@@ -1,0 +1,83 @@
+"""The `kb` command: a thin layer from arguments to the pipeline and back to an exit code.
+
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .findings import CODES, KbError, Severity
+from .knowledge_base import KnowledgeBase, check_knowledge_base, find_root, finalize, load_knowledge_base
+from .report import FORMATS
+from .schema import RECORD_TYPES, json_schema
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise KbError(f"{self.prog}: {message} (see '{self.prog} --help')")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def with_root(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--root", type=Path, default=None,
+                         help="the knowledge base's repository (default: the one containing the current folder)")
+
+    def with_format(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
+
+    validate = commands.add_parser("validate", help="check the records against the schema and each other")
+    with_root(validate)
+    with_format(validate)
+    check = commands.add_parser("check", help="validate, then apply the rules (reclaimable knobs, drift...)")
+    with_root(check)
+    with_format(check)
+    schema = commands.add_parser("schema", help="print the JSON Schema of a record kind")
+    schema.add_argument("kind", choices=sorted(RECORD_TYPES))
+    commands.add_parser("codes", help="list the finding codes and their default severities")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return _run(args)
+    except KbError as exc:
+        print(f"kb: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "schema":
+        print(json.dumps(json_schema(args.kind), indent=2))
+        return 0
+    if args.command == "codes":
+        for code in CODES.values():
+            print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+        return 0
+    root = args.root if args.root is not None else find_root(Path.cwd())
+    if args.command == "validate":
+        kb = load_knowledge_base(root)
+        kb.findings = finalize(kb)
+    else:
+        kb = check_knowledge_base(root)
+    sys.stdout.write(FORMATS[args.format](kb.findings, _summary(kb)))
+    return 1 if any(f.severity is Severity.ERROR for f in kb.findings) else 0
+
+
+def _summary(kb: KnowledgeBase) -> str:
+    knobs, incidents = len(kb.catalog.knobs), len(kb.catalog.incidents)
+    return f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

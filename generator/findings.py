@@ -1,0 +1,82 @@
+"""Findings: everything the tool reports, and the one error that stops it.
+
+A finding is data, never an exception. Codes are stable slugs (an interface: outside tests and
+configs name them); each has a default severity and a one-line meaning, declared here once.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, replace
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class KbError(Exception):
+    """The tool cannot continue (unreadable root, bad arguments, git missing): exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    slug: str
+    severity: Severity
+    meaning: str
+
+
+_CODES = (
+    # Reading and schema
+    Code("yaml-syntax", Severity.ERROR, "the file is not valid YAML (includes duplicate keys and aliases)"),
+    Code("unreadable-file", Severity.ERROR, "the file cannot be read as UTF-8 text of a sane size"),
+    Code("not-a-mapping", Severity.ERROR, "the file's top level is not a mapping of fields"),
+    Code("unknown-field", Severity.ERROR, "a field the schema does not define (often a typo)"),
+    Code("missing-field", Severity.ERROR, "a required field is absent"),
+    Code("bad-type", Severity.ERROR, "a field holds the wrong kind of value"),
+    Code("bad-value", Severity.ERROR, "a field's value is outside what the schema allows"),
+    # Between fields and records
+    Code("id-mismatch", Severity.ERROR, "a record's id differs from its file name"),
+    Code("duplicate-id", Severity.ERROR, "two records, hypotheses or entries share an id"),
+    Code("dangling-ref", Severity.ERROR, "a reference names a record or hypothesis that does not exist"),
+    Code("date-order", Severity.ERROR, "dates that must be in order are not"),
+    Code("status-mismatch", Severity.ERROR, "a knob's status differs from its last history entry"),
+    Code("root-cause", Severity.ERROR, "a resolved incident lacks a confirmed root cause"),
+    Code("bad-path", Severity.ERROR, "a path is absolute or escapes the repository"),
+    Code("missing-path", Severity.ERROR, "a path names a file that does not exist"),
+    Code("bad-config", Severity.ERROR, "the [tool.incident-kb] configuration is invalid"),
+    # What the records imply
+    Code("reclaimable-knob", Severity.ERROR, "a knob stays reverted although the hypothesis behind the revert is refuted"),
+    Code("knob-drift", Severity.ERROR, "a knob's deploy files disagree with its status"),
+    Code("restore-candidate", Severity.WARNING, "evidence after a revert speaks against the hypothesis it tested"),
+    Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
+    Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),
+)
+
+CODES: dict[str, Code] = {code.slug: code for code in _CODES}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: Severity
+    path: str  # repository-relative, '/'-separated
+    line: int  # 1-based; 0 when the finding is about the file as a whole
+    column: int  # 1-based; 0 when unknown
+    subject: str | None  # the record id, when known
+    message: str
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.path, self.line, self.column, self.code, self.message)
+
+    def with_severity(self, severity: Severity) -> Finding:
+        return replace(self, severity=severity)
+
+
+def finding(code: str, path: str, line: int, column: int, subject: str | None, message: str) -> Finding:
+    """A finding with the code's default severity (configuration may change it later)."""
+    return Finding(code, CODES[code].severity, path, line, column, subject, message)

@@ -1,0 +1,93 @@
+"""The pipeline: find the record files, load and validate them all, then check what they imply.
+
+Everything is gathered before anything is judged, and a broken file never hides findings in the
+others. `load_knowledge_base` is `kb validate`; `check_knowledge_base` adds the rules (`kb check`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .checks import check_consistency
+from .config import Config, load_config
+from .findings import Finding, KbError, finding
+from .model import Catalog, RecordSource
+from .rules import RULES
+from .schema import FOLDERS, Incident, Knob
+from .validate import validate_record
+from .yaml_source import read_yaml_file
+
+RECORD_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class KnowledgeBase:
+    root: Path
+    catalog: Catalog
+    config: Config
+    findings: list[Finding] = field(default_factory=list)
+
+
+def find_root(start: Path) -> Path:
+    """The repository containing `start` (the nearest folder with .git), else `start` itself."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
+def record_files(root: Path, kind: str) -> list[Path]:
+    folder = root / FOLDERS[kind]
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.suffix in RECORD_SUFFIXES and not p.name.startswith("."))
+
+
+def load_knowledge_base(root: Path) -> KnowledgeBase:
+    """Load and validate every record under `root`; raises KbError only when root is unusable."""
+    if not root.is_dir():
+        raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
+    if not any((root / folder).is_dir() for folder in FOLDERS.values()):
+        raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+    config, findings = load_config(root)
+    catalog = Catalog()
+    for kind in FOLDERS:
+        for path in record_files(root, kind):
+            findings.extend(_load_record(root, kind, path, catalog))
+    findings.extend(check_consistency(catalog, root))
+    return KnowledgeBase(root, catalog, config, findings)
+
+
+def _load_record(root: Path, kind: str, path: Path, catalog: Catalog) -> list[Finding]:
+    rel_path = path.relative_to(root).as_posix()
+    loaded = read_yaml_file(path)
+    record, findings = validate_record(kind, rel_path, loaded)
+    if record is None:
+        raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
+        catalog.broken_ids[kind].add(raw_id if isinstance(raw_id, str) else path.stem)
+        return findings
+    assert isinstance(record, Knob | Incident)
+    records: dict = catalog.knobs if kind == "knob" else catalog.incidents
+    if record.id in records:
+        first = catalog.source(kind, record.id).rel_path
+        line, column = loaded.source_map.locate(("id",))
+        return [finding("duplicate-id", rel_path, line, column, record.id,
+                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id")]
+    records[record.id] = record
+    catalog.sources[(kind, record.id)] = RecordSource(kind, rel_path, loaded.source_map)
+    return findings
+
+
+def check_knowledge_base(root: Path) -> KnowledgeBase:
+    """Validation plus every rule; findings carry the configured severities, sorted by place."""
+    kb = load_knowledge_base(root)
+    for rule in RULES:
+        kb.findings.extend(rule(kb.catalog, kb.root))
+    kb.findings = finalize(kb)
+    return kb
+
+
+def finalize(kb: KnowledgeBase) -> list[Finding]:
+    return sorted(kb.config.apply(kb.findings), key=lambda f: f.sort_key)

@@ -1,0 +1,188 @@
+"""Loading YAML records: plain Python values plus a source map of line numbers.
+
+Walks libyaml's event stream (ruamel.yaml.clib's C parser) with an explicit stack, so reading is
+fast, positions come for free, and no input can recurse deeply or expand: aliases, duplicate keys,
+non-scalar keys and absurd nesting are refused with their line. Never raises on bad input: every
+problem comes back as a `LoadError`. Knows nothing of knobs or incidents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+from ruamel.yaml.nodes import ScalarNode
+
+try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
+    from _ruamel_yaml import CParser as _Parser
+except ImportError:  # pragma: no cover - only when the clib wheel is missing
+    from ruamel.yaml.parser import Parser as _Parser  # type: ignore[assignment]
+
+MAX_BYTES = 1 << 20  # a record is a few KB; anything near this is a mistake, not a record
+MAX_DEPTH = 64
+
+Key = tuple[str | int, ...]
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_yaml = YAML(typ="safe", pure=False)
+_resolver = _yaml.resolver
+_constructor = _yaml.constructor
+
+
+@dataclass(frozen=True, slots=True)
+class LoadError:
+    message: str
+    line: int  # 1-based, 0 for the whole file
+    column: int
+    code: str = "yaml-syntax"
+
+
+@dataclass(slots=True)
+class SourceMap:
+    """1-based (line, column) of each key path: of the key for mapping entries, of the item in lists."""
+
+    positions: dict[Key, tuple[int, int]] = field(default_factory=dict)
+
+    def locate(self, key: Key) -> tuple[int, int]:
+        """The position of `key`, or of its nearest ancestor that has one (e.g. for a missing field)."""
+        while key:
+            if key in self.positions:
+                return self.positions[key]
+            key = key[:-1]
+        return self.positions.get((), (1, 1))
+
+
+@dataclass(slots=True)
+class LoadedYaml:
+    value: Any = None
+    source_map: SourceMap = field(default_factory=SourceMap)
+    error: LoadError | None = None
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, mark: Any) -> None:
+        super().__init__(message)
+        self.line = mark.line + 1 if mark is not None else 0
+        self.column = mark.column + 1 if mark is not None else 0
+
+
+def read_yaml_file(path: Path) -> LoadedYaml:
+    """Read and parse one file; size, encoding and syntax problems become `LoadedYaml.error`."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            return _failed(f"the file is {size / 1e6:.1f} MB; a record must be under {MAX_BYTES // 1024} KiB "
+                           "(is this really a record?)", "unreadable-file")
+        raw = path.read_bytes()
+    except OSError as exc:
+        return _failed(f"cannot read the file: {exc.strerror or exc}", "unreadable-file")
+    if b"\0" in raw:
+        return _failed("the file is binary (it contains NUL bytes); records are UTF-8 text", "unreadable-file")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        return _failed(f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                       "save it as UTF-8", "unreadable-file", line)
+    return parse_yaml(text)
+
+
+def parse_yaml(text: str) -> LoadedYaml:
+    loaded = LoadedYaml()
+    try:
+        loaded.value = _build(text, loaded.source_map.positions)
+    except _Refused as exc:
+        loaded.error = LoadError(str(exc), exc.line, exc.column)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
+        loaded.error = LoadError(f"invalid YAML: {problem}", mark.line + 1 if mark else 0,
+                                 mark.column + 1 if mark else 0)
+    except (YAMLError, ValueError, TypeError, OverflowError) as exc:
+        loaded.error = LoadError(f"invalid YAML: {exc}", 0, 0)
+    return loaded
+
+
+def _failed(message: str, code: str, line: int = 0) -> LoadedYaml:
+    return LoadedYaml(error=LoadError(message, line, 1 if line else 0, code))
+
+
+def _build(text: str, positions: dict[Key, tuple[int, int]]) -> Any:
+    """Turn the event stream of a single-document file into Python values, recording positions."""
+    parser = _Parser(text)
+    # Each frame: [container, key path, pending mapping key or None, key start mark, seen keys]
+    stack: list[list[Any]] = []
+    root: Any = None
+    documents = 0
+    while True:
+        event = parser.get_event()
+        kind = type(event)
+        if kind is ScalarEvent or kind is MappingStartEvent or kind is SequenceStartEvent:
+            if kind is ScalarEvent:
+                value: Any = _scalar(event)
+            elif len(stack) >= MAX_DEPTH:
+                raise _Refused(f"nesting deeper than {MAX_DEPTH} levels; records are shallow", event.start_mark)
+            else:
+                value = {} if kind is MappingStartEvent else []
+            if not stack:
+                documents += 1
+                if documents > 1:
+                    raise _Refused("more than one YAML document ('---'); a record file holds exactly one",
+                                   event.start_mark)
+                root = value
+                positions[()] = (event.start_mark.line + 1, event.start_mark.column + 1)
+                path: Key = ()
+            else:
+                frame = stack[-1]
+                container, parent = frame[0], frame[1]
+                if type(container) is list:
+                    path = (*parent, len(container))
+                    positions[path] = (event.start_mark.line + 1, event.start_mark.column + 1)
+                    container.append(value)
+                elif frame[2] is None:  # this node is a mapping key
+                    if kind is not ScalarEvent or not isinstance(value, str | int | float | bool) or value is None:
+                        raise _Refused("a mapping key must be a plain name such as 'status'", event.start_mark)
+                    key = value if isinstance(value, str) else str(value)
+                    if key in frame[4]:
+                        raise _Refused(f"duplicate key '{key}': the later value would silently replace the "
+                                       f"earlier one (line {frame[4][key]}); keep one", event.start_mark)
+                    frame[4][key] = event.start_mark.line + 1
+                    frame[2], frame[3] = key, event.start_mark
+                    continue
+                else:
+                    key, mark = frame[2], frame[3]
+                    path = (*parent, key)
+                    positions[path] = (mark.line + 1, mark.column + 1)
+                    container[key] = value
+                    frame[2] = None
+            if kind is not ScalarEvent:
+                stack.append([value, path, None, None, {}])
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            stack.pop()
+        elif kind is AliasEvent:
+            raise _Refused("aliases ('*name') are not allowed in records: write the value out", event.start_mark)
+        elif event.__class__.__name__ == "StreamEndEvent":
+            return root
+
+
+def _scalar(event: Any) -> Any:
+    tag = event.tag
+    if tag is None or tag == "!":  # untagged: plain scalars are typed by their text, quoted ones are strings
+        tag = str(_resolver.resolve(ScalarNode, event.value, event.implicit))
+    if tag == _STR_TAG:
+        return event.value
+    if tag.startswith("!") or not tag.startswith("tag:yaml.org,2002:") or tag.endswith((":map", ":seq")):
+        raise _Refused(f"the tag '{tag}' is not allowed in records", event.start_mark)
+    node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    return _constructor.construct_object(node)
