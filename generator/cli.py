@@ -1,6 +1,7 @@
 """The `kb` command: a thin layer from arguments to the pipeline and back to an exit code.
 
 Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run.
+Each subcommand is a parser plus a `run(args) -> int` function, attached with set_defaults.
 """
 
 from __future__ import annotations
@@ -22,33 +23,42 @@ class _Parser(argparse.ArgumentParser):
         raise KbError(f"{self.prog}: {message} (see '{self.prog} --help')")
 
 
+def add_root(sub: argparse.ArgumentParser) -> None:
+    sub.add_argument("--root", type=Path, default=None,
+                     help="the knowledge base's repository (default: the one containing the current folder)")
+
+
+def root_of(args: argparse.Namespace) -> Path:
+    return args.root if args.root is not None else find_root(Path.cwd())
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    def with_root(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--root", type=Path, default=None,
-                         help="the knowledge base's repository (default: the one containing the current folder)")
-
-    def with_format(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format (default: text)")
-
     validate = commands.add_parser("validate", help="check the records against the schema and each other")
-    with_root(validate)
-    with_format(validate)
+    add_root(validate)
+    validate.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    validate.set_defaults(run=run_validate)
+
     check = commands.add_parser("check", help="validate, then apply the rules (reclaimable knobs, drift...)")
-    with_root(check)
-    with_format(check)
+    add_root(check)
+    check.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    check.set_defaults(run=run_check)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of a record kind")
     schema.add_argument("kind", choices=sorted(RECORD_TYPES))
-    commands.add_parser("codes", help="list the finding codes and their default severities")
+    schema.set_defaults(run=run_schema)
+
+    codes = commands.add_parser("codes", help="list the finding codes and their default severities")
+    codes.set_defaults(run=run_codes)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return _run(args)
+        return int(args.run(args))
     except KbError as exc:
         print(f"kb: {exc}", file=sys.stderr)
         return 2
@@ -56,27 +66,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _run(args: argparse.Namespace) -> int:
-    if args.command == "schema":
-        print(json.dumps(json_schema(args.kind), indent=2))
-        return 0
-    if args.command == "codes":
-        for code in CODES.values():
-            print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
-        return 0
-    root = args.root if args.root is not None else find_root(Path.cwd())
-    if args.command == "validate":
-        kb = load_knowledge_base(root)
-        kb.findings = finalize(kb)
-    else:
-        kb = check_knowledge_base(root)
-    sys.stdout.write(FORMATS[args.format](kb.findings, _summary(kb)))
-    return 1 if any(f.severity is Severity.ERROR for f in kb.findings) else 0
+def run_validate(args: argparse.Namespace) -> int:
+    kb = load_knowledge_base(root_of(args))
+    kb.findings = finalize(kb)
+    return _report(kb, args.format)
 
 
-def _summary(kb: KnowledgeBase) -> str:
+def run_check(args: argparse.Namespace) -> int:
+    return _report(check_knowledge_base(root_of(args)), args.format)
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(args.kind), indent=2))
+    return 0
+
+
+def run_codes(args: argparse.Namespace) -> int:
+    for code in CODES.values():
+        print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+    return 0
+
+
+def _report(kb: KnowledgeBase, output_format: str) -> int:
     knobs, incidents = len(kb.catalog.knobs), len(kb.catalog.incidents)
-    return f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
+    summary = f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
+    sys.stdout.write(FORMATS[output_format](kb.findings, summary))
+    return 1 if any(f.severity is Severity.ERROR for f in kb.findings) else 0
 
 
 if __name__ == "__main__":
