@@ -20,7 +20,7 @@ from .schema import RECORD_TYPES, json_schema
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        raise KbError(f"{self.prog}: {message} (see '{self.prog} --help')")
+        raise KbError(f"{message} (see '{self.prog} --help')")
 
 
 def add_root(sub: argparse.ArgumentParser) -> None:
