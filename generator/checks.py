@@ -105,15 +105,15 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                          f"knobs/{hypothesis.suspect.knob}.yaml; fix the id or add the knob")
     cause = incident.root_cause
     if cause is not None:
-        hypothesis = catalog.hypothesis(incident.id, cause.hypothesis)
-        if hypothesis is None:
+        cause_hypothesis = catalog.hypothesis(incident.id, cause.hypothesis)
+        if cause_hypothesis is None:
             yield report("dangling-ref", ("root_cause", "hypothesis"),
                          f"root_cause names hypothesis '{cause.hypothesis}', which this incident does not have; "
                          f"add it under hypotheses or fix the id (known: {', '.join(seen) or 'none'})")
-        elif hypothesis.status is not HypothesisStatus.CONFIRMED:
+        elif cause_hypothesis.status is not HypothesisStatus.CONFIRMED:
             yield report("root-cause", ("root_cause", "hypothesis"),
                          f"the root cause is hypothesis '{cause.hypothesis}', but its status is "
-                         f"'{hypothesis.status.value}'; set that hypothesis's status to 'confirmed'")
+                         f"'{cause_hypothesis.status.value}'; set that hypothesis's status to 'confirmed'")
     if incident.status is IncidentStatus.RESOLVED:
         if incident.resolved is None:
             yield report("missing-field", ("status",),

@@ -88,7 +88,9 @@ def run_codes(args: argparse.Namespace) -> int:
 
 
 def _report(kb: KnowledgeBase, output_format: str) -> int:
-    knobs, incidents = len(kb.catalog.knobs), len(kb.catalog.incidents)
+    catalog = kb.catalog
+    knobs = len(catalog.knobs) + len(catalog.broken_ids["knob"])
+    incidents = len(catalog.incidents) + len(catalog.broken_ids["incident"])
     summary = f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
     sys.stdout.write(FORMATS[output_format](kb.findings, summary))
     return 1 if any(f.severity is Severity.ERROR for f in kb.findings) else 0

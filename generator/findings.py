@@ -64,8 +64,8 @@ class Finding:
     code: str
     severity: Severity
     path: str  # repository-relative, '/'-separated
-    line: int  # 1-based; 0 when the finding is about the file as a whole
-    column: int  # 1-based; 0 when unknown
+    line: int  # 1-based; 1 when the finding is about the file as a whole
+    column: int  # 1-based
     subject: str | None  # the record id, when known
     message: str
 

@@ -37,8 +37,9 @@ def doc_paths(root: Path, catalog: Catalog) -> list[str]:
     """Markdown files under docs/, plus any other path a record lists under `docs`."""
     found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md") if p.is_file()} \
         if (root / DOCS_FOLDER).is_dir() else set()
-    for record in (*catalog.knobs.values(), *catalog.incidents.values()):
-        found.update(d for d in record.docs if (root / d).is_file())
+    for records in (catalog.knobs, catalog.incidents):
+        for record in records.values():
+            found.update(d for d in record.docs if (root / d).is_file())
     return sorted(found)
 
 

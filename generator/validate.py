@@ -48,7 +48,7 @@ def _translate(exc: ValidationError, raw: dict[str, Any], model: type[BaseModel]
                subject: str | None, loaded: LoadedYaml) -> list[Finding]:
     grouped: dict[Key, list[dict[str, Any]]] = {}
     for error in exc.errors():
-        grouped.setdefault(_data_path(raw, error["loc"]), []).append(error)
+        grouped.setdefault(_data_path(raw, error["loc"]), []).append(dict(error))
     findings = []
     for path, errors in grouped.items():
         # An error inside a list also makes pydantic say the list is too short: the inner one is the news.

@@ -25,7 +25,7 @@ from ruamel.yaml.events import (
 from ruamel.yaml.nodes import ScalarNode
 
 try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
-    from _ruamel_yaml import CParser as _Parser
+    from _ruamel_yaml import CParser as _Parser  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - only when the clib wheel is missing
     from ruamel.yaml.parser import Parser as _Parser  # type: ignore[assignment]
 
@@ -35,6 +35,7 @@ MAX_DEPTH = 64
 Key = tuple[str | int, ...]
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_PLAIN_COLLECTION_TAGS = (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _yaml = YAML(typ="safe", pure=False)
 _resolver = _yaml.resolver
 _constructor = _yaml.constructor
@@ -43,7 +44,7 @@ _constructor = _yaml.constructor
 @dataclass(frozen=True, slots=True)
 class LoadError:
     message: str
-    line: int  # 1-based, 0 for the whole file
+    line: int  # 1-based; 1 for problems with the file as a whole
     column: int
     code: str = "yaml-syntax"
 
@@ -73,8 +74,8 @@ class LoadedYaml:
 class _Refused(Exception):
     def __init__(self, message: str, mark: Any) -> None:
         super().__init__(message)
-        self.line = mark.line + 1 if mark is not None else 0
-        self.column = mark.column + 1 if mark is not None else 0
+        self.line = mark.line + 1
+        self.column = mark.column + 1
 
 
 def read_yaml_file(path: Path) -> LoadedYaml:
@@ -107,15 +108,15 @@ def parse_yaml(text: str) -> LoadedYaml:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-        loaded.error = LoadError(f"invalid YAML: {problem}", mark.line + 1 if mark else 0,
-                                 mark.column + 1 if mark else 0)
+        loaded.error = LoadError(f"invalid YAML: {problem}", mark.line + 1 if mark else 1,
+                                 mark.column + 1 if mark else 1)
     except (YAMLError, ValueError, TypeError, OverflowError) as exc:
-        loaded.error = LoadError(f"invalid YAML: {exc}", 0, 0)
+        loaded.error = LoadError(f"invalid YAML: {exc}", 1, 1)
     return loaded
 
 
-def _failed(message: str, code: str, line: int = 0) -> LoadedYaml:
-    return LoadedYaml(error=LoadError(message, line, 1 if line else 0, code))
+def _failed(message: str, code: str, line: int = 1) -> LoadedYaml:
+    return LoadedYaml(error=LoadError(message, line, 1, code))
 
 
 def _build(text: str, positions: dict[Key, tuple[int, int]]) -> Any:
@@ -131,6 +132,8 @@ def _build(text: str, positions: dict[Key, tuple[int, int]]) -> Any:
         if kind is ScalarEvent or kind is MappingStartEvent or kind is SequenceStartEvent:
             if kind is ScalarEvent:
                 value: Any = _scalar(event)
+            elif event.tag not in _PLAIN_COLLECTION_TAGS:
+                raise _Refused(f"the tag '{event.tag}' is not allowed in records", event.start_mark)
             elif len(stack) >= MAX_DEPTH:
                 raise _Refused(f"nesting deeper than {MAX_DEPTH} levels; records are shallow", event.start_mark)
             else:
@@ -185,4 +188,9 @@ def _scalar(event: Any) -> Any:
     if tag.startswith("!") or not tag.startswith("tag:yaml.org,2002:") or tag.endswith((":map", ":seq")):
         raise _Refused(f"the tag '{tag}' is not allowed in records", event.start_mark)
     node = ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
-    return _constructor.construct_object(node)
+    try:
+        return _constructor.construct_object(node)
+    except (ValueError, OverflowError, YAMLError):
+        # Looks like a date or number but is not one (2026-13-45): keep the text, so the schema
+        # reports it against the field with an example of what is expected.
+        return event.value

@@ -1,0 +1,14 @@
+"""The package type-checks (STYLE.md: type everything; run mypy on generator/)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .conftest import REPO
+
+
+def test_generator_type_checks():
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary", "generator"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
