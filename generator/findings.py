@@ -54,6 +54,8 @@ _CODES = (
     Code("restore-candidate", Severity.WARNING, "evidence after a revert speaks against the hypothesis it tested"),
     Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
     Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),
+    # What git history implies
+    Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
 )
 
 CODES: dict[str, Code] = {code.slug: code for code in _CODES}
