@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from .findings import Finding, KbError, Severity
 from .gitio import NotARepository, iter_blobs, list_tree, open_repository, repository_state, resolve_commit
 from .knowledge_base import KnowledgeBase, check_knowledge_base
+from .schema import FOLDERS
 
 if TYPE_CHECKING:
     import git
@@ -41,10 +42,9 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
                 _write_tree(repo, commit, state.prefix, base_root)
-                try:
-                    kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit)
-                except KbError:
+                if not any((base_root / folder).is_dir() for folder in FOLDERS.values()):
                     return commit, []  # no knowledge base there yet: everything today is new
+                kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit)
                 return commit, _relocated(kb, base_root)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "

@@ -82,15 +82,16 @@ def run_validate(args: argparse.Namespace) -> int:
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
+    if args.base is not None:  # first, so a missing base stops the run before anything is printed
+        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow)
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow)
     for note in kb.notes:
         print(f"kb: {note}", file=sys.stderr)
     after = ""
     if args.base is not None:
-        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow)
         kb.findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
-        after = (f"; {pre_existing} finding{'s' * (pre_existing != 1)} pre-existing at {args.base} "
-                 f"({commit[:7]}) do not fail the run")
+        where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
+        after = f"; {pre_existing} finding{'s' * (pre_existing != 1)} pre-existing at {where} do not fail the run"
     code = _report(kb, args.format, after)
     if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
