@@ -110,13 +110,18 @@ def resolve_commit(repo: git.Repo, ref: str) -> str | None:
 def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
     """Mainline (first-parent) commits up to `rev` that touch `paths`, oldest first, with their
     changes to those paths; merges show what they changed relative to their first parent."""
+    # --full-history --sparse: list every mainline commit instead of simplifying history by the paths,
+    # which costs git a second tree comparison per commit (measured: about half the time of the
+    # pass). Commits that touch none of the paths come back with no changes and are left out.
     out = repo.git.log(
-        "--first-parent", "--diff-merges=first-parent", "--reverse", "--raw", "-z", "-M", "--no-abbrev",
-        "--no-color", "--format=%x01%H%x00%cI%x00", rev, "--", *paths, stdout_as_string=False)
+        "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
+        "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI%x00", rev, "--", *paths, stdout_as_string=False)
     commits = []
     for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
         tokens = chunk.split("\0")
-        commits.append(Commit(tokens[0], datetime.fromisoformat(tokens[1]), tuple(_parse_raw(tokens[2:]))))
+        if len(tokens) > 3:
+            commits.append(Commit(tokens[0], datetime.fromisoformat(tokens[1]), tuple(_parse_raw(tokens[2:]))))
+    commits.reverse()
     return commits
 
 

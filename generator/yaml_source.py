@@ -176,10 +176,32 @@ def _build(text: str, positions: dict[Key, tuple[int, int]]) -> Any:
             return root
 
 
+# Plain scalars repeat a lot across records and their versions (keys, statuses, dates, numbers), and
+# ruamel's resolver and constructor are slow per call: remember the value each text stands for.
+# Only immutable values are kept, and the memo is emptied when it grows large.
+_PLAIN: dict[str, Any] = {}
+_PLAIN_LIMIT = 200_000
+_UNSET = object()
+
+
 def _scalar(event: Any) -> Any:
     tag = event.tag
     if tag is None or tag == "!":  # untagged: plain scalars are typed by their text, quoted ones are strings
+        if not event.implicit[0]:
+            return event.value
+        known = _PLAIN.get(event.value, _UNSET)
+        if known is not _UNSET:
+            return known
         tag = str(_resolver.resolve(ScalarNode, event.value, event.implicit))
+        value = _construct(tag, event)
+        if len(_PLAIN) >= _PLAIN_LIMIT:
+            _PLAIN.clear()
+        _PLAIN[event.value] = value
+        return value
+    return _construct(tag, event)
+
+
+def _construct(tag: str, event: Any) -> Any:
     if tag == _STR_TAG:
         return event.value
     if tag.startswith("!") or not tag.startswith("tag:yaml.org,2002:") or tag.endswith((":map", ":seq")):
