@@ -11,7 +11,6 @@ what is a finding; it only compares two checks.
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Hashable, Sequence
@@ -26,8 +25,6 @@ from .schema import FOLDERS
 
 if TYPE_CHECKING:
     import git
-
-_NUMBER = re.compile(r"\b\d+\b")
 
 
 def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple[str, list[Finding]]:
@@ -54,23 +51,19 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple
 def mark_pre_existing(findings: Sequence[Finding], base: Sequence[Finding], ref: str) -> tuple[list[Finding], int]:
     """Today's findings with those already present at the base marked, and how many were."""
     exact = Counter(_exact_key(f) for f in base)
-    loose = Counter(_loose_key(f) for f in base)
+    loose = Counter(f.identity for f in base)
     matched = [_take(exact, _exact_key(f)) for f in findings]
     for i, f in enumerate(findings):
         if matched[i]:
-            loose[_loose_key(f)] -= 1
+            loose[f.identity] -= 1
     # Second pass: the same finding with other numbers in its message (it moved a few lines).
-    matched = [m or _take(loose, _loose_key(f)) for m, f in zip(matched, findings)]
+    matched = [m or _take(loose, f.identity) for m, f in zip(matched, findings)]
     marked = [_as_pre_existing(f, ref) if m else f for f, m in zip(findings, matched)]
     return marked, sum(matched)
 
 
 def _exact_key(f: Finding) -> tuple[str, str, str | None, str]:
     return f.code, f.path, f.subject, f.message
-
-
-def _loose_key(f: Finding) -> tuple[str, str, str | None, str]:
-    return f.code, f.path, f.subject, _NUMBER.sub("#", f.message)
 
 
 def _take(counter: Counter[Hashable], key: Hashable) -> bool:

@@ -7,6 +7,7 @@ configs name them); each has a default severity and a one-line meaning, declared
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, replace
 
 
@@ -59,6 +60,7 @@ _CODES = (
 )
 
 CODES: dict[str, Code] = {code.slug: code for code in _CODES}
+_NUMBER = re.compile(r"\b\d+\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +76,11 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)
+
+    @property
+    def identity(self) -> tuple[str, str, str | None, str]:
+        """What stays the same when a finding only moves: code, file, record, message less its numbers."""
+        return self.code, self.path, self.subject, _NUMBER.sub("#", self.message)
 
     def with_severity(self, severity: Severity) -> Finding:
         return replace(self, severity=severity)

@@ -31,7 +31,7 @@ from .gitio import (
 )
 from .references import DOCS_FOLDER
 from .schema import FOLDERS
-from .yaml_source import parse_yaml
+from .yaml_source import MAX_BYTES, parse_yaml
 
 if TYPE_CHECKING:
     from .model import Catalog
@@ -267,11 +267,12 @@ def _material_changes(key: RecordKey, lineage: list[_Version], blobs: Mapping[st
 def _version_text(version: _Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
     if version.blob is None:
         try:
-            return (root / version.path).read_text(encoding="utf-8-sig")
+            path = root / version.path
+            return path.read_text(encoding="utf-8-sig") if path.stat().st_size <= MAX_BYTES else None
         except (OSError, UnicodeDecodeError):
             return None
     raw = blobs.get(version.blob) if version.blob != NULL_ID else None
-    if raw is None:
+    if raw is None or len(raw) > MAX_BYTES:
         return None
     try:
         return raw.decode("utf-8-sig")

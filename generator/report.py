@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
@@ -81,16 +80,13 @@ def _cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-_NUMBER = re.compile(r"\b\d+\b")
-
-
 def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
     """A GitLab Code Quality report (artifacts:reports:codequality). Fingerprints leave out line
     numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number."""
     seen: dict[str, int] = {}
     issues = []
     for f in findings:
-        identity = "\0".join((f.code, f.path, f.subject or "", _NUMBER.sub("#", f.message)))
+        identity = "\0".join(part or "" for part in f.identity)
         seen[identity] = seen.get(identity, 0) + 1
         fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode(), usedforsecurity=False).hexdigest()
         issues.append({
