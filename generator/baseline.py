@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +25,8 @@ from .schema import FOLDERS
 
 if TYPE_CHECKING:
     import git
+
+_Key = tuple[str, str, str | None, str]  # code, file, record, message
 
 
 def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple[str, list[Finding]]:
@@ -62,11 +64,11 @@ def mark_pre_existing(findings: Sequence[Finding], base: Sequence[Finding], ref:
     return marked, sum(matched)
 
 
-def _exact_key(f: Finding) -> tuple[str, str, str | None, str]:
+def _exact_key(f: Finding) -> _Key:
     return f.code, f.path, f.subject, f.message
 
 
-def _take(counter: Counter[Hashable], key: Hashable) -> bool:
+def _take(counter: Counter[_Key], key: _Key) -> bool:
     if counter[key] > 0:
         counter[key] -= 1
         return True
