@@ -129,7 +129,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     try:
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
-            notes = _check_state(state, repo_folder, rev is None, allow_shallow)
+            notes = _check_state(state, rev is None, allow_shallow)
             paths = [*FOLDERS.values(), DOCS_FOLDER, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             commits = read_log(repo, rev or "HEAD", pathspecs)
@@ -170,7 +170,7 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
         return {}
 
 
-def _check_state(state: RepoState, folder: Path, at_head: bool, allow_shallow: bool) -> list[str]:
+def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
     if state.head is None:
         raise HistoryUnavailable(f"the git repository at {state.toplevel} has no commits yet; commit the "
                                  "knowledge base (git add -A && git commit) so its history can be read")
