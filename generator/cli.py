@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .baseline import check_at_base, mark_pre_existing
 from .findings import CODES, KbError, Severity
 from .knowledge_base import KnowledgeBase, check_knowledge_base, find_root, finalize, load_knowledge_base
-from .report import FORMATS
+from .report import FORMATS, format_github_summary
 from .schema import RECORD_TYPES, json_schema
 
 
@@ -43,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = commands.add_parser("check", help="validate, then apply the rules (reclaimable knobs, drift...)")
     add_root(check)
-    check.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text",
+                       help="output format (with github, a summary of all findings also goes to $GITHUB_STEP_SUMMARY)")
+    check.add_argument("--base", metavar="REF", default=None,
+                       help="PR mode: findings that already existed at commit REF are reported as pre-existing "
+                            "and do not fail the run")
+    check.add_argument("--allow-shallow", action="store_true",
+                       help="check a shallow clone with the history it has, instead of refusing")
     check.set_defaults(run=run_check)
 
     schema = commands.add_parser("schema", help="print the JSON Schema of a record kind")
@@ -73,7 +81,22 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    return _report(check_knowledge_base(root_of(args)), args.format)
+    root = root_of(args)
+    if args.base is not None:  # first, so a missing base stops the run before anything is printed
+        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow)
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow)
+    for note in kb.notes:
+        print(f"kb: {note}", file=sys.stderr)
+    after = ""
+    if args.base is not None:
+        kb.findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
+        where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
+        after = f"; {pre_existing} finding{'s' * (pre_existing != 1)} pre-existing at {where} do not fail the run"
+    code = _report(kb, args.format, after)
+    if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
+            summary.write(format_github_summary(kb.findings, _summary(kb) + after))
+    return code
 
 
 def run_schema(args: argparse.Namespace) -> int:
@@ -87,12 +110,15 @@ def run_codes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(kb: KnowledgeBase, output_format: str) -> int:
+def _summary(kb: KnowledgeBase) -> str:
     catalog = kb.catalog
     knobs = len(catalog.knobs) + len(catalog.broken_ids["knob"])
     incidents = len(catalog.incidents) + len(catalog.broken_ids["incident"])
-    summary = f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
-    sys.stdout.write(FORMATS[output_format](kb.findings, summary))
+    return f"{knobs} knob{'s' * (knobs != 1)}, {incidents} incident{'s' * (incidents != 1)} checked"
+
+
+def _report(kb: KnowledgeBase, output_format: str, after: str = "") -> int:
+    sys.stdout.write(FORMATS[output_format](kb.findings, _summary(kb) + after))
     return 1 if any(f.severity is Severity.ERROR for f in kb.findings) else 0
 
 

@@ -7,6 +7,7 @@ configs name them); each has a default severity and a one-line meaning, declared
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, replace
 
 
@@ -54,9 +55,12 @@ _CODES = (
     Code("restore-candidate", Severity.WARNING, "evidence after a revert speaks against the hypothesis it tested"),
     Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
     Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),
+    # What git history implies
+    Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
 )
 
 CODES: dict[str, Code] = {code.slug: code for code in _CODES}
+_NUMBER = re.compile(r"\b\d+\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +76,11 @@ class Finding:
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.path, self.line, self.column, self.code, self.message)
+
+    @property
+    def identity(self) -> tuple[str, str, str | None, str]:
+        """What stays the same when a finding only moves: code, file, record, message less its numbers."""
+        return self.code, self.path, self.subject, _NUMBER.sub("#", self.message)
 
     def with_severity(self, severity: Severity) -> Finding:
         return replace(self, severity=severity)

@@ -15,6 +15,7 @@ from .findings import Finding, KbError, finding
 from .model import Catalog, RecordSource
 from .rules import RULES
 from .schema import FOLDERS, Incident, Knob
+from .stale_docs import check_docs_against_history
 from .validate import validate_record
 from .yaml_source import read_yaml_file
 
@@ -27,6 +28,7 @@ class KnowledgeBase:
     catalog: Catalog
     config: Config
     findings: list[Finding] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # one-line remarks for stderr (git checks skipped...)
 
 
 def find_root(start: Path) -> Path:
@@ -80,11 +82,16 @@ def _load_record(root: Path, kind: str, path: Path, catalog: Catalog) -> list[Fi
     return findings
 
 
-def check_knowledge_base(root: Path) -> KnowledgeBase:
-    """Validation plus every rule; findings carry the configured severities, sorted by place."""
+def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
+                         rev: str | None = None) -> KnowledgeBase:
+    """Validation plus every rule, the git-based ones included; findings carry the configured
+    severities, sorted by place. `repo_folder` and `rev` read git history from elsewhere (PR mode)."""
     kb = load_knowledge_base(root)
     for rule in RULES:
         kb.findings.extend(rule(kb.catalog, kb.root))
+    found, kb.notes = check_docs_against_history(kb.catalog, root, repo_folder=repo_folder, rev=rev,
+                                                 allow_shallow=allow_shallow)
+    kb.findings.extend(found)
     kb.findings = finalize(kb)
     return kb
 

@@ -1,10 +1,11 @@
-"""Printing findings: one function per output format (text, json, github).
+"""Printing findings: one function per output format (text, json, github, gitlab).
 
 Formats are an interface: CI parses them. Text is `path:line:column: severity code: message`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from itertools import groupby
@@ -64,8 +65,43 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
+    """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step)."""
+    errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
+    lines = ["## kb check", "", f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} ({summary})", ""]
+    if findings:
+        lines += ["| where | severity | code | message |", "|---|---|---|---|"]
+        lines += [f"| `{_cell(f.path)}:{f.line}` | {f.severity} | `{f.code}` | {_cell(f.message)} |" for f in findings]
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
+    """A GitLab Code Quality report (artifacts:reports:codequality). Fingerprints leave out line
+    numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number."""
+    seen: dict[str, int] = {}
+    issues = []
+    for f in findings:
+        identity = "\0".join(part or "" for part in f.identity)
+        seen[identity] = seen.get(identity, 0) + 1
+        fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode(), usedforsecurity=False).hexdigest()
+        issues.append({
+            "description": f.message,
+            "check_name": f.code,
+            "fingerprint": fingerprint,
+            "severity": "major" if f.severity is Severity.ERROR else "minor",
+            "location": {"path": f.path, "lines": {"begin": max(f.line, 1)}},
+        })
+    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+
+
 FORMATS: dict[str, Callable[[Sequence[Finding], str], str]] = {
     "text": format_text,
     "json": format_json,
     "github": format_github,
+    "gitlab": format_gitlab,
 }

@@ -187,13 +187,34 @@ def _build(text: str, positions: dict[Key, tuple[int, int]]) -> Any:
             return root
 
 
+# Plain scalars repeat a lot across records and their versions (keys, statuses, dates, numbers):
+# remember the value each text stands for. Only immutable values are kept, and the memo is emptied
+# when it grows large.
+_PLAIN: dict[str, Any] = {}
+_PLAIN_LIMIT = 200_000
+_UNSET = object()
+
+
 def _scalar(event: Any) -> Any:
     tag = event.tag
     value = event.value
     if tag is None or tag == "!":  # untagged: plain scalars are typed by their text, quoted ones are strings
         if not event.implicit[0]:
             return value
+        known = _PLAIN.get(value, _UNSET)
+        if known is not _UNSET:
+            return known
         tag = next((t for t, regexp in _IMPLICIT.get(value[:1], ()) if regexp.match(value)), _STR_TAG)
+        typed = _construct(tag, event)
+        if len(_PLAIN) >= _PLAIN_LIMIT:
+            _PLAIN.clear()
+        _PLAIN[value] = typed
+        return typed
+    return _construct(tag, event)
+
+
+def _construct(tag: str, event: Any) -> Any:
+    value = event.value
     if tag == _STR_TAG:
         return value
     if tag == _NULL_TAG:
@@ -208,4 +229,4 @@ def _scalar(event: Any) -> Any:
     except (ValueError, OverflowError, YAMLError):
         # Looks like a date or number but is not one (2026-13-45): keep the text, so the schema
         # reports it against the field with an example of what is expected.
-        return event.value
+        return value

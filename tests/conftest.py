@@ -70,3 +70,12 @@ def break_seed_story(root: Path) -> None:
     text = text[: text.index("  - date: 2026-11-07\n    status: restored")]
     knob.write_text(text.replace("\nstatus: active\n", "\nstatus: reverted\n"))
     edit(root / "deploy/decode.sh", "export SGLANG_SM120_MMA_TARGET_CTAS=512\n", "")
+
+
+@pytest.fixture
+def git_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Git run in-process (through gitpython) sees no global or system configuration."""
+    from .gitrepo import GIT_ENV
+
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)

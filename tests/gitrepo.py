@@ -1,0 +1,44 @@
+"""Real temporary git repositories for tests: pinned names, dates, default branch and no global or
+system configuration, so every commit id is the same on every machine."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+GIT_ENV = {
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Ada Tester",
+    "GIT_AUTHOR_EMAIL": "ada@example.invalid",
+    "GIT_COMMITTER_NAME": "Ada Tester",
+    "GIT_COMMITTER_EMAIL": "ada@example.invalid",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+class GitRepo:
+    def __init__(self, root: Path, init: bool = True) -> None:
+        self.root = root
+        if init:
+            root.mkdir(parents=True, exist_ok=True)
+            self.git("init", "-q", "-b", "main")
+
+    def git(self, *args: str, when: str = "2026-11-01T00:00:00Z", check: bool = True) -> str:
+        env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+        result = subprocess.run(["git", *args], cwd=self.root, env=env, capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
+        return result.stdout.strip()
+
+    def commit(self, message: str, when: str) -> str:
+        """Commit everything in the work tree at `when` (ISO 8601); returns the short commit id."""
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message, when=when)
+        return self.git("rev-parse", "--short=7", "HEAD")
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
