@@ -20,7 +20,7 @@ from .findings import Finding, KbError, Severity
 from .knowledge_base import RECORD_SUFFIXES, KnowledgeBase, finalize, load_knowledge_base
 from .schema import FOLDERS
 from .validate import validate_record
-from .yaml_edit import EditError, Editor
+from .yaml_edit import Editor
 from .yaml_source import parse_yaml
 
 
@@ -56,10 +56,7 @@ class RecordFile:
         _, findings = validate_record(self.kind, self.rel_path, parse_yaml(self.text))
         if findings:
             raise Refused(f"{self.rel_path} has errors; fix them first (nothing was changed)", findings)
-        try:
-            return Editor(self.text)
-        except EditError as exc:
-            raise KbError(f"{self.rel_path}: {exc}") from None
+        return Editor(self.text, self.rel_path)
 
     def encode(self, text: str) -> bytes:
         return (("\ufeff" if self.bom else "") + text.replace("\n", self.newline)).encode("utf-8")
@@ -104,10 +101,7 @@ def new_record(root: Path, kind: str, record_id: str) -> RecordFile:
 
 def save(record: RecordFile, editor: Editor) -> KnowledgeBase:
     """Check the edited text and write it; returns the knowledge base as it now stands."""
-    try:
-        editor.check()
-    except EditError as exc:
-        raise KbError(f"{record.rel_path}: {exc}") from None
+    editor.check()
     return write_checked(record, editor.text)
 
 

@@ -32,6 +32,7 @@ from ruamel.yaml.events import (
     StreamEndEvent,
 )
 
+from .findings import KbError
 from .yaml_source import Key, parse_yaml
 
 try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
@@ -43,8 +44,8 @@ WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written reco
 _FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
 
 
-class EditError(Exception):
-    """The edit cannot be made in place; the message says why and what to do instead."""
+class EditError(KbError):
+    """The edit cannot be made in place; the message says where, why and what to do instead."""
 
 
 class Flow(dict):  # type: ignore[type-arg]
@@ -174,7 +175,7 @@ def _parse(text: str) -> Node:
             if kind is ScalarEvent:
                 style = event.style or None
                 end = event.end_mark.index
-                if style in ("|", ">"):
+                if style in ("|", ">") and not event.value.endswith("\n\n"):  # kept blank lines ('|+') are content
                     end = event.start_mark.index + len(text[event.start_mark.index:end].rstrip())
                 node = Node("scalar", event.start_mark.index, end, style=style, value=event.value)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
@@ -220,7 +221,7 @@ def render_scalar(value: Any, flow: bool = False) -> str:
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, str) and "\n" in value:
-        raise EditError("a multi-line text cannot be written on one line")
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted string
     if isinstance(value, Quoted) and value.isprintable():
         return "'" + value.replace("'", "''") + "'"
     buffer = io.StringIO()
@@ -247,11 +248,11 @@ def _scalar_lines(value: Any, first_column: int, column: int) -> tuple[str, list
         body = value.rstrip("\n")
         trailing = len(value) - len(body)
         lines = body.split("\n")
-        if body and not body[0].isspace() and all(line.isprintable() for line in lines):
-            chomp = "-" if trailing == 0 else "" if trailing == 1 else "+"
+        # Kept trailing blank lines ('|+') would run into whatever is added below: quote those instead.
+        if body and not body[0].isspace() and trailing <= 1 and all(line.isprintable() for line in lines):
             pad = " " * column
-            return "|" + chomp, [pad + line if line else "" for line in lines] + [""] * max(trailing - 1, 0)
-        return json.dumps(value, ensure_ascii=False), []  # JSON strings are YAML double-quoted strings
+            return "|" if trailing else "|-", [pad + line if line else "" for line in lines]
+        return render_scalar(value), []
     text = render_scalar(value)
     if isinstance(value, str) and first_column + len(text) > WIDTH and _is_foldable(value):
         lines = _wrap(value, max(WIDTH - column, 40))
@@ -364,8 +365,10 @@ def _insert_key(doc: Document, mapping: Node, key: str, value: Any, order: Seque
     column = doc.column_of(mapping.keys[0].start)
     lines = render_entry(key, value, column, indent)
     rank = {name: i for i, name in enumerate(order)}
-    mine = rank.get(key, len(rank))
-    before = [i for i, k in enumerate(mapping.keys) if rank.get(k.value, len(rank) + 1) < mine]
+    if key in rank:  # after the keys that come before it in `order`; keys `order` does not know come last
+        before = [i for i, k in enumerate(mapping.keys) if rank.get(k.value, len(rank)) < rank[key]]
+    else:
+        before = list(range(len(mapping.keys)))
     if not before:  # it goes first: insert at the first key, which may share its line with a dash
         first = mapping.keys[0].start
         return _splice(doc.text, first, first, "\n".join([lines[0][column:], *lines[1:]]) + "\n" + " " * column)
@@ -384,15 +387,18 @@ def _container(data: Any, path: Key) -> Any:
 
 
 class Editor:
-    """A document under edit: each change is made to the text and to a copy of the data."""
+    """A document under edit: each change is made to the text and to a copy of the data.
 
-    def __init__(self, text: str) -> None:
+    `name` (the file's path) starts every error message."""
+
+    def __init__(self, text: str, name: str = "the document") -> None:
+        self.name = name
         loaded = parse_yaml(text)
         if loaded.error is not None:
-            raise EditError(f"line {loaded.error.line}: {loaded.error.message}")
+            raise EditError(f"{name}:{loaded.error.line}: {loaded.error.message}")
         self.text = text
         self.expected = copy.deepcopy(loaded.value)
-        self.indent = Document(text).indent()
+        self.indent = self._document().indent()
 
     def value(self, path: Key) -> Any:
         try:
@@ -402,31 +408,37 @@ class Editor:
 
     def set(self, path: Key, key: str, value: Any, order: Sequence[str] = ()) -> None:
         """Set `key` of the mapping at `path`, adding it where `order` puts it when it is missing."""
-        doc = Document(self.text)
+        doc = self._document()
         mapping = doc.find(path)
         if mapping is None or mapping.kind != "map":
-            raise EditError(f"there is no mapping at {path!r}")
+            raise EditError(f"{self.name}: there is no mapping at {path!r}")
         index = mapping.index_of(key)
-        if index is None:
-            self.text = _insert_key(doc, mapping, key, value, order, self.indent)
-        else:
-            self.text = _set_existing(doc, mapping, index, value, self.indent)
+        try:
+            if index is None:
+                self.text = _insert_key(doc, mapping, key, value, order, self.indent)
+            else:
+                self.text = _set_existing(doc, mapping, index, value, self.indent)
+        except EditError as exc:
+            raise EditError(f"{self.name}: {exc}") from None
         _container(self.expected, path)[key] = copy.deepcopy(value)
 
     def append(self, path: Key, item: Any, order: Sequence[str] = ()) -> None:
         """Append `item` to the list at `path`, creating the list (where `order` puts it) if needed."""
-        doc = Document(self.text)
+        doc = self._document()
         sequence = doc.find(path)
         if sequence is None or sequence.is_empty_scalar or (sequence.kind == "seq" and sequence.flow
                                                             and not sequence.children):
             self.set(path[:-1], str(path[-1]), [item], order)
             return
+        where = f"{self.name}: line {doc.line_of(sequence.start) + 1}"
         if sequence.kind != "seq":
-            raise EditError(f"line {doc.line_of(sequence.start) + 1}: '{path[-1]}' is not a list")
+            raise EditError(f"{where}: '{path[-1]}' is not a list")
         if sequence.flow:
-            raise EditError(f"line {doc.line_of(sequence.start) + 1}: '{path[-1]}' is an inline list ('[...]'); "
-                            "write it one item per line to add to it")
-        self.text = _append_item(doc, sequence, item, self.indent)
+            raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); write it one item per line to add to it")
+        try:
+            self.text = _append_item(doc, sequence, item, self.indent)
+        except EditError as exc:
+            raise EditError(f"{self.name}: {exc}") from None
         _container(self.expected, path).append(copy.deepcopy(item))
 
     def check(self) -> None:
@@ -434,7 +446,14 @@ class Editor:
         loaded = parse_yaml(self.text)
         if loaded.error is not None or loaded.value != self.expected:
             problem = loaded.error.message if loaded.error else "it reads back differently"
-            raise EditError(f"the edited text is wrong ({problem}); this is a bug in kb, nothing was written")
+            raise EditError(f"{self.name}: the edited text is wrong ({problem}); this is a bug in kb, "
+                            "nothing was written")
+
+    def _document(self) -> Document:
+        try:
+            return Document(self.text)
+        except EditError as exc:
+            raise EditError(f"{self.name}: {exc}") from None
 
 
 def reorder_entries(doc: Document, mapping: Node, order: Sequence[int]) -> str:
