@@ -68,14 +68,13 @@ def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: 
     item = entry(Hypothesis, id=hypothesis_id, statement=statement, status="open",
                  suspect=Flow(knob=suspect_knob) if suspect_knob else None)
     editor.append(("hypotheses",), item, fields(Incident))
-    kb = save(record, editor)
+    save(record, editor)
     steps = [f"record what speaks for or against it: kb evidence add {incident_id} {hypothesis_id} "
              "--kind experiment|observation|report|correlation --stance for|against --text '...'"]
     if suspect_knob:
         steps.append(f"to test it by taking the knob out: kb revert {suspect_knob} --incident {incident_id} "
                      f"--hypothesis {hypothesis_id}")
-    return Outcome(f"{record.rel_path}: added hypothesis '{hypothesis_id}' (open)", tuple(steps),
-                   _check_incident(kb, incident_id))
+    return Outcome(f"{record.rel_path}: added hypothesis '{hypothesis_id}' (open)", tuple(steps))
 
 
 def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, stance: str, text: str,
@@ -86,7 +85,7 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
     editor.append(("hypotheses", index, "evidence"), item, fields(Hypothesis))
     kb = save(record, editor)
     return Outcome(f"{record.rel_path}: added {kind} evidence {stance} '{hypothesis_id}' ({_day(when)})", (),
-                   _check_incident(kb, incident_id))
+                   _check_incident(kb, incident_id, hypothesis_id))
 
 
 def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
@@ -253,13 +252,9 @@ def _check_knob(kb: KnowledgeBase, knob_id: str) -> tuple[Finding, ...]:
     return _rule_findings(kb, {knob_id}, exclude={"knob-drift"})
 
 
-def _check_incident(kb: KnowledgeBase, incident_id: str) -> tuple[Finding, ...]:
-    """What the rules now say about the knobs this incident touched or suspects."""
-    knobs = {knob.id for knob, _ in kb.catalog.changes_under(incident_id)}
-    incident = kb.catalog.incidents.get(incident_id)
-    if incident is not None:
-        knobs.update(h.suspect.knob for h in incident.hypotheses if h.suspect is not None)
-    return _rule_findings(kb, knobs)
+def _check_incident(kb: KnowledgeBase, incident_id: str, hypothesis_id: str | None = None) -> tuple[Finding, ...]:
+    """What the rules now say about the knobs changed under this incident (and hypothesis)."""
+    return _rule_findings(kb, {knob.id for knob, _ in kb.catalog.changes_under(incident_id, hypothesis_id)})
 
 
 def _rule_findings(kb: KnowledgeBase, knob_ids: Iterable[str], exclude: set[str] | None = None) -> tuple[Finding, ...]:
