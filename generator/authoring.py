@@ -63,7 +63,7 @@ def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
 def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: str,
                    suspect_knob: str | None = None) -> Outcome:
     record, editor = _open(root, "incident", incident_id)
-    if _hypothesis_index(editor, hypothesis_id, must_exist=False) is not None:
+    if hypothesis_id in _hypothesis_ids(editor):
         raise KbError(f"incident '{incident_id}' already has a hypothesis '{hypothesis_id}'; pick another id")
     item = entry(Hypothesis, id=hypothesis_id, statement=statement, status="open",
                  suspect=Flow(knob=suspect_knob) if suspect_knob else None)
@@ -211,16 +211,17 @@ def _open(root: Path, kind: str, record_id: str) -> tuple[RecordFile, Editor]:
     return record, record.editor()
 
 
-def _hypothesis_index(editor: Editor, hypothesis_id: str, must_exist: bool = True) -> int | None:
-    hypotheses = editor.value(("hypotheses",)) or []
-    for i, hypothesis in enumerate(hypotheses):
-        if hypothesis.get("id") == hypothesis_id:
-            return i
-    if must_exist:
-        known = ", ".join(h.get("id", "?") for h in hypotheses) or "none yet"
-        raise KbError(f"incident '{editor.value(('id',))}' has no hypothesis '{hypothesis_id}' (it has: {known}); "
-                      f"add it with `kb hypothesis add {editor.value(('id',))} {hypothesis_id} --statement '...'`")
-    return None
+def _hypothesis_ids(editor: Editor) -> list[str]:
+    return [h.get("id", "?") for h in editor.value(("hypotheses",)) or []]
+
+
+def _hypothesis_index(editor: Editor, hypothesis_id: str) -> int:
+    ids = _hypothesis_ids(editor)
+    if hypothesis_id not in ids:
+        incident = editor.value(("id",))
+        raise KbError(f"incident '{incident}' has no hypothesis '{hypothesis_id}' (it has: {', '.join(ids) or 'none yet'}); "
+                      f"add it with `kb hypothesis add {incident} {hypothesis_id} --statement '...'`")
+    return ids.index(hypothesis_id)
 
 
 def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:

@@ -192,10 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _group(commands: argparse._SubParsersAction, name: str, what: str) -> argparse._SubParsersAction:
+def _group(commands: argparse._SubParsersAction[_Parser], name: str, what: str) -> argparse._SubParsersAction[_Parser]:
     """`kb NAME add ...`: a command whose only verb (so far) is 'add'."""
     group = commands.add_parser(name, help=f"'{name} add': add {what}")
-    return group.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+    verbs: argparse._SubParsersAction[_Parser] = group.add_subparsers(dest="verb", required=True, parser_class=_Parser)
+    return verbs
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -137,6 +137,8 @@ def run_refute(args: argparse.Namespace) -> int:
 
 
 def run_confirm(args: argparse.Namespace) -> int:
+    if args.date is not None and not args.resolve:
+        raise KbError("--date is the day the incident was resolved; give it with --resolve")
     return _edit(lambda: authoring.confirm(_root(args), args.incident, args.hypothesis, root_cause=args.root_cause,
                                            summary=args.summary,
                                            resolve_on=_today(args.date) if args.resolve else None))

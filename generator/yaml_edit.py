@@ -36,9 +36,9 @@ from .findings import KbError
 from .yaml_source import Key, parse_yaml
 
 try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
-    from _ruamel_yaml import CParser as _Parser
+    from _ruamel_yaml import CParser as _Parser  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - only when the clib wheel is missing
-    from ruamel.yaml.parser import Parser as _Parser  # type: ignore[assignment]
+    from ruamel.yaml.parser import Parser as _Parser
 
 WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written records do
 _FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
