@@ -11,6 +11,7 @@ Knows nothing of knobs or incidents.
 
 from __future__ import annotations
 
+import bisect
 import copy
 import io
 import json
@@ -33,12 +34,7 @@ from ruamel.yaml.events import (
 )
 
 from .findings import KbError
-from .yaml_source import Key, parse_yaml
-
-try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
-    from _ruamel_yaml import CParser as _Parser  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - only when the clib wheel is missing
-    from ruamel.yaml.parser import Parser as _Parser
+from .yaml_source import Key, event_parser, parse_yaml
 
 WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written records do
 _FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
@@ -101,14 +97,7 @@ class Document:
         return node
 
     def line_of(self, offset: int) -> int:
-        low, high = 0, len(self._line_starts) - 1
-        while low < high:
-            mid = (low + high + 1) // 2
-            if self._line_starts[mid] <= offset:
-                low = mid
-            else:
-                high = mid - 1
-        return low
+        return bisect.bisect_right(self._line_starts, offset) - 1
 
     def column_of(self, offset: int) -> int:
         return offset - self._line_starts[self.line_of(offset)]
@@ -161,7 +150,7 @@ class Indent:
 
 def _parse(text: str) -> Node:
     """Positions of every node; the caller has already checked the text parses as a record."""
-    parser = _Parser(text)
+    parser = event_parser(text)
     stack: list[Node] = []
     root: Node | None = None
     try:
