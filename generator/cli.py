@@ -16,6 +16,7 @@ from . import edit_commands as edit
 from .findings import CODES, KbError, Severity
 from .knowledge_base import KnowledgeBase, check_knowledge_base, find_root, finalize, load_knowledge_base
 from .report import FORMATS
+from .scaffold import allowed_values
 from .schema import RECORD_TYPES, EvidenceKind, IncidentStatus, Knob, KnobStatus, Stance, json_schema
 
 
@@ -64,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     new_knob.add_argument("--status", choices=[s.value for s in KnobStatus], default="active")
     new_knob.add_argument("--date", type=edit.when, help="when it took that status (default: today)")
     new_knob.add_argument("--note", help="why, in a sentence (the first history entry's note)")
-    new_knob.add_argument("--kind", choices=edit.choices(Knob, "kind"), help="how the setting is applied")
+    new_knob.add_argument("--kind", choices=allowed_values(Knob.model_fields["kind"].annotation), help="how the setting is applied")
     new_knob.add_argument("--component", help="the component it tunes, e.g. decode")
     new_knob.add_argument("--default", type=edit.scalar, help="the value when the setting is not given")
     new_knob.add_argument("--description", help="markdown: what it does and why this value")

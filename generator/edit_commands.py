@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import typing
 from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
@@ -22,7 +21,7 @@ from .findings import KbError
 from .formatting import files_to_format, format_file
 from .report import format_text
 from .scaffold import create_record, default_pattern
-from .schema import HistoryEntry, Record
+from .schema import HistoryEntry
 from .yaml_edit import FlowList, Quoted
 from .yaml_source import parse_yaml
 
@@ -62,12 +61,6 @@ def pair(text: str) -> tuple[str, Any]:
     if not sep or not key.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE; give e.g. concurrency=64")
     return key.strip(), scalar(value)
-
-
-def choices(model: type[Record], name: str) -> list[str]:
-    annotation = model.model_fields[name].annotation
-    literal = next(a for a in typing.get_args(annotation) if typing.get_origin(a) is typing.Literal)
-    return list(typing.get_args(literal))
 
 
 def _today(value: date | datetime | None) -> date | datetime:

@@ -49,19 +49,20 @@ def scaffold_text(kind: str, values: dict[str, Any]) -> str:
 def field_comment(info: FieldInfo) -> str:
     """The field's doc from the schema, with its allowed values and whether it is required."""
     text = (info.description or "").rstrip(".")
-    choices = _choices(info.annotation)
+    choices = allowed_values(info.annotation)
     if choices and not all(choice in text for choice in choices):
         text += f" ({' | '.join(choices)})"
     return f"{text}. Required." if info.is_required() else f"{text}."
 
 
-def _choices(annotation: Any) -> list[str]:
+def allowed_values(annotation: Any) -> list[str]:
+    """The values an enum or literal field allows (looking inside Optional), else []."""
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
         return [str(member.value) for member in annotation]
     if typing.get_origin(annotation) is typing.Literal:
         return [str(arg) for arg in typing.get_args(annotation)]
     for arg in typing.get_args(annotation):
-        found = _choices(arg)
+        found = allowed_values(arg)
         if found:
             return found
     return []
