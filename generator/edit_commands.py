@@ -16,7 +16,7 @@ from typing import Any
 
 from . import authoring
 from .authoring import Outcome
-from .editing import Refused, write_atomically
+from .editing import Refused, write
 from .findings import KbError
 from .formatting import files_to_format, format_file
 from .report import format_text
@@ -176,8 +176,8 @@ def run_fmt(args: argparse.Namespace) -> int:
     for result in changed:
         print(f"{'would reformat' if args.check else 'reformatted'} {result.rel_path}: {'; '.join(result.changes)}")
         if not args.check:
-            assert result.text is not None
-            write_atomically(root / result.rel_path, result.text.encode("utf-8"), result.original)
+            assert result.record is not None and result.text is not None
+            write(result.record, result.text)
     if problems:
         sys.stderr.write(format_text(problems, "cannot format these"))
     unchanged = len(results) - len(changed) - len(problems)

@@ -39,7 +39,6 @@ class RecordFile:
 
     root: Path
     kind: str  # 'knob' or 'incident'
-    record_id: str
     path: Path
     raw: bytes | None  # None for a file that does not exist yet
     text: str
@@ -78,15 +77,20 @@ def open_record(root: Path, kind: str, record_id: str) -> RecordFile:
         hint = f"`kb new {kind} {record_id}` creates it" if (root / FOLDERS[kind]).is_dir() else \
             "is --root the knowledge base's repository?"
         raise KbError(f"there is no {kind} '{record_id}' ({rel} does not exist); {hint}")
+    return read_record(root, kind, path)
+
+
+def read_record(root: Path, kind: str, path: Path) -> RecordFile:
+    """A record file as it is on disk; an unreadable one is a KbError."""
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise KbError(f"{rel}: cannot read the record ({exc})") from None
+        raise KbError(f"{path.relative_to(root).as_posix()}: cannot read the record ({exc})") from None
     bom = text.startswith("\ufeff")
     newline = "\r\n" if "\r\n" in text else "\n"
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    return RecordFile(root, kind, record_id, path, raw, text, newline, bom)
+    return RecordFile(root, kind, path, raw, text, newline, bom)
 
 
 def new_record(root: Path, kind: str, record_id: str) -> RecordFile:
@@ -96,7 +100,7 @@ def new_record(root: Path, kind: str, record_id: str) -> RecordFile:
         raise KbError(f"{path.relative_to(root).as_posix()} already exists; kb new never overwrites a record")
     if not (root / FOLDERS[kind]).is_dir():
         raise KbError(f"{root / FOLDERS[kind]} is not a folder; is --root the knowledge base's repository?")
-    return RecordFile(root, kind, record_id, path, None, "")
+    return RecordFile(root, kind, path, None, "")
 
 
 def save(record: RecordFile, editor: Editor) -> KnowledgeBase:
@@ -114,8 +118,13 @@ def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
         raise Refused(f"not created: {record.rel_path} would be invalid" if record.raw is None else
                       f"not written: the change would leave the records invalid ({record.rel_path} is unchanged)",
                       errors)
-    write_atomically(record.path, record.encode(text), record.raw)
+    write(record, text)
     return kb
+
+
+def write(record: RecordFile, text: str) -> None:
+    """Write `text` as the record, with the file's own line ends, if the file still holds what was read."""
+    write_atomically(record.path, record.encode(text), record.raw)
 
 
 def _errors_caused(record: RecordFile, after: list[Finding]) -> list[Finding]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .editing import RecordFile, read_record
 from .findings import Finding, KbError, finding
 from .knowledge_base import RECORD_SUFFIXES, record_files
 from .scaffold import MODELINE
@@ -27,8 +28,8 @@ _MODELINE_MARK = "yaml-language-server:"
 @dataclass(frozen=True, slots=True)
 class Formatted:
     rel_path: str
-    text: str | None  # the formatted text; None when the file cannot be formatted
-    original: bytes = b""  # the file as read: it must still hold this when the result is written
+    record: RecordFile | None = None  # the file as read; None when it cannot be read
+    text: str | None = None  # the formatted text; None when the file cannot be formatted
     changes: tuple[str, ...] = ()  # what formatting changed, for the author
     problem: Finding | None = None
 
@@ -61,24 +62,21 @@ def format_file(root: Path, path: Path) -> Formatted:
     if kind is None:  # pragma: no cover - callers pass record files only
         raise KbError(f"{rel} is not a record; records live in {' and '.join(f + '/' for f in FOLDERS.values())}")
     try:
-        original = path.read_bytes()
-        raw = original.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return Formatted(rel, None, problem=finding("unreadable-file", rel, 0, 0, None, f"cannot read the file ({exc})"))
-    bom, newline = raw.startswith("\ufeff"), "\r\n" if "\r\n" in raw else "\n"
-    text = raw.removeprefix("\ufeff").replace("\r\n", "\n")
-    before = parse_yaml(text)
+        record = read_record(root, kind, path)
+    except KbError as exc:
+        return Formatted(rel, problem=finding("unreadable-file", rel, 0, 0, None, str(exc).split(": ", 1)[-1]))
+    before = parse_yaml(record.text)
     if before.error is not None:
         error = before.error
-        return Formatted(rel, None, problem=finding(error.code, rel, error.line, error.column, None,
-                                                    f"{error.message}; fix it before formatting"))
+        return Formatted(rel, record, problem=finding(error.code, rel, error.line, error.column, None,
+                                                      f"{error.message}; fix it before formatting"))
     try:
-        formatted, changes = format_record(text, kind)
+        formatted, changes = format_record(record.text, kind)
     except EditError as exc:
-        return Formatted(rel, None, problem=finding("not-a-mapping", rel, 1, 1, None, f"{exc}; nothing to format"))
+        return Formatted(rel, record, problem=finding("not-a-mapping", rel, 1, 1, None, f"{exc}; nothing to format"))
     if parse_yaml(formatted).value != before.value:  # pragma: no cover - a bug; never change what a record says
         raise KbError(f"{rel}: formatting would change what the record says; this is a bug in kb, file left alone")
-    return Formatted(rel, ("\ufeff" if bom else "") + formatted.replace("\n", newline), original, tuple(changes))
+    return Formatted(rel, record, formatted, tuple(changes))
 
 
 def files_to_format(root: Path, names: list[Path]) -> list[Path]:
