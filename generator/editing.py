@@ -12,13 +12,14 @@ a file safely, not what an author means by it: that is `authoring.py`.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .findings import Finding, KbError, Severity
 from .knowledge_base import RECORD_SUFFIXES, KnowledgeBase, finalize, load_knowledge_base
-from .schema import FOLDERS
+from .schema import FOLDERS, SLUG_PATTERN
 from .validate import validate_record
 from .yaml_edit import Editor
 from .yaml_source import parse_yaml
@@ -62,6 +63,9 @@ class RecordFile:
 
 
 def record_path(root: Path, kind: str, record_id: str) -> Path:
+    if not re.match(SLUG_PATTERN, record_id):
+        raise KbError(f"'{record_id}' is not a {kind} id; an id is a slug of lowercase letters, digits and dashes, "
+                      "e.g. 'multi-round-harness-hang'")
     folder = root / FOLDERS[kind]
     for suffix in RECORD_SUFFIXES:
         if (folder / f"{record_id}{suffix}").is_file():
@@ -110,7 +114,8 @@ def save(record: RecordFile, editor: Editor) -> KnowledgeBase:
 
 
 def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
-    """Validate the knowledge base with `text` as the record, then write it atomically."""
+    """Validate the knowledge base with `text` as the record, then write it atomically (unless it is
+    what the file already holds)."""
     kb = load_knowledge_base(record.root, {record.rel_path: text})
     kb.findings = finalize(kb)
     errors = _errors_caused(record, kb.findings)
@@ -118,7 +123,8 @@ def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
         raise Refused(f"not created: {record.rel_path} would be invalid" if record.raw is None else
                       f"not written: the change would leave the records invalid ({record.rel_path} is unchanged)",
                       errors)
-    write(record, text)
+    if text != record.text or record.raw is None:
+        write(record, text)
     return kb
 
 
@@ -157,7 +163,10 @@ def write_atomically(path: Path, data: bytes, expected: bytes | None) -> None:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{rel}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{rel}.", suffix=".tmp")
+    except OSError as exc:
+        raise KbError(f"{path}: cannot write next to it ({exc.strerror or exc}); nothing changed") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

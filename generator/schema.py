@@ -101,7 +101,8 @@ When = Annotated[
 ]
 # Scalars are strict: YAML already typed every value, and '12' where a number belongs is a mistake
 # worth reporting. Enums and lists stay lax so they accept YAML's strings and lists.
-Slug = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=100)]
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+Slug = Annotated[str, Strict(), StringConstraints(pattern=SLUG_PATTERN, max_length=100)]
 Text = Annotated[str, Strict(), StringConstraints(min_length=1)]
 Flag = Annotated[bool, Strict()]
 Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, Field(union_mode="left_to_right")]

@@ -102,6 +102,8 @@ def test_errors_elsewhere_that_the_change_did_not_cause_do_not_block_it(kb, comm
     (("revert", KNOB, "--incident", INCIDENT),
      "kb: the following arguments are required: --hypothesis"),
     (("measurement", "add", KNOB, "--metric", "m"), "kb: give either --delta-pct, or --baseline and --value"),
+    (("new", "knob", "../escape", "--name", "X", "--summary", "x", "--value", "1"),
+     "kb: '../escape' is not a knob id; an id is a slug of lowercase letters, digits and dashes"),
 ])
 def test_bad_arguments_exit_2_with_one_line(kb, commented_kb, args, message):
     code, err = refused(kb, commented_kb, *args)
@@ -201,3 +203,8 @@ def test_fmt_leaves_a_file_it_cannot_read_as_yaml(kb, commented_kb):
     assert result.code == 1
     assert f"{INCIDENT_FILE}:" in result.err and "error yaml-syntax:" in result.err
     assert files(commented_kb)[INCIDENT_FILE] == before[INCIDENT_FILE]
+
+
+def test_a_folder_that_cannot_be_written_is_a_one_line_error(tmp_path):
+    with pytest.raises(KbError, match="cannot write next to it .*; nothing changed"):
+        write_atomically(tmp_path / "gone" / "record.yaml", b"id: a\n", expected=None)
