@@ -34,7 +34,8 @@ from .schema import (
     RootCause,
     TimelineEntry,
 )
-from .yaml_edit import Editor, Flow
+from .yaml_edit import Editor
+from .yaml_render import Flow
 
 When = date | datetime
 

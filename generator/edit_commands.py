@@ -22,7 +22,7 @@ from .formatting import files_to_format, format_file
 from .report import format_text
 from .scaffold import create_record, default_pattern
 from .schema import HistoryEntry
-from .yaml_edit import FlowList, Quoted
+from .yaml_render import FlowList, Quoted
 from .yaml_source import parse_yaml
 
 

@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 from .editing import new_record, write_checked
 from .findings import KbError
 from .schema import RECORD_TYPES
-from .yaml_edit import Indent, render_entry
+from .yaml_render import Indent, render_entry
 from .yaml_source import parse_yaml
 
 MODELINE = "# yaml-language-server: $schema=../schemas/{kind}.schema.json"

@@ -3,7 +3,7 @@
 A round-trip YAML library re-emits the whole file and hangs each comment on the node above it, so
 appending an item or moving a key drags comments to the wrong place. Here the document is parsed
 only for positions (where each node starts, where its content ends), and each edit splices
-rendered text in at line boundaries: comments, blank lines, quoting and indentation elsewhere
+lines rendered by `yaml_render.py` in at line boundaries: comments, blank lines, quoting and indentation elsewhere
 survive by construction. An `Editor` also applies every edit to a copy of the data and checks that
 the new text parses to exactly that, so an edit can never say something other than what was meant.
 Knows nothing of knobs or incidents.
@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import bisect
 import copy
-import io
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -34,27 +30,11 @@ from ruamel.yaml.events import (
 )
 
 from .findings import KbError
+from .yaml_render import Indent, RenderError, render_entry, render_item
 from .yaml_source import Key, event_parser, parse_yaml
-
-WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written records do
-_FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
-
 
 class EditError(KbError):
     """The edit cannot be made in place; the message says where, why and what to do instead."""
-
-
-class Flow(dict):  # type: ignore[type-arg]
-    """A mapping to write inline, `{knob: x}`."""
-
-
-class FlowList(list):  # type: ignore[type-arg]
-    """A list to write inline, `[a, b]`."""
-
-
-class Quoted(str):
-    """Text to write in single quotes even where it could go bare (a regular expression, say, where
-    a later ' #' typed by hand would otherwise start a comment)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -142,12 +122,6 @@ class Document:
         return Indent(2 if mapping is None else mapping, 2 if offset is None else offset)
 
 
-@dataclass(frozen=True, slots=True)
-class Indent:
-    mapping: int = 2  # how much deeper a nested mapping's keys sit than their parent key
-    offset: int = 2  # how much deeper a list's dashes sit than their parent key
-
-
 def _parse(text: str) -> Node:
     """Positions of every node; the caller has already checked the text parses as a record."""
     parser = event_parser(text)
@@ -194,114 +168,6 @@ def _parse(text: str) -> Node:
     if root is None or root.kind != "map":
         raise EditError("the file's top level is not a mapping of fields")
     return root
-
-
-# ---- rendering ---------------------------------------------------------------------------------
-
-_dumper = YAML(typ="safe", pure=True)
-_dumper.width = 1 << 20
-_dumper.default_flow_style = False
-
-
-def render_scalar(value: Any, flow: bool = False) -> str:
-    """One value on one line, quoted only when it must be (and then with single quotes if it can)."""
-    if value is None:
-        return ""
-    if isinstance(value, datetime | date):
-        return value.isoformat()
-    if isinstance(value, str) and "\n" in value:
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted string
-    if isinstance(value, Quoted) and value.isprintable():
-        return "'" + value.replace("'", "''") + "'"
-    buffer = io.StringIO()
-    _dumper.dump([value], buffer)
-    text = buffer.getvalue()[2:].rstrip("\n")
-    if "\n" in text:  # pragma: no cover - width is unlimited
-        raise EditError(f"cannot write {value!r} on one line")
-    if flow and isinstance(value, str) and text == value and _FLOW_UNSAFE.search(value):
-        text = "'" + value.replace("'", "''") + "'"
-    return text
-
-
-def _render_flow(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_render_flow(v) for v in value) + "]"
-    return render_scalar(value, flow=True)
-
-
-def _scalar_lines(value: Any, first_column: int, column: int) -> tuple[str, list[str]]:
-    """The text after 'key: ' (or '- '), and any lines below it (a block scalar's content)."""
-    if isinstance(value, str) and "\n" in value:
-        body = value.rstrip("\n")
-        trailing = len(value) - len(body)
-        lines = body.split("\n")
-        # Kept trailing blank lines ('|+') would run into whatever is added below: quote those instead.
-        if body and not body[0].isspace() and trailing <= 1 and all(line.isprintable() for line in lines):
-            pad = " " * column
-            return "|" if trailing else "|-", [pad + line if line else "" for line in lines]
-        return render_scalar(value), []
-    text = render_scalar(value)
-    if isinstance(value, str) and first_column + len(text) > WIDTH and _is_foldable(value):
-        lines = _wrap(value, max(WIDTH - column, 40))
-        if len(lines) > 1:  # folding that leaves one line would only move the text down
-            return ">-", [" " * column + line for line in lines]
-    return text, []
-
-
-def _is_foldable(value: str) -> bool:
-    return (value == value.strip() and "  " not in value and "\t" not in value and "\r" not in value
-            and " " in value and value.isprintable())
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    lines: list[str] = []
-    current = ""
-    for word in text.split(" "):
-        if current and len(current) + 1 + len(word) > width:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    lines.append(current)
-    return lines
-
-
-def render_entry(key: str, value: Any, column: int, indent: Indent) -> list[str]:
-    """`key: value` at `column`, with any nested lines, each line indented in full."""
-    pad = " " * column
-    if isinstance(value, Flow | FlowList) or (isinstance(value, dict | list) and not value):
-        return [f"{pad}{key}: {_render_flow(value)}"]
-    if isinstance(value, dict):
-        lines = [f"{pad}{key}:"]
-        for k, v in value.items():
-            lines += render_entry(k, v, column + indent.mapping, indent)
-        return lines
-    if isinstance(value, list):
-        lines = [f"{pad}{key}:"]
-        for item in value:
-            lines += render_item(item, column + indent.offset, indent)
-        return lines
-    head, below = _scalar_lines(value, column + len(key) + 2, column + indent.mapping)
-    return [f"{pad}{key}:{' ' + head if head else ''}", *below]
-
-
-def render_item(value: Any, dash_column: int, indent: Indent) -> list[str]:
-    """`- value` with its dash at `dash_column`."""
-    content = dash_column + 2
-    prefix = " " * dash_column + "- "
-    if isinstance(value, dict) and value and not isinstance(value, Flow):
-        lines: list[str] = []
-        for k, v in value.items():
-            lines += render_entry(k, v, content, indent)
-        return [prefix + lines[0][content:], *lines[1:]]
-    if isinstance(value, list) and value and not isinstance(value, FlowList):
-        raise EditError("a list directly inside a list is not supported")
-    if isinstance(value, dict | list):
-        return [prefix + _render_flow(value)]
-    head, below = _scalar_lines(value, content, content)
-    return [prefix + head, *below]
 
 
 # ---- edits -------------------------------------------------------------------------------------
@@ -407,7 +273,7 @@ class Editor:
                 self.text = _insert_key(doc, mapping, key, value, order, self.indent)
             else:
                 self.text = _set_existing(doc, mapping, index, value, self.indent)
-        except EditError as exc:
+        except (EditError, RenderError) as exc:
             raise EditError(f"{self.name}: {exc}") from None
         _container(self.expected, path)[key] = copy.deepcopy(value)
 
@@ -426,7 +292,7 @@ class Editor:
             raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); write it one item per line to add to it")
         try:
             self.text = _append_item(doc, sequence, item, self.indent)
-        except EditError as exc:
+        except (EditError, RenderError) as exc:
             raise EditError(f"{self.name}: {exc}") from None
         _container(self.expected, path).append(copy.deepcopy(item))
 

@@ -7,7 +7,8 @@ from datetime import date, datetime
 
 import pytest
 
-from generator.yaml_edit import Editor, EditError, Flow, FlowList, Quoted
+from generator.yaml_edit import Editor, EditError
+from generator.yaml_render import Flow, FlowList, Quoted
 from generator.yaml_source import parse_yaml
 
 TRICKY = [
