@@ -6,6 +6,7 @@ others. `load_knowledge_base` is `kb validate`; `check_knowledge_base` adds the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from .rules import RULES
 from .schema import FOLDERS, Incident, Knob
 from .stale_docs import check_docs_against_history
 from .validate import validate_record
-from .yaml_source import read_yaml_file
+from .yaml_source import parse_yaml, read_yaml_file
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 
@@ -47,8 +48,13 @@ def record_files(root: Path, kind: str) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.suffix in RECORD_SUFFIXES and not p.name.startswith("."))
 
 
-def load_knowledge_base(root: Path) -> KnowledgeBase:
-    """Load and validate every record under `root`; raises KbError only when root is unusable."""
+def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+    """Load and validate every record under `root`; raises KbError only when root is unusable.
+
+    `replaced` maps repository-relative record paths to text read instead of the file (which need
+    not exist yet): editing commands check a change this way before they write it.
+    """
+    replaced = replaced or {}
     if not root.is_dir():
         raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
     if not any((root / folder).is_dir() for folder in FOLDERS.values()):
@@ -56,15 +62,16 @@ def load_knowledge_base(root: Path) -> KnowledgeBase:
     config, findings = load_config(root)
     catalog = Catalog()
     for kind in FOLDERS:
-        for path in record_files(root, kind):
-            findings.extend(_load_record(root, kind, path, catalog))
+        paths = set(record_files(root, kind)) | {root / rel for rel in replaced if rel.startswith(FOLDERS[kind] + "/")}
+        for path in sorted(paths):
+            findings.extend(_load_record(root, kind, path, catalog, replaced.get(path.relative_to(root).as_posix())))
     findings.extend(check_consistency(catalog, root))
     return KnowledgeBase(root, catalog, config, findings)
 
 
-def _load_record(root: Path, kind: str, path: Path, catalog: Catalog) -> list[Finding]:
+def _load_record(root: Path, kind: str, path: Path, catalog: Catalog, text: str | None = None) -> list[Finding]:
     rel_path = path.relative_to(root).as_posix()
-    loaded = read_yaml_file(path)
+    loaded = read_yaml_file(path) if text is None else parse_yaml(text)
     record, findings = validate_record(kind, rel_path, loaded)
     if record is None:
         raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
@@ -87,13 +94,17 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     """Validation plus every rule, the git-based ones included; findings carry the configured
     severities, sorted by place. `repo_folder` and `rev` read git history from elsewhere (PR mode)."""
     kb = load_knowledge_base(root)
-    for rule in RULES:
-        kb.findings.extend(rule(kb.catalog, kb.root))
+    kb.findings.extend(rule_findings(kb))
     found, kb.notes = check_docs_against_history(kb.catalog, root, repo_folder=repo_folder, rev=rev,
                                                  allow_shallow=allow_shallow)
     kb.findings.extend(found)
     kb.findings = finalize(kb)
     return kb
+
+
+def rule_findings(kb: KnowledgeBase) -> list[Finding]:
+    """What the rules find in a loaded knowledge base (default severities, unsorted)."""
+    return [item for rule in RULES for item in rule(kb.catalog, kb.root)]
 
 
 def finalize(kb: KnowledgeBase) -> list[Finding]:

@@ -3,7 +3,8 @@
 A doc refers to a record when the record lists it under `docs`, when its front matter lists the
 record's id (`records:`, `knobs:` or `incidents:`), or when its text mentions a knob's id or
 setting name (also the name without its common prefix, e.g. TARGET_CTAS for
-SGLANG_SM120_MMA_TARGET_CTAS, where no other knob's name ends the same way) or an incident's id.
+SGLANG_SM120_MMA_TARGET_CTAS, where no other knob's name ends the same way) or an incident's id,
+unless its front matter says `mentions: false` (a guide that uses records as examples).
 Each doc is read and tokenised once; matching is a dictionary lookup per token, so the cost grows
 with the size of the docs, not with docs x records. Reads docs; knows nothing of git.
 """
@@ -72,6 +73,8 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
             continue
         for kind, record_id in _front_matter_records(text, catalog):
             references.add(DocReference(doc, kind, record_id, "front-matter"))
+        if _front_matter(text).get("mentions") is False:
+            continue
         for token in set(_TOKEN.findall(text)):
             for candidate in _token_variants(token):
                 if candidate in knob_tokens:
@@ -94,13 +97,14 @@ def _token_variants(token: str) -> Iterable[str]:
             yield "_".join(parts[start:])
 
 
-def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[str, str]]:
+def _front_matter(text: str) -> dict[str, object]:
     match = _FRONT_MATTER.match(text)
-    if not match or not match.group(1):
-        return
-    meta = parse_yaml(match.group(1)).value
-    if not isinstance(meta, dict):
-        return
+    meta = parse_yaml(match.group(1)).value if match and match.group(1) else None
+    return meta if isinstance(meta, dict) else {}
+
+
+def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[str, str]]:
+    meta = _front_matter(text)
     for key, kind in _FRONT_MATTER_KEYS.items():
         ids = meta.get(key)
         for record_id in ids if isinstance(ids, list) else [ids] if isinstance(ids, str) else []:

@@ -16,6 +16,7 @@ from .findings import Finding, finding
 from .checks import path_problem
 from .model import Catalog, Gain, describe_gains, knob_gains, last_revert, when_key
 from .schema import (
+    Deployment,
     Evidence,
     EvidenceKind,
     HistoryEntry,
@@ -91,9 +92,38 @@ def reclaimable_knobs(catalog: Catalog, root: Path) -> Iterator[Finding]:
         yield _knob_finding(
             catalog, "reclaimable-knob", knob, ("status",),
             f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}{actual}. "
-            f"Restoring it reclaims {item.gains_text}. Restore it (a history entry with status 'restored', "
-            f"status 'active'{', and the setting back in ' + where if where else ''}), "
-            "or record why it stays reverted in 'keep_reverted:'")
+            f"Restoring it reclaims {item.gains_text}. Restore it with `kb restore {knob.id}`"
+            f"{' and set it back in ' + where if where else ''}, or record why it stays reverted in 'keep_reverted:'")
+
+
+@dataclass(frozen=True, slots=True)
+class DeployedSetting:
+    """What a deploy file says about a knob: where its pattern matches, if it does."""
+
+    path: str
+    line: int | None  # 1-based line of the match; None when the file does not set the tuned value
+    text: str | None  # the matching text
+
+    @property
+    def is_set(self) -> bool:
+        return self.line is not None
+
+
+def find_setting(root: Path, deployment: Deployment) -> DeployedSetting | None:
+    """Whether `deployment.path` sets the tuned value; None when the file or pattern is unusable
+    (the consistency checks report those)."""
+    text = _read_deploy_file(root, deployment.path)
+    if text is None:
+        return None
+    try:
+        match = re.search(deployment.pattern, text, re.MULTILINE)
+    except re.error:
+        return None
+    if match is None:
+        return DeployedSetting(deployment.path, None, None)
+    # A pattern starting with \s* can begin on a blank line above: count from the text itself.
+    start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+    return DeployedSetting(deployment.path, text.count("\n", 0, start) + 1, match.group(0).strip())
 
 
 def knob_drift(catalog: Catalog, root: Path) -> Iterator[Finding]:
@@ -102,26 +132,19 @@ def knob_drift(catalog: Catalog, root: Path) -> Iterator[Finding]:
             continue
         expect_present = knob.status is KnobStatus.ACTIVE
         for i, deployment in enumerate(knob.applies_to):
-            text = _read_deploy_file(root, deployment.path)
-            if text is None:
-                continue  # a missing or unsafe path is reported by the consistency checks
-            try:
-                match = re.search(deployment.pattern, text, re.MULTILINE)
-            except re.error:
-                continue  # reported as bad-value
-            if expect_present and match is None:
+            found = find_setting(root, deployment)
+            if found is None:
+                continue
+            if expect_present and not found.is_set:
                 yield _knob_finding(
                     catalog, "knob-drift", knob, ("applies_to", i),
                     f"knob '{knob.id}' is active, but {deployment.path} does not set it (no match for "
                     f"{deployment.pattern!r}); deploy {_setting(knob)} there, or record the revert in the knob's history")
-            elif not expect_present and match is not None:
-                # A pattern starting with \s* can begin on a blank line above: count from the text itself.
-                start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-                line = text.count("\n", 0, start) + 1
+            elif not expect_present and found.is_set:
                 yield _knob_finding(
                     catalog, "knob-drift", knob, ("applies_to", i),
-                    f"knob '{knob.id}' is {knob.status.value}, but {deployment.path}:{line} still sets it "
-                    f"({match.group(0).strip()!r}); remove it there, or record the knob as active")
+                    f"knob '{knob.id}' is {knob.status.value}, but {deployment.path}:{found.line} still sets it "
+                    f"({found.text!r}); remove it there, or record the knob as active")
 
 
 def restore_candidates(catalog: Catalog, root: Path) -> Iterator[Finding]:

@@ -2,6 +2,8 @@
 
 Validation (types, enums, required and unknown fields), the JSON Schema editors use (`kb schema`)
 and the field reference come from these declarations; each field's `description` is its doc.
+Field order is the canonical key order of a record (`kb fmt`, `kb new`): what identifies it, then
+short values, then prose, then lists; in list entries the long text comes last.
 Validated instances are the immutable model the rest of the tool reads. Rules about how fields and
 records relate (references, dates in order) live in `checks.py`, not here.
 """
@@ -99,7 +101,8 @@ When = Annotated[
 ]
 # Scalars are strict: YAML already typed every value, and '12' where a number belongs is a mistake
 # worth reporting. Enums and lists stay lax so they accept YAML's strings and lists.
-Slug = Annotated[str, Strict(), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=100)]
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+Slug = Annotated[str, Strict(), StringConstraints(pattern=SLUG_PATTERN, max_length=100)]
 Text = Annotated[str, Strict(), StringConstraints(min_length=1)]
 Flag = Annotated[bool, Strict()]
 Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, Field(union_mode="left_to_right")]
@@ -134,9 +137,9 @@ class Measurement(Record):
 class HistoryEntry(Record):
     date: When = Field(description="When the status changed.")
     status: HistoryStatus = Field(description="The status from this date on.")
-    note: Text | None = Field(default=None, description="Why, in a sentence.")
     incident: Slug | None = Field(default=None, description="Id of the incident that caused the change.")
     hypothesis: Slug | None = Field(default=None, description="Id of the hypothesis (in that incident) the change acted on.")
+    note: Text | None = Field(default=None, description="Why, in a sentence.")
 
 
 class Knob(Record):
@@ -146,9 +149,9 @@ class Knob(Record):
     value: Scalar = Field(description="The tuned value.")
     status: KnobStatus = Field(description="Current status; must equal the last history entry's.")
     kind: Literal["env", "flag", "config", "sysctl", "other"] | None = Field(default=None, description="How the setting is applied.")
-    description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
     component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
     default: Scalar | None = Field(default=None, description="The value when the setting is not given.")
+    description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
     tags: tuple[Text, ...] = Field(default=(), description="Free-form tags.")
     owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
     scope: dict[str, Scalar] = Field(default_factory=dict, description="Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}.")
@@ -164,8 +167,8 @@ class Knob(Record):
 class Evidence(Record):
     kind: EvidenceKind = Field(description="correlation | experiment | observation | report.")
     stance: Stance = Field(description="for | against the hypothesis.")
-    text: Text = Field(description="What was seen or done.")
     date: When | None = Field(default=None, description="When.")
+    text: Text = Field(description="What was seen or done.")
 
 
 class Suspect(Record):

@@ -84,7 +84,7 @@ def _explain(errors: list[dict[str, Any]], path: Key, raw: Any, model: type[Base
     kind = error["type"]
     name = dotted(path) or "the record"
     field = str(path[-1]) if path else ""
-    fields = _fields_at(model, path[:-1])
+    fields = fields_at(model, path[:-1])
     if kind == "missing":
         doc = fields.get(field, "")
         return "missing-field", f"'{name}' is required but missing; add '{field}:' ({doc.rstrip('.')})"
@@ -127,8 +127,9 @@ def dotted(path: Key) -> str:
     return text
 
 
-def _fields_at(model: type[BaseModel], path: Key) -> dict[str, str]:
-    """Field names (with their docs) of the model found at `path`, to suggest fixes."""
+def fields_at(model: type[BaseModel], path: Key) -> dict[str, str]:
+    """Field names (with their docs), in declaration order, of the model found at `path`; empty for
+    free-form mappings such as `scope`."""
     current: type[BaseModel] | None = model
     for part in path:
         if current is None or isinstance(part, int):

@@ -107,6 +107,11 @@ def read_yaml_file(path: Path) -> LoadedYaml:
     return parse_yaml(text)
 
 
+def event_parser(text: str) -> Any:
+    """libyaml's event parser over `text` (`get_event()` until StreamEndEvent); marks count characters."""
+    return _Parser(text)
+
+
 def parse_yaml(text: str) -> LoadedYaml:
     loaded = LoadedYaml()
     try:

@@ -46,3 +46,8 @@ def test_unrelated_words_are_not_references(seed_kb):
     edit(seed_kb / SEED_KNOB, "  - docs/design/DSV4_DECODE_PERF_PLAN.md\n", "")
     (seed_kb / "docs/unrelated.md").write_text("# Targets\n\nThe target CTAs of this kernel: see sglang docs.\n")
     assert [r for r in refs(seed_kb) if r.doc == "docs/unrelated.md"] == []
+
+
+def test_a_doc_can_say_its_mentions_are_examples(seed_kb):
+    (seed_kb / "docs/guide.md").write_text(f"---\nmentions: false\nknobs: [{KNOB}]\n---\nRevert TARGET_CTAS, then {INCIDENT}.\n")
+    assert [(r.kind, r.how) for r in refs(seed_kb) if r.doc == "docs/guide.md"] == [("knob", "front-matter")]

@@ -26,3 +26,8 @@ def test_every_record_has_an_editor_modeline():
         for path in (REPO / folder).glob("*.yaml"):
             first = path.read_text().splitlines()[0]
             assert first == f"# yaml-language-server: $schema=../schemas/{kind}.schema.json", path
+
+
+def test_own_records_are_formatted(kb):
+    result = kb("fmt", "--check", "--root", REPO)
+    assert result.code == 0, result.out

@@ -1,0 +1,148 @@
+"""Writing values as YAML lines, in the style hand-written records use: plain text where it reads
+back as itself, single quotes where quotes are needed, long prose folded (`>-`), several lines as
+a literal block (`|`), small mappings and lists inline when asked. Every line is indented in full,
+ready to splice into a file (`yaml_edit.py` does the splicing). Parses nothing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from ruamel.yaml import YAML
+
+WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written records do
+_FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
+
+
+class RenderError(ValueError):
+    """A value that cannot be written here."""
+
+
+class Flow(dict):  # type: ignore[type-arg]
+    """A mapping to write inline, `{knob: x}`."""
+
+
+class FlowList(list):  # type: ignore[type-arg]
+    """A list to write inline, `[a, b]`."""
+
+
+class Quoted(str):
+    """Text to write in single quotes even where it could go bare (a regular expression, say, where
+    a later ' #' typed by hand would otherwise start a comment)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Indent:
+    mapping: int = 2  # how much deeper a nested mapping's keys sit than their parent key
+    offset: int = 2  # how much deeper a list's dashes sit than their parent key
+
+
+_dumper = YAML(typ="safe", pure=True)
+_dumper.width = 1 << 20
+_dumper.default_flow_style = False
+
+
+def render_scalar(value: Any, flow: bool = False) -> str:
+    """One value on one line, quoted only when it must be (and then with single quotes if it can)."""
+    if value is None:
+        return ""
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, str) and "\n" in value:
+        return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted string
+    if isinstance(value, Quoted) and value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    buffer = io.StringIO()
+    _dumper.dump([value], buffer)
+    text = buffer.getvalue()[2:].rstrip("\n")
+    if "\n" in text:  # pragma: no cover - width is unlimited
+        raise RenderError(f"cannot write {value!r} on one line")
+    if flow and isinstance(value, str) and text == value and _FLOW_UNSAFE.search(value):
+        text = "'" + value.replace("'", "''") + "'"
+    return text
+
+
+def _render_flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_render_flow(v) for v in value) + "]"
+    return render_scalar(value, flow=True)
+
+
+def _scalar_lines(value: Any, first_column: int, column: int) -> tuple[str, list[str]]:
+    """The text after 'key: ' (or '- '), and any lines below it (a block scalar's content)."""
+    if isinstance(value, str) and "\n" in value:
+        body = value.rstrip("\n")
+        trailing = len(value) - len(body)
+        lines = body.split("\n")
+        # Kept trailing blank lines ('|+') would run into whatever is added below: quote those instead.
+        if body and not body[0].isspace() and trailing <= 1 and all(line.isprintable() for line in lines):
+            pad = " " * column
+            return "|" if trailing else "|-", [pad + line if line else "" for line in lines]
+        return render_scalar(value), []
+    text = render_scalar(value)
+    if isinstance(value, str) and first_column + len(text) > WIDTH and _is_foldable(value):
+        lines = _wrap(value, max(WIDTH - column, 40))
+        if len(lines) > 1:  # folding that leaves one line would only move the text down
+            return ">-", [" " * column + line for line in lines]
+    return text, []
+
+
+def _is_foldable(value: str) -> bool:
+    return (value == value.strip() and "  " not in value and "\t" not in value and "\r" not in value
+            and " " in value and value.isprintable())
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in text.split(" "):
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    lines.append(current)
+    return lines
+
+
+def render_entry(key: str, value: Any, column: int, indent: Indent) -> list[str]:
+    """`key: value` at `column`, with any nested lines, each line indented in full."""
+    pad = " " * column
+    if isinstance(value, Flow | FlowList) or (isinstance(value, dict | list) and not value):
+        return [f"{pad}{key}: {_render_flow(value)}"]
+    if isinstance(value, dict):
+        lines = [f"{pad}{key}:"]
+        for k, v in value.items():
+            lines += render_entry(k, v, column + indent.mapping, indent)
+        return lines
+    if isinstance(value, list):
+        lines = [f"{pad}{key}:"]
+        for item in value:
+            lines += render_item(item, column + indent.offset, indent)
+        return lines
+    head, below = _scalar_lines(value, column + len(key) + 2, column + indent.mapping)
+    return [f"{pad}{key}:{' ' + head if head else ''}", *below]
+
+
+def render_item(value: Any, dash_column: int, indent: Indent) -> list[str]:
+    """`- value` with its dash at `dash_column`."""
+    content = dash_column + 2
+    prefix = " " * dash_column + "- "
+    if isinstance(value, dict) and value and not isinstance(value, Flow):
+        lines: list[str] = []
+        for k, v in value.items():
+            lines += render_entry(k, v, content, indent)
+        return [prefix + lines[0][content:], *lines[1:]]
+    if isinstance(value, list) and value and not isinstance(value, FlowList):
+        raise RenderError("a list directly inside a list is not supported")
+    if isinstance(value, dict | list):
+        return [prefix + _render_flow(value)]
+    head, below = _scalar_lines(value, content, content)
+    return [prefix + head, *below]

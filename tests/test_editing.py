@@ -1,0 +1,210 @@
+"""Editing commands refuse what would leave the records invalid, and then change nothing; what they
+write, they write atomically and in the file's own conventions."""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from generator.editing import write_atomically
+from generator.findings import KbError
+
+from .conftest import edit
+from .test_authoring import HYP, INCIDENT, KNOB, PROXY, commented_kb  # noqa: F401 - a fixture
+
+KNOB_FILE = f"knobs/{KNOB}.yaml"
+INCIDENT_FILE = f"incidents/{INCIDENT}.yaml"
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def refused(kb, root: Path, *args: str) -> tuple[int, str]:
+    """Run a command that must be refused; the whole tree must be byte-identical afterwards."""
+    before = files(root)
+    result = kb(*args, "--root", root)
+    assert files(root) == before, "a refused command changed files (or left a temporary file)"
+    assert result.out == ""
+    return result.code, result.err
+
+
+def test_a_dangling_hypothesis_is_refused_with_the_finding(kb, commented_kb):
+    code, err = refused(kb, commented_kb, "revert", KNOB, "--incident", INCIDENT, "--hypothesis", "gpu-driver-bug")
+    assert code == 1
+    assert err.startswith(f"kb: not written: the change would leave the records invalid ({KNOB_FILE} is unchanged):\n")
+    assert f"\n{KNOB_FILE}:" in "\n" + err
+    assert ("error dangling-ref: incident 'multi-round-harness-hang' has no hypothesis 'gpu-driver-bug' "
+            "(it has: target-ctas-causes-hang, client-proxy-fault)") in err
+
+
+def test_a_dangling_incident_is_refused(kb, commented_kb):
+    code, err = refused(kb, commented_kb, "revert", KNOB, "--incident", "no-such-incident", "--hypothesis", HYP)
+    assert code == 1
+    assert "there is no incidents/no-such-incident.yaml" in err
+
+
+def test_refuting_the_root_cause_is_refused(kb, commented_kb):
+    assert kb("confirm", INCIDENT, PROXY, "--resolve", "--date", "2026-11-07", "--root", commented_kb).code == 0
+    code, err = refused(kb, commented_kb, "refute", INCIDENT, PROXY)
+    assert code == 1
+    assert "error root-cause: the root cause is hypothesis 'client-proxy-fault', but its status is 'refuted'" in err
+
+
+def test_a_hypothesis_id_that_is_not_a_slug_is_refused(kb, commented_kb):
+    code, err = refused(kb, commented_kb, "hypothesis", "add", INCIDENT, "Proxy Fault", "--statement", "x")
+    assert code == 1
+    assert "error bad-value: 'hypotheses[2].id' is the text 'Proxy Fault'; an id is a slug" in err
+
+
+def test_a_timeline_event_out_of_order_is_refused(kb, commented_kb):
+    code, err = refused(kb, commented_kb, "timeline", "add", INCIDENT, "--at", "2026-11-01", "--event", "x")
+    assert code == 1
+    assert "error date-order: timeline entries are out of order" in err
+
+
+def test_a_record_that_is_already_invalid_must_be_fixed_first(kb, commented_kb):
+    edit(commented_kb / INCIDENT_FILE, "status: open   # still investigating", "staus: open")
+    code, err = refused(kb, commented_kb, "refute", INCIDENT, HYP)
+    assert code == 1
+    assert err.startswith(f"kb: {INCIDENT_FILE} has errors; fix them first (nothing was changed):\n")
+    assert "'staus' is not a field of the record; did you mean 'status'?" in err
+
+
+def test_errors_elsewhere_that_the_change_did_not_cause_do_not_block_it(kb, commented_kb):
+    edit(commented_kb / INCIDENT_FILE, "lessons: []", "lesons: []")
+    result = kb("revert", KNOB, "--incident", INCIDENT, "--hypothesis", HYP, "--date", "2026-11-04", "--root",
+                commented_kb)
+    assert result.code == 0, result.err
+    assert "status: reverted" in (commented_kb / KNOB_FILE).read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (("evidence", "add", INCIDENT, "gpu-bug", "--kind", "report", "--stance", "for", "--text", "x"),
+     "kb: incident 'multi-round-harness-hang' has no hypothesis 'gpu-bug' (it has: target-ctas-causes-hang, "
+     "client-proxy-fault); add it with `kb hypothesis add multi-round-harness-hang gpu-bug --statement '...'`"),
+    (("hypothesis", "add", INCIDENT, HYP, "--statement", "again"),
+     f"kb: incident '{INCIDENT}' already has a hypothesis '{HYP}'; pick another id"),
+    (("restore", KNOB), f"kb: knob '{KNOB}' is active, not reverted; only a reverted knob can be restored"),
+    (("refute", "no-such-incident", HYP),
+     "kb: there is no incident 'no-such-incident' (incidents/no-such-incident.yaml does not exist); "
+     "`kb new incident no-such-incident` creates it"),
+    (("new", "knob", KNOB, "--name", "X", "--summary", "x", "--value", "1"),
+     f"kb: {KNOB_FILE} already exists; kb new never overwrites a record"),
+    (("evidence", "add", INCIDENT, HYP, "--kind", "report", "--stance", "for", "--text", "x", "--date", "yesterday"),
+     "kb: argument --date: 'yesterday' is not a date; give e.g. 2026-11-05 or 2026-11-05T20:25:00"),
+    (("evidence", "add", INCIDENT, HYP, "--kind", "rumour", "--stance", "for", "--text", "x"),
+     "kb: argument --kind: invalid choice: 'rumour'"),
+    (("revert", KNOB, "--incident", INCIDENT),
+     "kb: the following arguments are required: --hypothesis"),
+    (("measurement", "add", KNOB, "--metric", "m"), "kb: give either --delta-pct, or --baseline and --value"),
+    (("new", "knob", "../escape", "--name", "X", "--summary", "x", "--value", "1"),
+     "kb: '../escape' is not a knob id; an id is a slug of lowercase letters, digits and dashes"),
+])
+def test_bad_arguments_exit_2_with_one_line(kb, commented_kb, args, message):
+    code, err = refused(kb, commented_kb, *args)
+    assert code == 2
+    assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_reverting_a_reverted_knob_is_a_bad_argument(kb, commented_kb):
+    assert kb("revert", KNOB, "--incident", INCIDENT, "--hypothesis", HYP, "--date", "2026-11-04",
+              "--root", commented_kb).code == 0
+    code, err = refused(kb, commented_kb, "revert", KNOB, "--incident", INCIDENT, "--hypothesis", HYP)
+    assert (code, err) == (2, f"kb: knob '{KNOB}' is already reverted (since 2026-11-04); `kb restore {KNOB}` first\n")
+
+
+def test_an_inline_list_is_not_rewritten(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    text = path.read_text()
+    start, end = text.index("    evidence:\n"), text.index("      # more evidence goes here\n")
+    path.write_text(text[:start] + "    evidence: [{kind: correlation, stance: for, text: timing}]\n" + text[end:])
+    code, err = refused(kb, commented_kb, "evidence", "add", INCIDENT, HYP, "--kind", "report", "--stance", "for",
+                        "--text", "x")
+    assert code == 2
+    assert err == (f"kb: {INCIDENT_FILE}: line 20: 'evidence' is an inline list ('[...]'); write it one item per "
+                   "line to add to it\n")
+
+
+def test_the_file_mode_is_kept(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    path.chmod(0o640)
+    assert kb("refute", INCIDENT, HYP, "--root", commented_kb).code == 0
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+
+
+def test_windows_line_ends_are_kept(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    original = path.read_text()
+    path.write_bytes(original.replace("\n", "\r\n").encode())
+    assert kb("refute", INCIDENT, HYP, "--root", commented_kb).code == 0
+    raw = path.read_bytes()
+    assert raw.count(b"\r\n") == raw.count(b"\n")
+    assert raw.decode().replace("\r\n", "\n") == original.replace(
+        "    status: open\n    suspect:", "    status: refuted\n    suspect:")
+
+
+def test_the_date_defaults_to_today(kb, commented_kb):
+    assert kb("evidence", "add", INCIDENT, PROXY, "--kind", "report", "--stance", "for", "--text", "found it",
+              "--root", commented_kb).code == 0
+    assert f"        date: {date.today().isoformat()}\n        text: found it\n" in (commented_kb / INCIDENT_FILE).read_text()
+
+
+def test_a_file_changed_meanwhile_is_not_overwritten(tmp_path):
+    path = tmp_path / "record.yaml"
+    path.write_bytes(b"id: a\n")
+    with pytest.raises(KbError, match="changed while kb was editing it"):
+        write_atomically(path, b"id: b\n", expected=b"id: x\n")
+    assert path.read_bytes() == b"id: a\n"
+    with pytest.raises(KbError, match="already exists"):
+        write_atomically(path, b"id: b\n", expected=None)
+    assert os.listdir(tmp_path) == ["record.yaml"]
+
+
+def test_a_new_record_gets_the_usual_file_mode(kb, empty_kb):
+    umask = os.umask(0o022)
+    try:
+        assert kb("new", "incident", INCIDENT, "--title", "t", "--root", empty_kb).code == 0
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((empty_kb / INCIDENT_FILE).stat().st_mode) == 0o644
+
+
+def test_fmt_check_changes_nothing_and_exits_1(kb, commented_kb):
+    before = files(commented_kb)
+    result = kb("fmt", "--check", "--root", commented_kb)
+    assert result.code == 1
+    assert result.out == (f"would reformat {KNOB_FILE}: single quotes on line 6\n"
+                          "1 record would be reformatted, 1 already formatted\n")
+    assert files(commented_kb) == before
+    assert kb("fmt", "--root", commented_kb).code == 0
+    again = kb("fmt", "--check", "--root", commented_kb)
+    assert (again.code, again.out) == (0, "0 records would be reformatted, 2 already formatted\n")
+
+
+def test_fmt_takes_file_names_for_pre_commit(kb, commented_kb, monkeypatch):
+    monkeypatch.chdir(commented_kb)
+    assert kb("fmt", "--check", INCIDENT_FILE, "--root", commented_kb).code == 0
+    assert kb("fmt", "--check", KNOB_FILE, "--root", commented_kb).code == 1
+    result = kb("fmt", "--check", "docs/index.md", "--root", commented_kb)
+    assert result.code == 2 and "docs/index.md is not a record file" in result.err
+
+
+def test_fmt_leaves_a_file_it_cannot_read_as_yaml(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    path.write_text(path.read_text() + "oops: [\n")
+    before = files(commented_kb)
+    result = kb("fmt", "--root", commented_kb)
+    assert result.code == 1
+    assert f"{INCIDENT_FILE}:" in result.err and "error yaml-syntax:" in result.err
+    assert files(commented_kb)[INCIDENT_FILE] == before[INCIDENT_FILE]
+
+
+def test_a_folder_that_cannot_be_written_is_a_one_line_error(tmp_path):
+    with pytest.raises(KbError, match="cannot write next to it .*; nothing changed"):
+        write_atomically(tmp_path / "gone" / "record.yaml", b"id: a\n", expected=None)

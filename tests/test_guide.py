@@ -1,0 +1,91 @@
+"""The author's guide (docs/guide/writing-a-postmortem.md) is run: each `$ command` in its console
+blocks runs in a real shell, in order, in a fresh knowledge base, and must print what the guide
+shows. `UPDATE_GOLDEN=1` rewrites the outputs in the guide (review the diff)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .conftest import REPO
+
+GUIDE = REPO / "docs" / "guide" / "writing-a-postmortem.md"
+_BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+
+
+@dataclass
+class Step:
+    command: str  # as a shell reads it (continuation lines joined)
+    source: list[str]  # the lines as written in the guide
+    output: list[str]
+    line: int  # where the command starts in the guide
+
+
+def steps_of(block: str, first_line: int) -> list[Step]:
+    steps: list[Step] = []
+    lines = block.splitlines()
+    i = 0
+    while i < len(lines):
+        assert lines[i].startswith("$ "), f"guide line {first_line + i}: console blocks alternate '$ command' and output"
+        start = i
+        while lines[i].endswith("\\"):
+            i += 1
+        source = lines[start:i + 1]
+        i += 1
+        output = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            output.append(lines[i])
+            i += 1
+        steps.append(Step("\n".join(source)[2:], source, output, first_line + start))
+    return steps
+
+
+def fresh_kb(tmp_path: Path) -> Path:
+    """A knowledge base with the repository's deploy files, docs and schemas, and no records."""
+    root = tmp_path / "kb"
+    root.mkdir()
+    shutil.copytree(REPO / "deploy", root / "deploy")
+    shutil.copytree(REPO / "schemas", root / "schemas")
+    shutil.copytree(REPO / "docs", root / "docs")  # the guide too: its mentions are examples, not references
+    for folder in ("knobs", "incidents"):
+        (root / folder).mkdir()
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_AUTHOR_NAME": "Author", "GIT_AUTHOR_EMAIL": "author@example.invalid",
+            "GIT_COMMITTER_NAME": "Author", "GIT_COMMITTER_EMAIL": "author@example.invalid",
+            "GIT_AUTHOR_DATE": "2026-11-01T09:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T09:00:00Z"}
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
+    # A knowledge base's repository has history before its first incident: commit the skeleton.
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
+    subprocess.run(["git", "commit", "-q", "-m", "Knowledge base skeleton"], cwd=root, check=True, env=env)
+    return root
+
+
+def test_every_command_in_the_guide_works_as_shown(tmp_path):
+    root = fresh_kb(tmp_path)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "PYTHONUNBUFFERED": "1"}
+    text = GUIDE.read_text()
+    rewritten, failures, end = [], [], 0
+    for match in _BLOCK.finditer(text):
+        first_line = text.count("\n", 0, match.start(1)) + 1
+        block = []
+        for step in steps_of(match.group(1), first_line):
+            result = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True, timeout=60)
+            actual = result.stdout.rstrip("\n").split("\n") if result.stdout.strip() else []
+            if actual != step.output:
+                failures.append(f"guide line {step.line}: $ {step.command}\n  shown:  {step.output}\n  actual: {actual}")
+            block += [*step.source, *actual]
+        rewritten.append(text[end:match.start(1)] + "".join(line + "\n" for line in block))
+        end = match.end(1)
+    if os.environ.get("UPDATE_GOLDEN"):
+        GUIDE.write_text("".join(rewritten) + text[end:])
+        return
+    assert not failures, "the guide shows output its commands do not print (UPDATE_GOLDEN=1 rewrites it):\n" + \
+        "\n".join(failures)
+    assert "all good: 1 knob, 1 incident checked" in text  # the story ends with a passing check
