@@ -52,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     codes = commands.add_parser("codes", help="list the finding codes and their default severities")
     codes.set_defaults(run=run_codes)
+
+    render = commands.add_parser("render", help="write the site's generated pages to a folder (what the "
+                                                "mkdocs build generates, for any markdown site generator)")
+    add_root(render)
+    render.add_argument("--out", type=Path, required=True, help="the folder to write the pages into")
+    render.set_defaults(run=run_render)
     return parser
 
 
@@ -84,6 +90,16 @@ def run_schema(args: argparse.Namespace) -> int:
 def run_codes(args: argparse.Namespace) -> int:
     for code in CODES.values():
         print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    from .render_files import write_rendered_site
+
+    root = root_of(args)
+    written, findings = write_rendered_site(root, args.out)
+    shown = f"; {findings} finding{'s' * (findings != 1)} of kb check shown on the pages" if findings else ""
+    print(f"kb render: wrote {written} files to {args.out}{shown}")
     return 0
 
 

@@ -1,0 +1,404 @@
+"""View data for a knob's page and an incident's page: sorted, formatted and linked for the templates.
+
+Everything a template shows is decided here (which hypotheses suspected a knob and what became of
+them, which evidence is correlation alone); templates only lay it out. Plain strings are escaped by
+the template environment; record text arrives here already made safe (`record_text`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from .charts import draw_gain_chart
+from .model import describe_gains, gain_of, knob_gains
+from .page_parts import badge, finding_box, when_text
+from .record_text import code, label, plain, record_block, record_inline
+from .schema import (
+    Evidence,
+    EvidenceKind,
+    FollowUp,
+    HistoryEntry,
+    HistoryStatus,
+    Hypothesis,
+    HypothesisStatus,
+    Incident,
+    IncidentStatus,
+    Knob,
+    Measurement,
+    Stance,
+)
+from .site_context import SiteContext
+from .site_links import Links, hypothesis_anchor, incident_page, knob_page
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: Markup
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Markup, ...], ...]
+
+
+@dataclass(frozen=True)
+class ChartView:
+    light_file: str
+    dark_file: str
+    light_svg: str
+    dark_svg: str
+    image: Markup  # the markdown that shows the right variant for the reader's colour scheme
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    when: str
+    status: Markup
+    cause: Markup
+    note: Markup
+
+
+@dataclass(frozen=True)
+class Suspicion:
+    """A hypothesis that blamed the knob, and what became of it."""
+
+    incident: Markup
+    hypothesis: Markup
+    statement: Markup
+    verdict: Markup
+    reasons: tuple[Markup, ...]  # the evidence against it
+    actual_cause: Markup | None
+
+
+@dataclass(frozen=True)
+class KnobPage:
+    path: str
+    front_matter: Markup
+    title: str
+    knob_id: str
+    status: Markup
+    summary: Markup
+    glance: tuple[Fact, ...]  # the answers people come for: what it gains, was it suspected
+    facts: tuple[Fact, ...]
+    findings: tuple[Markup, ...]
+    gains: Table | None
+    chart: ChartView | None
+    history: tuple[HistoryItem, ...]
+    suspicions: tuple[Suspicion, ...]
+    follow_ups: tuple[Markup, ...]
+    description: Markup | None
+    docs: tuple[Markup, ...]
+    source: Markup
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    stance: Markup
+    kind: Markup
+    when: str
+    text: Markup
+
+
+@dataclass(frozen=True)
+class HypothesisView:
+    anchor: str
+    heading: str
+    status: Markup
+    statement: Markup
+    suspect: Markup | None
+    evidence: tuple[EvidenceRow, ...]
+    warning: Markup | None  # e.g. acted on with correlation alone
+    changes: tuple[Markup, ...]  # knob status changes made under it
+    overview: tuple[Markup, ...]  # the row of the suspected-vs-actual table
+
+
+@dataclass(frozen=True)
+class IncidentPage:
+    path: str
+    front_matter: Markup
+    title: str
+    status: Markup
+    facts: tuple[Fact, ...]
+    findings: tuple[Markup, ...]
+    summary: Markup | None
+    symptoms: tuple[Markup, ...]
+    hypotheses: tuple[HypothesisView, ...]
+    root_cause: Markup | None
+    root_cause_summary: Markup | None
+    timeline: tuple[tuple[str, Markup], ...]
+    follow_ups: tuple[Markup, ...]
+    lessons: tuple[Markup, ...]
+    docs: tuple[Markup, ...]
+    source: Markup
+
+
+def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
+    """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
+    lines = [f"title: {json.dumps(label(title), ensure_ascii=False)}", "tags:",
+             *(f"  - {json.dumps(tag, ensure_ascii=False)}" for tag in dict.fromkeys(map(label, tags)))]
+    if boost is not None:
+        lines += ["search:", f"  boost: {boost}"]
+    return Markup("\n".join(lines))
+
+
+def source_line(context: SiteContext, rel_path: str) -> Markup:
+    url = context.settings.edit_url(rel_path)
+    edit = f" · [Edit this record]({url})" if url else ""
+    return Markup(f"Record: {code(rel_path)}{edit}")
+
+
+# ---- knob ------------------------------------------------------------------------------------
+
+def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
+    path = knob_page(knob.id)
+    links = Links(path, context.catalog, context.settings, context.root)
+    chart = _chart_view(context, knob)
+    tags = [f"status: {knob.status.value}"]
+    if knob.component:
+        tags.append(f"component: {knob.component}")
+    tags += [f"{key}: {knob.scope[key]}" for key in ("hardware", "model") if key in knob.scope]
+    tags += list(knob.tags)
+    suspicions = tuple(_suspicion(context, links, knob, incident, hypothesis)
+                       for incident, hypothesis in context.suspected_in.get(knob.id, ()))
+    return KnobPage(
+        path=path,
+        front_matter=front_matter(knob.name, tags, boost=2),
+        title=knob.name,
+        knob_id=knob.id,
+        status=badge("status", knob.status.value),
+        summary=record_inline(knob.summary),
+        glance=tuple(_glance(knob, suspicions)),
+        facts=tuple(_knob_facts(knob, links)),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get(("knob", knob.id), ())),
+        gains=_gains_table(knob, links),
+        chart=chart,
+        history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
+        suspicions=suspicions,
+        follow_ups=tuple(_follow_up(links, incident, item)
+                         for incident, item in context.follow_ups_of.get(knob.id, ())),
+        description=record_block(knob.description) if knob.description else None,
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("knob", knob.id), ())),
+        source=source_line(context, context.catalog.source("knob", knob.id).rel_path),
+    )
+
+
+def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
+    yield Fact("Setting", code(knob.name) + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
+    value = code(f"{knob.name}={knob.value}")
+    if knob.default is not None:
+        value += Markup(" (default ") + code(knob.default) + Markup(")")
+    yield Fact("Tuned value", value)
+    yield Fact("Id", code(knob.id))
+    if knob.component:
+        yield Fact("Component", plain(knob.component))
+    for key, scope_value in knob.scope.items():
+        yield Fact(f"Scope: {key}", plain(scope_value))
+    if knob.applies_to:
+        yield Fact("Deployed in", Markup(", ").join(
+            links.repo_file(d.path) + Markup(" (matching ") + code(d.pattern) + Markup(")") for d in knob.applies_to))
+    if knob.owners:
+        yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
+    if knob.keep_reverted:
+        yield Fact("Kept reverted because", record_inline(knob.keep_reverted))
+
+
+def _glance(knob: Knob, suspicions: tuple[Suspicion, ...]) -> Iterable[Fact]:
+    gains = describe_gains(knob_gains(knob))
+    yield Fact("Gains", plain(gains) if gains else Markup("no measured gain on record"))
+    for item in suspicions:
+        yield Fact("Suspected in", item.incident + Markup(": ") + item.verdict)
+
+
+def _number(value: float | int | None, unit: str | None) -> Markup:
+    if value is None:
+        return Markup()
+    return plain(f"{value:g}{' ' + unit if unit else ''}")
+
+
+def _gains_table(knob: Knob, links: Links) -> Table | None:
+    if not knob.measurements:
+        return None
+    absolute = any(m.baseline is not None or m.value is not None for m in knob.measurements)
+    notes = any(m.note or m.invalid for m in knob.measurements)
+    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "Measured", "Source",
+               *(("Note",) if notes else ()))
+    rows = []
+    for m in knob.measurements:
+        gain = gain_of(m)
+        if m.invalid:
+            change = badge("gain", "invalid", "not counted")
+        elif gain is None:
+            change = Markup("no figure")
+        else:
+            change = badge("gain", "better" if gain.pct >= 0 else "worse", f"{gain.pct:+.1f}%")
+        metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
+        source = links.reference(m.evidence, short=True) if m.evidence else Markup()
+        note = record_inline(m.invalid) if m.invalid else record_inline(m.note) if m.note else Markup()
+        rows.append((metric, plain(", ".join(f"{k} {v}" for k, v in m.conditions.items())),
+                     *((_number(m.baseline, m.unit), _number(m.value, m.unit)) if absolute else ()),
+                     change, plain(when_text(m.date)), source, *((note,) if notes else ())))
+    return Table(columns, tuple(rows))
+
+
+def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
+    chart = draw_gain_chart(knob, context.chart_cache)
+    if chart is None:
+        return None
+    light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"
+    alt = plain(chart.description)
+    image = Markup(f"![{alt}]({light}#only-light)\n![{alt}]({dark}#only-dark)")
+    return ChartView(f"knobs/{light}", f"knobs/{dark}", chart.light, chart.dark, image)
+
+
+def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> HistoryItem:
+    cause = Markup()
+    if entry.incident:
+        cause = Markup("incident ") + links.incident(entry.incident)
+        if entry.hypothesis:
+            cause += Markup(", hypothesis ") + links.hypothesis(entry.incident, entry.hypothesis)
+            hypothesis = context.catalog.hypothesis(entry.incident, entry.hypothesis)
+            if hypothesis is not None:
+                cause += Markup(" ") + badge("hypothesis", hypothesis.status.value)
+    status = entry.status.value
+    return HistoryItem(when_text(entry.date), badge("status", status), cause,
+                       record_inline(entry.note) if entry.note else Markup())
+
+
+def _suspicion(context: SiteContext, links: Links, knob: Knob, incident: Incident, hypothesis: Hypothesis) -> Suspicion:
+    cause = incident.root_cause
+    if hypothesis.status is HypothesisStatus.REFUTED:
+        verdict = badge("hypothesis", "refuted") + Markup(" Exonerated: the hypothesis was refuted.")
+    elif hypothesis.status is HypothesisStatus.CONFIRMED:
+        verdict = badge("hypothesis", "confirmed") + Markup(" Confirmed: this knob was the cause.")
+    elif incident.status is IncidentStatus.RESOLVED and cause is not None and cause.hypothesis != hypothesis.id:
+        verdict = badge("hypothesis", "open") + Markup(" Not the cause: the incident was resolved on another root cause.")
+    else:
+        verdict = badge("hypothesis", "open") + Markup(" Still suspected: the hypothesis is open.")
+    reasons = tuple(_evidence_line(e) for e in hypothesis.evidence if e.stance is Stance.AGAINST)
+    actual = None
+    if cause is not None and cause.hypothesis != hypothesis.id:
+        confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis)
+        actual = links.hypothesis(incident.id, cause.hypothesis)
+        if confirmed is not None:
+            actual += Markup(": ") + record_inline(confirmed.statement)
+    return Suspicion(links.incident(incident.id), links.hypothesis(incident.id, hypothesis.id),
+                     record_inline(hypothesis.statement), verdict, reasons, actual)
+
+
+def _evidence_line(evidence: Evidence) -> Markup:
+    when = f" {when_text(evidence.date)}" if evidence.date else ""
+    return _kind_badge(evidence.kind) + plain(when) + Markup(": ") + record_inline(evidence.text)
+
+
+def _kind_badge(kind: EvidenceKind) -> Markup:
+    return badge("evidence", kind.value)
+
+
+def _follow_up(links: Links, incident: Incident, item: FollowUp) -> Markup:
+    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
+    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + \
+        Markup(" · ") + links.incident(incident.id)
+
+
+# ---- incident --------------------------------------------------------------------------------
+
+def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
+    path = incident_page(incident.id)
+    links = Links(path, context.catalog, context.settings, context.root)
+    tags = [f"status: {incident.status.value}"]
+    if incident.severity is not None:
+        tags.append(f"severity: {incident.severity}")
+    cause = incident.root_cause
+    confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis) if cause else None
+    root_cause = None
+    if cause is not None:
+        root_cause = links.hypothesis(incident.id, cause.hypothesis)
+        if confirmed is not None:
+            root_cause += Markup(": ") + record_inline(confirmed.statement)
+    return IncidentPage(
+        path=path,
+        front_matter=front_matter(incident.title, tags, boost=2),
+        title=incident.title,
+        status=badge("status", incident.status.value),
+        facts=tuple(_incident_facts(incident)),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get(("incident", incident.id), ())),
+        summary=record_block(incident.summary) if incident.summary else None,
+        symptoms=tuple(record_inline(s) for s in incident.symptoms),
+        hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
+        root_cause=root_cause,
+        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
+        timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
+        follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
+        lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("incident", incident.id), ())),
+        source=source_line(context, context.catalog.source("incident", incident.id).rel_path),
+    )
+
+
+def _incident_facts(incident: Incident) -> Iterable[Fact]:
+    yield Fact("Status", badge("status", incident.status.value))
+    if incident.severity is not None:
+        yield Fact("Severity", badge("severity", str(incident.severity)))
+    yield Fact("Started", plain(when_text(incident.started)))
+    if incident.resolved is not None:
+        yield Fact("Resolved", plain(when_text(incident.resolved)))
+    if incident.systems:
+        yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
+    yield Fact("Id", code(incident.id))
+
+
+def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:
+    cause = incident.root_cause
+    is_cause = cause is not None and cause.hypothesis == hypothesis.id
+    status = hypothesis.status.value
+    heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
+    changes = context.changes_under.get((incident.id, hypothesis.id), ())
+    supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
+    correlation_only = bool(supporting) and all(e.kind is EvidenceKind.CORRELATION for e in supporting)
+    reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
+    warning = None
+    if correlation_only and reverted:
+        names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
+        warning = Markup("Reverted on correlation alone: ") + names + Markup(
+            " was reverted under this hypothesis while the only evidence for it was correlation.")
+    elif correlation_only:
+        warning = Markup("The only evidence for this hypothesis is correlation.")
+    suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
+    change_lines = tuple(
+        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
+        + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
+        for knob, entry in changes)
+    against = sum(1 for e in hypothesis.evidence if e.stance is Stance.AGAINST)
+    evidence = f"{len(supporting)} for{' (correlation only)' if correlation_only else ''}, {against} against"
+    overview = (
+        links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
+        badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),
+        suspect if suspect is not None else Markup("—"),
+        plain(evidence),
+        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + plain(when_text(entry.date))
+                            for _, entry in changes) or Markup("—"),
+    )
+    return HypothesisView(
+        anchor=hypothesis_anchor(hypothesis.id),
+        heading=heading,
+        status=badge("hypothesis", status),
+        statement=record_inline(hypothesis.statement),
+        suspect=suspect,
+        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), _kind_badge(e.kind), when_text(e.date),
+                                   record_inline(e.text)) for e in hypothesis.evidence),
+        warning=warning,
+        changes=change_lines,
+        overview=overview,
+    )
+
+
+def _incident_follow_up(links: Links, item: FollowUp) -> Markup:
+    knob = Markup(" · ") + links.knob(item.knob) if item.knob else Markup()
+    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
+    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + knob
