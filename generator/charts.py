@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,16 +26,17 @@ if TYPE_CHECKING:
 from .schema import Knob, Measurement
 
 # Drawn with placeholder colours, then each theme's colours are put in their place.
-_PLACEHOLDERS = {"text": "#0a0b0c", "grid": "#0b0c0d", "baseline": "#0c0d0e", "better": "#0d0e0f",
+_PLACEHOLDERS = {"text": "#0a0b0c", "axis": "#0b0c0d", "baseline": "#0c0d0e", "better": "#0d0e0f",
                  "worse": "#0e0f10"}
 _THEMES = {
-    "light": {"text": "#3c3c43", "grid": "#d9d9de", "baseline": "#a5a8b3", "better": "#3f51b5",
+    "light": {"text": "#3c3c43", "axis": "#b0b3be", "baseline": "#a5a8b3", "better": "#3f51b5",
               "worse": "#d32f2f"},
-    "dark": {"text": "#e2e4ea", "grid": "#41445a", "baseline": "#6c7086", "better": "#8c9eff",
+    "dark": {"text": "#e2e4ea", "axis": "#5a5e73", "baseline": "#6c7086", "better": "#8c9eff",
              "worse": "#ff6e6e"},
 }
 _RC: dict[Any, Any] = {"svg.hashsalt": "incident-kb", "svg.fonttype": "none", "font.size": 10,
-       "font.family": "sans-serif", "axes.edgecolor": _PLACEHOLDERS["grid"],
+       "axes.titley": 1.02,  # a fixed title position: placing it automatically measures every artist
+       "font.family": "sans-serif", "axes.edgecolor": _PLACEHOLDERS["axis"],
        "axes.labelcolor": _PLACEHOLDERS["text"], "xtick.color": _PLACEHOLDERS["text"],
        "ytick.color": _PLACEHOLDERS["text"], "text.color": _PLACEHOLDERS["text"]}
 _SOURCE_KEY = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
@@ -46,11 +48,11 @@ class Panel:
     """One metric: a pair of bars per condition."""
 
     metric: str
-    axis_label: str
     conditions: tuple[str, ...]
     baselines: tuple[float, ...]
     tuned: tuple[float, ...]
-    labels: tuple[str, ...]  # the gain written above each tuned bar
+    baseline_labels: tuple[str, ...]  # written above each bar: the values are read there, not on an axis
+    labels: tuple[str, ...]
     better: tuple[bool, ...]
 
 
@@ -73,7 +75,7 @@ def chart_panels(knob: Knob) -> tuple[Panel, ...]:
 def _panel(metric: str, measurements: list[Measurement]) -> Panel:
     units = {m.unit for m in measurements}
     absolute = all(m.baseline is not None and m.value is not None for m in measurements) and len(units) == 1
-    baselines, tuned, labels, better = [], [], [], []
+    baselines, tuned, baseline_labels, labels, better = [], [], [], [], []
     for m in measurements:
         gain = gain_of(m)
         assert gain is not None
@@ -81,16 +83,20 @@ def _panel(metric: str, measurements: list[Measurement]) -> Panel:
             assert m.baseline is not None and m.value is not None
             baselines.append(float(m.baseline))
             tuned.append(float(m.value))
+            baseline_labels.append(f"{m.baseline:g}")
+            labels.append(f"{m.value:g} ({gain.pct:+.1f}%)")
         else:
             baselines.append(100.0)
             tuned.append(100.0 + _change_pct(m))
-        labels.append(f"{gain.pct:+.1f}%")
+            baseline_labels.append("100%")
+            labels.append(f"{gain.pct:+.1f}%")
         better.append(gain.pct >= 0)
     unit = next(iter(units)) if absolute else None
-    axis_label = (unit or "") if absolute else "% of baseline"
+    scale = (f" ({unit})" if unit else "") if absolute else " (% of baseline)"
     conditions = tuple(", ".join(f"{k} {v}" for k, v in m.conditions.items()) or "overall" for m in measurements)
-    title = metric if measurements[0].higher_is_better else f"{metric} (lower is better)"
-    return Panel(title, axis_label, conditions, tuple(baselines), tuple(tuned), tuple(labels), tuple(better))
+    title = metric + scale + ("" if measurements[0].higher_is_better else ", lower is better")
+    return Panel(title, conditions, tuple(baselines), tuple(tuned), tuple(baseline_labels), tuple(labels),
+                 tuple(better))
 
 
 def _change_pct(m: Measurement) -> float:
@@ -103,30 +109,49 @@ def _change_pct(m: Measurement) -> float:
 
 def draw_gain_chart(knob: Knob, cache_dir: Path | None = None) -> GainChart | None:
     """The knob's gain chart, or None when it has no valid measurement."""
-    panels = chart_panels(knob)
-    if not panels:
-        return None
-    description = "; ".join(
-        f"{p.metric}: " + ", ".join(f"{c} {label}" for c, label in zip(p.conditions, p.labels)) for p in panels)
-    key = hashlib.sha256(repr((panels, _MATPLOTLIB_VERSION, _SOURCE_KEY)).encode()).hexdigest()[:32]
-    cached = _read_cache(cache_dir, key)
-    svg = cached if cached is not None else _draw(panels)
-    if cached is None:
+    return draw_gain_charts([knob], cache_dir)[knob.id]
+
+
+def draw_gain_charts(knobs: Iterable[Knob], cache_dir: Path | None = None) -> dict[str, GainChart | None]:
+    """Every knob's gain chart, by knob id (None for a knob without valid measurements)."""
+    wanted: dict[str, tuple[tuple[Panel, ...], str, str]] = {}
+    charts: dict[str, GainChart | None] = {}
+    for knob in knobs:
+        panels = chart_panels(knob)
+        if not panels:
+            charts[knob.id] = None
+            continue
+        description = "Gain chart. " + "; ".join(
+            f"{p.metric}: " + ", ".join(f"{c} {label}" for c, label in zip(p.conditions, p.labels)) for p in panels)
+        key = hashlib.sha256(repr((panels, _MATPLOTLIB_VERSION, _SOURCE_KEY)).encode()).hexdigest()[:32]
+        wanted[knob.id] = (panels, key, description)
+    drawn: dict[str, str] = {}
+    missing: dict[str, tuple[Panel, ...]] = {}
+    for panels, key, _ in wanted.values():
+        cached = _read_cache(cache_dir, key)
+        if cached is not None:
+            drawn[key] = cached
+        else:
+            missing[key] = panels
+    for key, panels in missing.items():
+        drawn[key] = svg = _draw(panels)
         _write_cache(cache_dir, key, svg)
-    return GainChart(_themed(svg, "light"), _themed(svg, "dark"), f"Gain chart. {description}")
+    for knob_id, (_, key, description) in wanted.items():
+        charts[knob_id] = GainChart(_themed(drawn[key], "light"), _themed(drawn[key], "dark"), description)
+    return charts
 
 
 def _draw(panels: tuple[Panel, ...]) -> str:
-    # Imported here: importing matplotlib takes about a second, and a build whose charts are all
-    # cached, or `kb check`, need not pay it.
+    # Imported only when a chart is drawn: importing matplotlib takes about a second, and a build
+    # whose charts are all cached, or `kb check`, need not pay it.
     import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
     with matplotlib.rc_context(_RC):
         widest = max(len(p.conditions) for p in panels)
-        width = min(9.0, 3.0 + 1.3 * widest)
-        panel_height, above, below, left = 2.2, 0.45, 0.4, 0.75  # inches
+        width = max(6.5, min(9.0, 2.5 + 1.5 * widest))
+        panel_height, above, below, left = 2.0, 0.45, 0.35, 0.2  # inches
         height = panel_height * len(panels)
         figure = Figure(figsize=(width, height))
         figure.patch.set_visible(False)  # transparent: the page's background shows through
@@ -134,31 +159,33 @@ def _draw(panels: tuple[Panel, ...]) -> str:
             bottom = height - (index + 1) * panel_height + below
             axes = figure.add_axes((left / width, bottom / height, 1 - (left + 0.1) / width,
                                     (panel_height - above - below) / height))
-            _draw_panel(axes, panel)
+            _draw_panel(axes, panel, legend=index == 0)
         buffer = io.StringIO()
         FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
     return buffer.getvalue()
 
 
-def _draw_panel(axes: Axes, panel: Panel) -> None:
+def _draw_panel(axes: Axes, panel: Panel, legend: bool) -> None:
     positions = range(len(panel.conditions))
     width = 0.38
-    axes.bar([x - width / 2 for x in positions], panel.baselines, width, color=_PLACEHOLDERS["baseline"],
-             label="baseline")
+    base = axes.bar([x - width / 2 for x in positions], panel.baselines, width, color=_PLACEHOLDERS["baseline"],
+                    label="baseline")
     colours = [_PLACEHOLDERS["better"] if good else _PLACEHOLDERS["worse"] for good in panel.better]
     bars = axes.bar([x + width / 2 for x in positions], panel.tuned, width, color=colours, label="tuned")
-    axes.bar_label(bars, labels=list(panel.labels), padding=2, fontweight="bold")
+    axes.bar_label(base, labels=list(panel.baseline_labels), padding=2, fontsize=9)
+    axes.bar_label(bars, labels=list(panel.labels), padding=2, fontsize=9, fontweight="bold")
     axes.set_xticks(list(positions), list(panel.conditions))
-    axes.set_ylabel(panel.axis_label)
-    axes.set_ylim(0, max(max(panel.tuned), max(panel.baselines)) * 1.18)
+    axes.set_xlim(-0.6, len(panel.conditions) - 0.4)
+    axes.set_ylim(0, max(max(panel.tuned), max(panel.baselines)) * 1.2)
     axes.set_title(panel.metric, loc="left", fontweight="bold")
-    axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False, borderaxespad=0.2)
-    axes.grid(axis="y", color=_PLACEHOLDERS["grid"], linewidth=0.6)
-    axes.set_axisbelow(True)
+    if legend:
+        axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False, borderaxespad=0.2)
+    # The values are written on the bars, so no y axis: it is also the costly part to draw.
+    axes.yaxis.set_visible(False)
     axes.patch.set_visible(False)
     for side in ("top", "right", "left"):
         axes.spines[side].set_visible(False)
-    axes.tick_params(axis="both", length=0)
+    axes.tick_params(axis="x", length=0)
 
 
 def _themed(svg: str, theme: str) -> str:

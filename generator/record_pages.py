@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from .charts import draw_gain_chart
 from .model import describe_gains, gain_of, knob_gains
 from .page_parts import badge, finding_box, when_text
 from .record_text import code, label, plain, record_block, record_inline
@@ -247,7 +246,7 @@ def _gains_table(knob: Knob, links: Links) -> Table | None:
 
 
 def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
-    chart = draw_gain_chart(knob, context.chart_cache)
+    chart = context.charts.get(knob.id)
     if chart is None:
         return None
     light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"

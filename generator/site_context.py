@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .changes import ChangeLog, record_changes
+from .charts import GainChart, draw_gain_charts
 from .knowledge_base import KnowledgeBase
 from .model import Catalog
 from .page_parts import FindingPlaces, place_findings
@@ -32,7 +33,7 @@ class SiteContext:
     changes_under: dict[tuple[str, str], tuple[tuple[Knob, HistoryEntry], ...]]  # (incident, hypothesis) ->
     follow_ups_of: dict[str, tuple[tuple[Incident, FollowUp], ...]]  # knob id ->
     places: FindingPlaces
-    chart_cache: Path | None  # where drawn charts are kept between builds
+    charts: dict[str, GainChart | None]  # knob id ->
 
     @property
     def catalog(self) -> Catalog:
@@ -44,6 +45,7 @@ class SiteContext:
 
 
 def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: Path | None = None) -> SiteContext:
+    """`chart_cache`: where drawn charts are kept between builds (None: draw them all)."""
     catalog = kb.catalog
     docs_of: dict[tuple[str, str], set[str]] = {}
     for reference in find_doc_references(kb.root, catalog):
@@ -84,5 +86,5 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: 
         changes_under={key: tuple(value) for key, value in changes_under.items()},
         follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         places=place_findings(kb, settings, record_pages),
-        chart_cache=chart_cache,
+        charts=draw_gain_charts(catalog.knobs.values(), chart_cache),
     )

@@ -59,7 +59,7 @@ def test_knob_page_answers_was_it_the_thing_that_caused_the_hang(seed_kb):
     assert "[target-ctas-causes-hang](../incidents/multi-round-harness-hang.md#hypothesis-target-ctas-causes-hang)" in page
     assert "Direct connections bypassing the proxy" in page  # why it was exonerated
     assert "[Edit this record](https://example.invalid/incident-kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml)" in page
-    assert "![Gain chart. output throughput: concurrency 64 +12.8%, concurrency 96 +5.7%]" in page
+    assert "![Gain chart. output throughput (% of baseline): concurrency 64 +12.8%, concurrency 96 +5.7%]" in page
 
 
 def test_incident_page_marks_the_revert_made_on_correlation_alone(seed_kb):
