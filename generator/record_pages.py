@@ -249,7 +249,7 @@ def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
     chart = context.charts.get(knob.id)
     if chart is None:
         return None
-    light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"
+    light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"  # beside the page: 'index' is fine too
     alt = plain(chart.description)
     image = Markup(f"![{alt}]({light}#only-light)\n![{alt}]({dark}#only-dark)")
     return ChartView(f"knobs/{light}", f"knobs/{dark}", chart.light, chart.dark, image)

@@ -158,3 +158,12 @@ def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path
     (tmp_path / "busy" / "mine.txt").write_text("x")
     result = kb("render", "--root", seed_kb, "--out", tmp_path / "busy")
     assert result.code == 2 and "is not empty and was not written by kb render" in result.err
+
+
+def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
+    (empty_kb / "knobs/index.yaml").write_text(
+        "id: index\nname: INDEX_SIZE\nsummary: s\nvalue: 1\nstatus: active\nhistory:\n  - date: 2026-01-01\n    status: active\n")
+    site = render(empty_kb)
+    assert site.files["knobs/index.md"].startswith("# Knobs")
+    assert "[INDEX\\_SIZE](index_.md)" in site.files["knobs/index.md"]
+    assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
