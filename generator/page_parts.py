@@ -1,4 +1,5 @@
-"""Small pieces that several pages share: badges, dates, and the boxes that show `kb check` findings.
+"""Small pieces that several pages share: badges, dates, facts and tables, front matter, and the
+boxes that show `kb check` findings.
 
 Also decides where each finding is shown: on the page of the record file it is about, as a banner
 on the hand-written page it is about, and always in the home page's list. The decision is by path
@@ -8,8 +9,9 @@ only, so findings that new rules add appear with no change here. Returns markup;
 from __future__ import annotations
 
 import html
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -17,8 +19,42 @@ from markupsafe import Markup
 
 from .findings import Finding, Severity
 from .knowledge_base import KnowledgeBase
-from .record_text import attribute
+from .record_text import attribute, code, label
+from .schema import EvidenceKind
 from .site_links import SiteSettings
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: Markup
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Markup, ...], ...]
+
+
+def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
+    """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
+    lines = [f"title: {json.dumps(label(title), ensure_ascii=False)}", "tags:",
+             *(f"  - {json.dumps(tag, ensure_ascii=False)}" for tag in dict.fromkeys(map(label, tags)))]
+    if boost is not None:
+        lines += ["search:", f"  boost: {boost}"]
+    return Markup("\n".join(lines))
+
+
+def source_line(settings: SiteSettings, rel_path: str) -> Markup:
+    """The record file behind a page, with a link that edits it."""
+    url = settings.edit_url(rel_path)
+    edit = f" · [Edit this record]({url})" if url else ""
+    return Markup(f"Record: {code(rel_path)}{edit}")
+
+
+def evidence_badge(kind: EvidenceKind) -> Markup:
+    """Evidence marked by kind; CSS makes correlation, the weak kind, stand out."""
+    return badge("evidence", kind.value)
 
 
 def when_text(moment: date | datetime | None) -> str:

@@ -20,7 +20,8 @@ from markupsafe import Markup
 from .knowledge_base import KnowledgeBase
 from .overview_pages import HomePage, IndexPage, home_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
-from .record_pages import IncidentPage, KnobPage, incident_view, knob_view
+from .incident_pages import IncidentPage, incident_view
+from .knob_pages import KnobPage, knob_view
 from .record_text import plain
 from .site_context import SiteContext, gather_site_context
 from .site_links import ASSETS_DIR, TAGS_PAGE, SiteSettings

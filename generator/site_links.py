@@ -7,6 +7,7 @@ validation has no page, so a reference to it is shown as text. Knows no template
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import urllib.parse
 from dataclasses import dataclass
@@ -69,6 +70,11 @@ class SiteSettings:
         return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path)))
 
 
+@functools.lru_cache(maxsize=65536)
+def _relative_url(target: str, folder: str) -> str:
+    return urllib.parse.quote(posixpath.relpath(target, folder))
+
+
 class Links:
     """Links as seen from one generated page."""
 
@@ -79,8 +85,7 @@ class Links:
         self.root = root
 
     def url(self, target: str, anchor: str | None = None) -> str:
-        relative = posixpath.relpath(target, posixpath.dirname(self.page) or ".")
-        return urllib.parse.quote(relative) + (f"#{anchor}" if anchor else "")
+        return _relative_url(target, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
 
     def to(self, target: str, text: object, anchor: str | None = None) -> Markup:
         return Markup(f"[{plain(text)}]({self.url(target, anchor)})")

@@ -99,13 +99,16 @@ def test_the_site_loads_nothing_from_another_host(seed_site):
 def test_findings_do_not_fail_the_build_and_show_on_the_record_page(tmp_path):
     root = copy_knowledge_base(tmp_path / "kb")
     break_seed_story(root)
+    (root / "incidents/half-written.yaml").write_text("id: half-written\ntitle: [unclosed\n")
+    (root / "pyproject.toml").write_text("[tool.incident-kb]\nreclaimable-knbo = 'error'\n")
     site = Site(root, tmp_path / "site")
     build_site(root, site.out)
     knob = site.html(KNOB)
     assert 'class="admonition danger kb-finding" data-search-exclude' in knob
     assert "is still reverted, but hypothesis" in knob
     home = site.html("")
-    assert "kb check reports 1 error and 0 warnings." in home
+    assert "kb check reports 3 errors and 0 warnings." in home
+    assert "<code>incidents/half-written.yaml:3</code>" in home and "<code>pyproject.toml:2</code>" in home
     indexed = " ".join(d["text"] for d in search_index(site) if d["location"].startswith(KNOB))
     assert "is still reverted" not in indexed  # the box is kept out of search
 

@@ -1,49 +1,24 @@
-"""View data for a knob's page and an incident's page: sorted, formatted and linked for the templates.
+"""View data for a knob's page: sorted, formatted and linked for `templates/knob.md.j2`.
 
-Everything a template shows is decided here (which hypotheses suspected a knob and what became of
-them, which evidence is correlation alone); templates only lay it out. Plain strings are escaped by
-the template environment; record text arrives here already made safe (`record_text`).
+Everything the page shows is decided here: what the knob gains, which incidents suspected it and
+what became of that (exonerated, confirmed, still open), its status history with the incident and
+hypothesis behind each change. Plain strings are escaped by the template environment; record text
+arrives already made safe (`record_text`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from .model import describe_gains, gain_of, knob_gains
-from .page_parts import badge, finding_box, when_text
-from .record_text import code, label, plain, record_block, record_inline
-from .schema import (
-    Evidence,
-    EvidenceKind,
-    FollowUp,
-    HistoryEntry,
-    HistoryStatus,
-    Hypothesis,
-    HypothesisStatus,
-    Incident,
-    IncidentStatus,
-    Knob,
-    Measurement,
-    Stance,
-)
+from .page_parts import Fact, Table, badge, evidence_badge, finding_box, front_matter, source_line, when_text
+from .record_text import code, plain, record_block, record_inline
+from .schema import Evidence, FollowUp, HistoryEntry, Hypothesis, HypothesisStatus, Incident, IncidentStatus, Knob, Stance
 from .site_context import SiteContext
-from .site_links import Links, hypothesis_anchor, incident_page, knob_page
-
-
-@dataclass(frozen=True)
-class Fact:
-    label: str
-    value: Markup
-
-
-@dataclass(frozen=True)
-class Table:
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Markup, ...], ...]
+from .site_links import Links, knob_page
 
 
 @dataclass(frozen=True)
@@ -96,64 +71,6 @@ class KnobPage:
     source: Markup
 
 
-@dataclass(frozen=True)
-class EvidenceRow:
-    stance: Markup
-    kind: Markup
-    when: str
-    text: Markup
-
-
-@dataclass(frozen=True)
-class HypothesisView:
-    anchor: str
-    heading: str
-    status: Markup
-    statement: Markup
-    suspect: Markup | None
-    evidence: tuple[EvidenceRow, ...]
-    warning: Markup | None  # e.g. acted on with correlation alone
-    changes: tuple[Markup, ...]  # knob status changes made under it
-    overview: tuple[Markup, ...]  # the row of the suspected-vs-actual table
-
-
-@dataclass(frozen=True)
-class IncidentPage:
-    path: str
-    front_matter: Markup
-    title: str
-    status: Markup
-    facts: tuple[Fact, ...]
-    findings: tuple[Markup, ...]
-    summary: Markup | None
-    symptoms: tuple[Markup, ...]
-    hypotheses: tuple[HypothesisView, ...]
-    root_cause: Markup | None
-    root_cause_summary: Markup | None
-    timeline: tuple[tuple[str, Markup], ...]
-    follow_ups: tuple[Markup, ...]
-    lessons: tuple[Markup, ...]
-    docs: tuple[Markup, ...]
-    source: Markup
-
-
-def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
-    """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
-    lines = [f"title: {json.dumps(label(title), ensure_ascii=False)}", "tags:",
-             *(f"  - {json.dumps(tag, ensure_ascii=False)}" for tag in dict.fromkeys(map(label, tags)))]
-    if boost is not None:
-        lines += ["search:", f"  boost: {boost}"]
-    return Markup("\n".join(lines))
-
-
-def source_line(context: SiteContext, rel_path: str) -> Markup:
-    url = context.settings.edit_url(rel_path)
-    edit = f" · [Edit this record]({url})" if url else ""
-    return Markup(f"Record: {code(rel_path)}{edit}")
-
-
-# ---- knob ------------------------------------------------------------------------------------
-
 def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
     path = knob_page(knob.id)
     links = Links(path, context.catalog, context.settings, context.root)
@@ -183,7 +100,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
                          for incident, item in context.follow_ups_of.get(knob.id, ())),
         description=record_block(knob.description) if knob.description else None,
         docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("knob", knob.id), ())),
-        source=source_line(context, context.catalog.source("knob", knob.id).rel_path),
+        source=source_line(context.settings, context.catalog.source("knob", knob.id).rel_path),
     )
 
 
@@ -292,112 +209,10 @@ def _suspicion(context: SiteContext, links: Links, knob: Knob, incident: Inciden
 
 def _evidence_line(evidence: Evidence) -> Markup:
     when = f" {when_text(evidence.date)}" if evidence.date else ""
-    return _kind_badge(evidence.kind) + plain(when) + Markup(": ") + record_inline(evidence.text)
-
-
-def _kind_badge(kind: EvidenceKind) -> Markup:
-    return badge("evidence", kind.value)
+    return evidence_badge(evidence.kind) + plain(when) + Markup(": ") + record_inline(evidence.text)
 
 
 def _follow_up(links: Links, incident: Incident, item: FollowUp) -> Markup:
     owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
     return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + \
         Markup(" · ") + links.incident(incident.id)
-
-
-# ---- incident --------------------------------------------------------------------------------
-
-def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
-    path = incident_page(incident.id)
-    links = Links(path, context.catalog, context.settings, context.root)
-    tags = [f"status: {incident.status.value}"]
-    if incident.severity is not None:
-        tags.append(f"severity: {incident.severity}")
-    cause = incident.root_cause
-    confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis) if cause else None
-    root_cause = None
-    if cause is not None:
-        root_cause = links.hypothesis(incident.id, cause.hypothesis)
-        if confirmed is not None:
-            root_cause += Markup(": ") + record_inline(confirmed.statement)
-    return IncidentPage(
-        path=path,
-        front_matter=front_matter(incident.title, tags, boost=2),
-        title=incident.title,
-        status=badge("status", incident.status.value),
-        facts=tuple(_incident_facts(incident)),
-        findings=tuple(finding_box(f) for f in context.places.by_record.get(("incident", incident.id), ())),
-        summary=record_block(incident.summary) if incident.summary else None,
-        symptoms=tuple(record_inline(s) for s in incident.symptoms),
-        hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
-        root_cause=root_cause,
-        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
-        timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
-        follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
-        lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
-        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("incident", incident.id), ())),
-        source=source_line(context, context.catalog.source("incident", incident.id).rel_path),
-    )
-
-
-def _incident_facts(incident: Incident) -> Iterable[Fact]:
-    yield Fact("Status", badge("status", incident.status.value))
-    if incident.severity is not None:
-        yield Fact("Severity", badge("severity", str(incident.severity)))
-    yield Fact("Started", plain(when_text(incident.started)))
-    if incident.resolved is not None:
-        yield Fact("Resolved", plain(when_text(incident.resolved)))
-    if incident.systems:
-        yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
-    yield Fact("Id", code(incident.id))
-
-
-def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:
-    cause = incident.root_cause
-    is_cause = cause is not None and cause.hypothesis == hypothesis.id
-    status = hypothesis.status.value
-    heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
-    changes = context.changes_under.get((incident.id, hypothesis.id), ())
-    supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
-    correlation_only = bool(supporting) and all(e.kind is EvidenceKind.CORRELATION for e in supporting)
-    reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
-    warning = None
-    if correlation_only and reverted:
-        names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
-        warning = Markup("Reverted on correlation alone: ") + names + Markup(
-            " was reverted under this hypothesis while the only evidence for it was correlation.")
-    elif correlation_only:
-        warning = Markup("The only evidence for this hypothesis is correlation.")
-    suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
-    change_lines = tuple(
-        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
-        + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
-        for knob, entry in changes)
-    against = sum(1 for e in hypothesis.evidence if e.stance is Stance.AGAINST)
-    evidence = f"{len(supporting)} for{' (correlation only)' if correlation_only else ''}, {against} against"
-    overview = (
-        links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
-        badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),
-        suspect if suspect is not None else Markup("—"),
-        plain(evidence),
-        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + plain(when_text(entry.date))
-                            for _, entry in changes) or Markup("—"),
-    )
-    return HypothesisView(
-        anchor=hypothesis_anchor(hypothesis.id),
-        heading=heading,
-        status=badge("hypothesis", status),
-        statement=record_inline(hypothesis.statement),
-        suspect=suspect,
-        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), _kind_badge(e.kind), when_text(e.date),
-                                   record_inline(e.text)) for e in hypothesis.evidence),
-        warning=warning,
-        changes=change_lines,
-        overview=overview,
-    )
-
-
-def _incident_follow_up(links: Links, item: FollowUp) -> Markup:
-    knob = Markup(" · ") + links.knob(item.knob) if item.knob else Markup()
-    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
-    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + knob
