@@ -4,15 +4,20 @@ One figure per knob and one panel per metric: for each condition, the tuned valu
 baseline (as a percentage of the baseline when the record gives only the change). Output is
 deterministic (fixed hash salt, no date, text kept as text so the page's font draws it); the dark
 variant is the same drawing with its colours swapped. Drawing costs tens of milliseconds, so
-charts are cached on disk by content. Decides nothing about gains: `model.gain_of` does.
+charts are cached on disk by content, and a build that must draw many uses every core. Decides
+nothing about gains: `model.gain_of` does.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import multiprocessing
 import os
+import threading
 from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -41,6 +46,8 @@ _RC: dict[Any, Any] = {"svg.hashsalt": "incident-kb", "svg.fonttype": "none", "f
        "ytick.color": _PLACEHOLDERS["text"], "text.color": _PLACEHOLDERS["text"]}
 _SOURCE_KEY = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 _MATPLOTLIB_VERSION = version("matplotlib")
+_PARALLEL_FROM = 32  # charts to draw before worker processes pay for themselves
+_MAX_WORKERS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,12 +140,29 @@ def draw_gain_charts(knobs: Iterable[Knob], cache_dir: Path | None = None) -> di
             drawn[key] = cached
         else:
             missing[key] = panels
-    for key, panels in missing.items():
-        drawn[key] = svg = _draw(panels)
+    for key, svg in zip(missing, _draw_all(list(missing.values()))):
+        drawn[key] = svg
         _write_cache(cache_dir, key, svg)
     for knob_id, (_, key, description) in wanted.items():
         charts[knob_id] = GainChart(_themed(drawn[key], "light"), _themed(drawn[key], "dark"), description)
     return charts
+
+
+def _draw_all(charts: list[tuple[Panel, ...]]) -> list[str]:
+    """Draw many charts; a first build of a large knowledge base draws them on every core."""
+    workers = min(os.cpu_count() or 1, _MAX_WORKERS)
+    # Forked workers start with matplotlib imported and warm, but forking is only safe from a
+    # single thread: `mkdocs build` is one; `mkdocs serve` is not, and its rebuilds find their
+    # charts cached. ('spawn' would re-run the caller's main script.)
+    if (len(charts) < _PARALLEL_FROM or workers < 2 or threading.active_count() > 1
+            or "fork" not in multiprocessing.get_all_start_methods()):
+        return [_draw(panels) for panels in charts]
+    first = _draw(charts[0])
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return [first, *pool.map(_draw, charts[1:], chunksize=8)]
+    except (BrokenProcessPool, OSError):
+        return [first, *(_draw(panels) for panels in charts[1:])]
 
 
 def _draw(panels: tuple[Panel, ...]) -> str:
