@@ -16,7 +16,18 @@ from markupsafe import Markup
 from .model import describe_gains, gain_of, knob_gains
 from .page_parts import Fact, Table, badge, evidence_badge, finding_box, front_matter, source_line, when_text
 from .record_text import code, plain, record_block, record_inline
-from .schema import Evidence, FollowUp, HistoryEntry, Hypothesis, HypothesisStatus, Incident, IncidentStatus, Knob, Stance
+from .schema import (
+    Evidence,
+    FollowUp,
+    HistoryEntry,
+    Hypothesis,
+    HypothesisStatus,
+    Incident,
+    IncidentStatus,
+    Knob,
+    Measurement,
+    Stance,
+)
 from .site_context import SiteContext
 from .site_links import Links, knob_page
 
@@ -62,6 +73,7 @@ class KnobPage:
     facts: tuple[Fact, ...]
     findings: tuple[Markup, ...]
     gains: Table | None
+    gain_notes: tuple[Markup, ...]
     chart: ChartView | None
     history: tuple[HistoryItem, ...]
     suspicions: tuple[Suspicion, ...]
@@ -93,6 +105,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         facts=tuple(_knob_facts(knob, links)),
         findings=tuple(finding_box(f) for f in context.places.by_record.get(("knob", knob.id), ())),
         gains=_gains_table(knob, links),
+        gain_notes=tuple(_gain_notes(knob)),
         chart=chart,
         history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
         suspicions=suspicions,
@@ -141,9 +154,7 @@ def _gains_table(knob: Knob, links: Links) -> Table | None:
     if not knob.measurements:
         return None
     absolute = any(m.baseline is not None or m.value is not None for m in knob.measurements)
-    notes = any(m.note or m.invalid for m in knob.measurements)
-    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "Measured", "Source",
-               *(("Note",) if notes else ()))
+    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "Measured", "Source")
     rows = []
     for m in knob.measurements:
         gain = gain_of(m)
@@ -155,11 +166,24 @@ def _gains_table(knob: Knob, links: Links) -> Table | None:
             change = badge("gain", "better" if gain.pct >= 0 else "worse", f"{gain.pct:+.1f}%")
         metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
         source = links.reference(m.evidence, short=True) if m.evidence else Markup()
-        note = record_inline(m.invalid) if m.invalid else record_inline(m.note) if m.note else Markup()
-        rows.append((metric, plain(", ".join(f"{k} {v}" for k, v in m.conditions.items())),
+        rows.append((metric, plain(_conditions(m)),
                      *((_number(m.baseline, m.unit), _number(m.value, m.unit)) if absolute else ()),
-                     change, plain(when_text(m.date)), source, *((note,) if notes else ())))
+                     change, plain(when_text(m.date)), source))
     return Table(columns, tuple(rows))
+
+
+def _conditions(m: Measurement) -> str:
+    return ", ".join(f"{k} {v}" for k, v in m.conditions.items())
+
+
+def _gain_notes(knob: Knob) -> Iterable[Markup]:
+    """Notes on measurements, under the table (in a cell they would squeeze it)."""
+    for m in knob.measurements:
+        where = Markup("**") + plain(m.metric + (f", {_conditions(m)}" if m.conditions else "")) + Markup(":** ")
+        if m.invalid:
+            yield where + Markup("not counted: ") + record_inline(m.invalid)
+        if m.note:
+            yield where + record_inline(m.note)
 
 
 def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
