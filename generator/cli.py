@@ -94,6 +94,7 @@ def run_codes(args: argparse.Namespace) -> int:
 
 
 def run_render(args: argparse.Namespace) -> int:
+    # Imported here so that `kb check`, the PR check, does not load the site's dependencies.
     from .render_files import write_rendered_site
 
     root = root_of(args)

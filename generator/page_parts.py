@@ -3,7 +3,8 @@ boxes that show `kb check` findings.
 
 Also decides where each finding is shown: on the page of the record file it is about, as a banner
 on the hand-written page it is about, and always in the home page's list. The decision is by path
-only, so findings that new rules add appear with no change here. Returns markup; reads no files.
+only, so findings that new rules add appear with no change here. Returns markup; reads no file
+(it only asks whether a hand-written page exists).
 """
 
 from __future__ import annotations
