@@ -33,7 +33,7 @@
 
   function makeSortable(table) {
     var headers = table.tHead ? table.tHead.rows[0].cells : [];
-    table.classList.add("kb-sortable");
+    table.setAttribute("data-kb-sortable", ""); // not a class: Material styles only tables without one
     Array.prototype.forEach.call(headers, function (header, index) {
       header.setAttribute("role", "button");
       header.setAttribute("tabindex", "0");
