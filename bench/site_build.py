@@ -8,6 +8,7 @@ Three builds of one generated knowledge base (under bench/out/):
   generated, warm   the same, with the charts drawn by the first build cached on disk
   static baseline   the pages `kb render` writes, plus the hand-written docs, built by plain
                     MkDocs (no gen-files, no hook): what MkDocs alone costs for this site
+The steady builds (warm, static) alternate, --rounds times each, and the best of each counts.
 """
 
 from __future__ import annotations
