@@ -4,8 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
+# Silence the MkDocs-2 notices of mkdocs-gen-files (via ProperDocs) and Material.
+export DISABLE_MKDOCS_2_WARNING := true
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve test check install schemas clean
+.PHONY: serve site test check install schemas clean
 
 # Reinstall when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -22,6 +25,10 @@ serve: $(STAMP)
 	-$(BIN)/kb check
 	$(BIN)/mkdocs serve --dev-addr $(ADDR)
 
+# Build the site into site/ the way CI would (strict: a broken link fails; findings do not).
+site: $(STAMP)
+	$(BIN)/mkdocs build --strict
+
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
@@ -34,4 +41,4 @@ schemas: $(STAMP)
 	$(BIN)/kb schema incident > schemas/incident.schema.json
 
 clean:
-	rm -rf $(VENV) site .pytest_cache
+	rm -rf $(VENV) site .pytest_cache .cache

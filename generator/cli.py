@@ -198,6 +198,12 @@ def build_parser() -> argparse.ArgumentParser:
     fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
     add_root(fmt)
     fmt.set_defaults(run=edit.run_fmt)
+
+    render = commands.add_parser("render", help="write the site's generated pages to a folder (what the "
+                                                "mkdocs build generates, for any markdown site generator)")
+    add_root(render)
+    render.add_argument("--out", type=Path, required=True, help="the folder to write the pages into")
+    render.set_defaults(run=run_render)
     return parser
 
 
@@ -252,6 +258,17 @@ def run_schema(args: argparse.Namespace) -> int:
 def run_codes(args: argparse.Namespace) -> int:
     for code in CODES.values():
         print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    # Imported here so that `kb check`, the PR check, does not load the site's dependencies.
+    from .render_files import write_rendered_site
+
+    root = root_of(args)
+    written, findings = write_rendered_site(root, args.out)
+    shown = f"; {findings} finding{'s' * (findings != 1)} of kb check shown on the pages" if findings else ""
+    print(f"kb render: wrote {written} files to {args.out}{shown}")
     return 0
 
 

@@ -1,0 +1,162 @@
+"""Benchmark: build the site for 2,000 generated records, next to a plain MkDocs build of the same
+pages written as static markdown, and print the ratio (the goal is under 1.3).
+
+    .venv/bin/python bench/site_build.py [--knobs 1200] [--incidents 800] [--docs 60]
+
+Three builds of one generated knowledge base (under bench/out/):
+  generated, cold   mkdocs build --strict with the gen-files script, no chart cache
+  generated, warm   the same, with the charts drawn by the first build cached on disk
+  static baseline   the pages `kb render` writes, plus the hand-written docs, built by plain
+                    MkDocs (no gen-files, no hook): what MkDocs alone costs for this site
+The steady builds (warm, static) alternate, --rounds times each, and the best of each counts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "bench" / "out" / "site_build"
+ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+COMPONENTS = ["decode", "prefill", "router", "scheduler", "kv-cache", "attention", "sampler", "tokenizer"]
+HARDWARE = ["8x RTX PRO 6000 Blackwell (sm_120)", "8x H100 SXM", "4x L40S", "8x MI300X"]
+MODELS = ["DeepSeek-V4-Flash", "Llama-4-Maverick", "Qwen3-235B", "Mixtral-8x22B"]
+WORDS = ("queue stall proxy timeout watchdog kernel batch shard spill eviction retry socket backlog "
+         "latency throughput fragmentation overflow deadlock livelock jitter contention").split()
+
+
+def sentence(rng: random.Random, n: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def knob_yaml(i: int, rng: random.Random, incidents: int) -> str:
+    name = f"SGLANG_{rng.choice(COMPONENTS).upper().replace('-', '_')}_SETTING_{i:04d}"
+    measurements = []
+    for c in rng.sample([16, 32, 64, 96, 128], rng.randint(1, 4)):
+        if rng.random() < 0.5:
+            measurements.append(f"  - metric: output throughput\n    conditions: {{concurrency: {c}}}\n"
+                                f"    delta_pct: {rng.uniform(-3, 15):.1f}\n    date: 2026-10-{rng.randint(1, 28):02d}\n")
+        else:
+            base = rng.randint(800, 2000)
+            measurements.append(f"  - metric: p99 latency\n    conditions: {{concurrency: {c}}}\n    baseline: {base}\n"
+                                f"    value: {base - rng.randint(-50, 200)}\n    unit: ms\n    higher_is_better: false\n")
+    history = ["  - date: 2026-10-01\n    status: active\n    note: Deployed after benchmarking.\n"]
+    status = "active"
+    if rng.random() < 0.3 and incidents:
+        incident = rng.randrange(incidents)
+        history.append(f"  - date: 2026-10-15\n    status: reverted\n    incident: incident-{incident:04d}\n"
+                       f"    hypothesis: incident-{incident:04d}-h0\n    note: {sentence(rng)}\n")
+        status = "reverted"
+        if rng.random() < 0.6:
+            history.append(f"  - date: 2026-10-20\n    status: restored\n    incident: incident-{incident:04d}\n"
+                           f"    hypothesis: incident-{incident:04d}-h0\n    note: {sentence(rng)}\n")
+            status = "active"
+    return (f"id: knob-{i:04d}\nname: {name}\nsummary: {sentence(rng, 10)}\nvalue: {rng.randint(1, 1024)}\n"
+            f"status: {status}\nkind: env\ncomponent: {rng.choice(COMPONENTS)}\ndefault: {rng.randint(1, 512)}\n"
+            f"description: |\n  {sentence(rng, 30)}\n\n  {sentence(rng, 25)}\n"
+            f"tags: [{', '.join(rng.sample(WORDS, 3))}]\n"
+            f"scope:\n  hardware: {rng.choice(HARDWARE)}\n  model: {rng.choice(MODELS)}\n"
+            f"measurements:\n{''.join(measurements)}history:\n{''.join(history)}")
+
+
+def incident_yaml(i: int, rng: random.Random, knobs: int) -> str:
+    hypotheses = []
+    count = rng.randint(2, 3)
+    confirmed = rng.randrange(1, count)
+    for h in range(count):
+        status = "confirmed" if h == confirmed else "refuted"
+        suspect = f"    suspect: {{knob: knob-{rng.randrange(knobs):04d}}}\n" if h == 0 and knobs else ""
+        evidence = "".join(f"      - kind: {rng.choice(['correlation', 'experiment', 'observation', 'report'])}\n"
+                           f"        stance: {rng.choice(['for', 'against'])}\n        date: 2026-10-1{e}\n"
+                           f"        text: {sentence(rng)}\n" for e in range(rng.randint(1, 4)))
+        hypotheses.append(f"  - id: incident-{i:04d}-h{h}\n    statement: {sentence(rng, 14)}\n    status: {status}\n"
+                          f"{suspect}    evidence:\n{evidence}")
+    timeline = "".join(f"  - at: 2026-10-{10 + t:02d}\n    event: {sentence(rng)}\n" for t in range(rng.randint(2, 6)))
+    return (f"id: incident-{i:04d}\ntitle: {sentence(rng, 7)[:-1]}\nstatus: resolved\nstarted: 2026-10-10\n"
+            f"resolved: 2026-10-25\nseverity: sev{rng.randint(1, 3)}\nsummary: |\n  {sentence(rng, 40)}\n"
+            f"symptoms:\n  - {sentence(rng)}\n  - {sentence(rng)}\nhypotheses:\n{''.join(hypotheses)}"
+            f"root_cause:\n  hypothesis: incident-{i:04d}-h{confirmed}\n  summary: {sentence(rng, 20)}\n"
+            f"timeline:\n{timeline}follow_ups:\n  - action: {sentence(rng, 8)}\n    status: open\n"
+            f"lessons:\n  - {sentence(rng, 15)}\n")
+
+
+def generate(root: Path, knobs: int, incidents: int, docs: int) -> None:
+    rng = random.Random(20261130)
+    for folder in ("knobs", "incidents", "docs/design"):
+        (root / folder).mkdir(parents=True)
+    for i in range(knobs):
+        (root / "knobs" / f"knob-{i:04d}.yaml").write_text(knob_yaml(i, rng, incidents))
+    for i in range(incidents):
+        (root / "incidents" / f"incident-{i:04d}.yaml").write_text(incident_yaml(i, rng, knobs))
+    for d in range(docs):
+        mentioned = " ".join(f"`knob-{rng.randrange(knobs):04d}`" for _ in range(5))
+        (root / "docs/design" / f"doc-{d:03d}.md").write_text(
+            f"# Design note {d}\n\n{sentence(rng, 60)}\n\nTouches {mentioned}.\n\n## Details\n\n{sentence(rng, 80)}\n")
+    config = (REPO / "mkdocs.yml").read_text()
+    config = config.replace("generator/", f"{REPO}/generator/")
+    config = config[:config.index("\nnav:")] + "\nnav:\n  - Home: index.md\n  - Knobs: knobs/index.md\n" \
+        "  - Incidents: incidents/index.md\n  - Tags: tags.md\n  - Design: design\n"
+    (root / "mkdocs.yml").write_text(config)
+
+
+def static_copy(root: Path, static: Path) -> None:
+    """The same site as plain markdown: the generated files plus the hand-written docs."""
+    shutil.copytree(root / "docs", static / "docs")
+    subprocess.run([sys.executable, "-m", "generator.cli", "render", "--root", str(root), "--out", str(static / "generated")],
+                   check=True, cwd=REPO, stdout=subprocess.DEVNULL)
+    for path in (static / "generated").rglob("*"):
+        if path.is_file() and path.name != ".incident-kb-render":
+            target = static / "docs" / path.relative_to(static / "generated")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+    config = (root / "mkdocs.yml").read_text()
+    start, end = config.index("  # Record pages, indexes"), config.index("# Scripts and styles")
+    config = config[:start] + "\n" + config[end:]  # no gen-files script, no hook
+    start, end = config.index("watch:"), config.index("# Record pages stay out")
+    (static / "mkdocs.yml").write_text(config[:start] + config[end:])  # no record folders to watch
+
+
+def build(folder: Path, site: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(folder / "mkdocs.yml"),
+                    "-d", str(site)], check=True, cwd=folder, env=ENV)
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--knobs", type=int, default=1200)
+    parser.add_argument("--incidents", type=int, default=800)
+    parser.add_argument("--docs", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=2, help="runs of each steady build (the best counts)")
+    args = parser.parse_args()
+    shutil.rmtree(OUT, ignore_errors=True)
+    root, static = OUT / "kb", OUT / "static"
+    generate(root, args.knobs, args.incidents, args.docs)
+    print(f"{args.knobs} knobs, {args.incidents} incidents, {args.docs} docs under {root}")
+    cold = build(root, OUT / "site-cold")
+    static_copy(root, static)
+    # Alternate the two steady builds and keep the best of each: on a shared machine the load
+    # changes from one minute to the next, and the minimum is the least disturbed run.
+    warm_runs, plain_runs = [], []
+    for _ in range(args.rounds):
+        plain_runs.append(build(static, OUT / "site-static"))
+        warm_runs.append(build(root, OUT / "site-warm"))
+    warm, plain = min(warm_runs), min(plain_runs)
+    pages = sum(1 for _ in (OUT / "site-static").rglob("index.html"))
+    runs = lambda times: ", ".join(f"{t:.1f}" for t in times)  # noqa: E731
+    print(f"static baseline (plain mkdocs build, {pages} pages): {plain:6.1f} s   (runs: {runs(plain_runs)})")
+    print(f"generated, cold chart cache:                     {cold:6.1f} s   ratio {cold / plain:.2f}")
+    print(f"generated, warm chart cache:                     {warm:6.1f} s   ratio {warm / plain:.2f}"
+          f"   (runs: {runs(warm_runs)})")
+
+
+if __name__ == "__main__":
+    main()

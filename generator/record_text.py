@@ -1,0 +1,107 @@
+"""Record text made safe for the site: markdown written by many hands in, HTML that cannot run out.
+
+Record fields such as a summary or an evidence note are markdown, but raw HTML in them is shown as
+text (`<script>` reads as `<script>`), links keep only http(s)/mailto targets, and images are
+dropped (a remote image would break the site's offline promise). Markdown is converted here with
+raw HTML switched off, then nh3 (the Ammonia sanitizer) cleans the result: the sanitizer is the
+last word. Plain values (names, titles, ids) are escaped for markdown. Must not read records.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+import markdown  # type: ignore[import-untyped]
+import nh3
+from markupsafe import Markup
+
+_ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dl", "dt", "em", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "ins", "kbd", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table",
+    "tbody", "td", "th", "thead", "tr", "ul",
+}
+_ALLOWED_ATTRIBUTES = {"a": {"href"}, "td": {"align"}, "th": {"align"}, "ol": {"start"}}
+_URL_SCHEMES = {"http", "https", "mailto"}
+
+# Characters that mean something to markdown inside a line. Escaping them in a plain value keeps
+# `SGLANG_SM120_MMA_TARGET_CTAS` or `a|b` from turning into emphasis or a table column.
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]{}|])")
+# The same characters as entities, for text inside HTML that markdown reads again (a table cell).
+_ENTITIES = {"\\": "&#92;", "`": "&#96;", "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;",
+             "{": "&#123;", "}": "&#125;", "|": "&#124;"}
+_ENTITY_TABLE = str.maketrans(_ENTITIES)
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def _converter() -> markdown.Markdown:
+    converter = markdown.Markdown(extensions=["tables", "fenced_code", "sane_lists"], output_format="html")
+    converter.preprocessors.deregister("html_block")  # raw HTML blocks become text
+    converter.inlinePatterns.deregister("html")  # and so do inline tags
+    return converter
+
+
+_MARKDOWN = _converter()
+# One line with nothing markdown or HTML would read: most record text. It is one paragraph of
+# escaped text, so converting and sanitizing it can be skipped (a large share of a site's build).
+_PLAIN_LINE = re.compile(r"(?![-+*>#=|]|\d+[.)]|\s)[^\n\r*_`\[\]<>&\\]+(?<!\s)")
+
+
+def sanitized_html(text: str) -> str:
+    """Record markdown as clean HTML (paragraphs, lists, code, links)."""
+    if _PLAIN_LINE.fullmatch(text):
+        return f"<p>{html.escape(text, quote=False)}</p>"
+    _MARKDOWN.reset()
+    return nh3.clean(_MARKDOWN.convert(text), tags=_ALLOWED_TAGS, attributes=_ALLOWED_ATTRIBUTES,
+                     url_schemes=_URL_SCHEMES, link_rel="noopener noreferrer")
+
+
+def record_block(text: str) -> Markup:
+    """Record markdown as one HTML block, to stand between blank lines in a page."""
+    return Markup(f'<div class="kb-text">\n{sanitized_html(text)}\n</div>')
+
+
+def record_inline(text: str) -> Markup:
+    """Record markdown on one line, safe inside a table cell or a list item.
+
+    Paragraph breaks become line breaks; characters that markdown would read again in the page are
+    written as entities, so nothing is interpreted twice.
+    """
+    body = sanitized_html(text).strip()
+    body = re.sub(r"</p>\s*<p>", "<br><br>", body)
+    body = re.sub(r"^<p>|</p>$", "", body)
+    body = body.replace("\n", " ")
+    return Markup("".join(part if part.startswith("<") else _entities(part) for part in _TAG.split(body)))
+
+
+def plain(value: object) -> Markup:
+    """A plain value (a name, a title, an id) as markdown that shows exactly that text."""
+    text = html.escape(str(value), quote=False).replace("\n", " ")
+    return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
+
+
+def code(value: object) -> Markup:
+    """A value in code type (a setting name, a path), safe anywhere in a line."""
+    return Markup(f"<code>{_entities(html.escape(str(value), quote=False))}</code>")
+
+
+_LOOK_ALIKES = str.maketrans({"<": "‹", ">": "›", "&": "＆", '"': "”"})
+
+
+def label(value: object) -> str:
+    """A page title or a tag name, as MkDocs and Material print them.
+
+    Their templates print titles and tags without escaping, and `striptags` turns `&lt;` back into
+    `<`: no escaping survives that, so the characters that could open markup are replaced by
+    look-alikes.
+    """
+    return " ".join(str(value).translate(_LOOK_ALIKES).split())
+
+
+def attribute(value: object) -> str:
+    """A value for an HTML attribute in double quotes."""
+    return _entities(html.escape(str(value), quote=True))
+
+
+def _entities(text: str) -> str:
+    return text.translate(_ENTITY_TABLE)

@@ -1,0 +1,143 @@
+"""Building and serving real sites for the tests: the repository's mkdocs.yml pointed at a copied
+knowledge base, a real `mkdocs build --strict`, and a local HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from .conftest import KB_FOLDERS, REPO
+
+MKDOCS_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
+
+
+@dataclass(frozen=True)
+class Site:
+    root: Path  # the knowledge base
+    out: Path  # the built site
+
+    def html(self, page: str) -> str:
+        return (self.out / page / "index.html").read_text(encoding="utf-8") if page else \
+            (self.out / "index.html").read_text(encoding="utf-8")
+
+
+def copy_knowledge_base(root: Path) -> Path:
+    root.mkdir(parents=True)
+    for folder in KB_FOLDERS:
+        shutil.copytree(REPO / folder, root / folder)
+    write_site_config(root)
+    return root
+
+
+def write_site_config(root: Path) -> None:
+    """The repository's mkdocs.yml, with the gen script and hook taken from this checkout."""
+    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    for shim in ("generator/gen_pages.py", "generator/mkdocs_hooks.py"):
+        assert shim in text, f"mkdocs.yml no longer names {shim}"
+        text = text.replace(shim, str(REPO / shim))
+    (root / "mkdocs.yml").write_text(text, encoding="utf-8")
+
+
+def build_site(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """A real `mkdocs build --strict`; fails the test with MkDocs' output when the build fails."""
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
+                           "-d", str(out)], cwd=root, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def add_hostile_records(root: Path) -> None:
+    """Records whose text tries to run script in a reader's browser."""
+    (root / "incidents/injected.yaml").write_text('''\
+id: injected
+title: "Injected </title><script>alert('title')</script> <img src=x onerror=alert('title-img')>"
+status: open
+started: 2026-11-08
+severity: "<b>sev</b><script>alert('severity')</script>"
+summary: |
+  Injectedsummary <script>alert('summary')</script> and <img src=x onerror=alert('summary-img')>
+  and [click](javascript:alert('link')) <iframe src="https://evil.example/"></iframe>
+  ![remote](https://evil.example/pixel.png)
+symptoms: ["<svg onload=alert('symptom')>", "a | b `c|d` *e*"]
+hypotheses:
+  - id: injected-hypothesis
+    statement: "<script>alert('hypothesis')</script> the TARGET_CTAS knob again"
+    status: open
+    suspect: {knob: injected-knob}
+    evidence:
+      - kind: correlation
+        stance: for
+        text: "<img src=x onerror=alert('evidence')>"
+timeline:
+  - at: 2026-11-08
+    event: "</td></tr></table><script>alert('timeline')</script>"
+''')
+    (root / "knobs/injected-knob.yaml").write_text('''\
+id: injected-knob
+name: "INJECTED_<script>alert('name')</script>"
+summary: "<img src=x onerror=alert('knob-summary')> Injectedknob"
+value: "<script>alert('value')</script>"
+status: proposed
+component: "<script>alert('component')</script>"
+tags: ["<img src=x onerror=alert('tag')>"]
+scope: {hardware: "<script>alert('hardware')</script>"}
+description: "<script>alert('description')</script>"
+measurements:
+  - metric: "<script>alert('metric')</script>"
+    conditions: {"<b>c</b>": "<script>alert('condition')</script>"}
+    delta_pct: 3
+history:
+  - date: 2026-11-08
+    status: proposed
+    note: "<script>alert('note')</script>"
+''')
+
+
+@pytest.fixture(scope="session")
+def seed_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The repository's own knowledge base, built once for the session."""
+    base = tmp_path_factory.mktemp("seed-site")
+    root = copy_knowledge_base(base / "kb")
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
+@pytest.fixture(scope="session")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The seed plus records whose text tries to inject script, built once for the session."""
+    base = tmp_path_factory.mktemp("hostile-site")
+    root = copy_knowledge_base(base / "kb")
+    add_hostile_records(root)
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """Serve a built site on 127.0.0.1 (a free port) for the duration of the block."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -1,0 +1,34 @@
+"""What the site calls the last change of a record, and the home page's recent changes."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from generator.changes import record_changes
+from generator.knowledge_base import check_knowledge_base
+
+from .conftest import SEED_INCIDENT, edit
+
+
+def test_last_change_comes_from_the_records_own_dates(seed_kb):
+    log = record_changes(check_knowledge_base(seed_kb).catalog)
+    knob = log.last_change("knob", "sglang-sm120-mma-target-ctas")
+    assert (knob.when, knob.what) == (date(2026, 11, 7), "restored")
+    incident = log.last_change("incident", "multi-round-harness-hang")
+    assert (incident.when, incident.what) == (date(2026, 11, 7), "Incident resolved.")
+    assert log.last_change("knob", "no-such-knob") is None
+
+
+def test_a_later_timeline_entry_is_the_incidents_last_change(seed_kb):
+    edit(seed_kb / SEED_INCIDENT, "follow_ups:", "  - at: 2026-11-09T08:30:00Z\n    event: Post-mortem held.\nfollow_ups:")
+    log = record_changes(check_knowledge_base(seed_kb).catalog)
+    last = log.last_change("incident", "multi-round-harness-hang")
+    assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30), "Post-mortem held.")
+    assert log.recent(1)[0] == last
+
+
+def test_recent_changes_are_newest_first(seed_kb):
+    changes = record_changes(check_knowledge_base(seed_kb).catalog).recent(100)
+    keys = [c.sort_key[0] for c in changes]
+    assert keys == sorted(keys, reverse=True)
+    assert len(changes) == 3 + 1 + 7 + 1  # knob history, started, timeline, resolved

@@ -1,0 +1,32 @@
+"""Under `mkdocs serve` the gen script runs again in one process: edits to the generator show up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .conftest import REPO
+
+SCRIPT = """
+import os, sys
+from pathlib import Path
+from generator.live_reload import fresh_module
+first = fresh_module("generator.render")
+assert fresh_module("generator.render") is first, "reimported although nothing changed"
+source = Path(first.__file__).with_name("changes.py")
+stat = source.stat()
+os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+try:
+    second = fresh_module("generator.render")
+finally:
+    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+assert second is not first, "not reimported after a source change"
+assert second.render_site is not first.render_site
+assert sys.modules["generator.changes"] is not None
+print("ok")
+"""
+
+
+def test_generator_modules_are_imported_anew_when_their_source_changes():
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "ok", proc.stderr

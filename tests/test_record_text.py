@@ -1,0 +1,50 @@
+"""Record text is markdown, but nothing in it can run in a reader's browser."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.record_text import code, label, plain, record_block, record_inline
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
+    ("<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;"),
+    ("<iframe src='https://evil.example'></iframe>", "&lt;iframe src='https://evil.example'&gt;&lt;/iframe&gt;"),
+    ("```\n<b>bold?</b>\n```", "&lt;b&gt;bold?&lt;/b&gt;"),
+])
+def test_raw_html_in_record_text_is_shown_as_text(text, shown):
+    html = str(record_block(text))
+    assert shown in html
+    assert "<script" not in html and "<img" not in html and "<iframe" not in html and "<b>" not in html
+
+
+def test_links_keep_only_web_targets_and_images_are_dropped():
+    html = str(record_block("[a](javascript:alert(1)) [b](https://ok.example/x) ![c](https://cdn.example/x.png)"))
+    assert "javascript:" not in html
+    assert '<a href="https://ok.example/x" rel="noopener noreferrer">b</a>' in html
+    assert "cdn.example" not in html  # a remote image would load from another host
+
+
+def test_markdown_still_works():
+    html = str(record_block("Some *emphasis*, `a<b`, and a list:\n\n- one\n- two"))
+    assert "<em>emphasis</em>" in html and "<code>a&lt;b</code>" in html and "<li>one</li>" in html
+
+
+def test_inline_text_stays_on_one_line_and_cannot_split_a_table_cell():
+    inline = str(record_inline("first | second\n\nnext *paragraph* with `x_y*z*`"))
+    assert "\n" not in inline
+    assert "|" not in inline  # a pipe would start a new table column
+    assert "<em>paragraph</em>" in inline
+    assert "<code>x&#95;y&#42;z&#42;</code>" in inline  # markdown will not read the code again
+
+
+def test_plain_values_are_escaped_for_markdown():
+    assert str(plain("SGLANG_SM120_MMA_TARGET_CTAS")) == r"SGLANG\_SM120\_MMA\_TARGET\_CTAS"
+    assert str(plain("a|b <i>c</i> [d](e)")) == r"a\|b &lt;i&gt;c&lt;/i&gt; \[d\](e)"
+    assert str(code("x<y_z")) == "<code>x&lt;y&#95;z</code>"
+
+
+def test_titles_and_tags_get_look_alikes_because_the_theme_prints_them_raw():
+    assert label('</title><script>alert("x")</script> &lt;') == "‹/title›‹script›alert(”x”)‹/script› ＆lt;"
+    assert label("user's proxy") == "user's proxy"

@@ -1,0 +1,169 @@
+"""Rendering: the pages a reader sees, as markdown, for the seed story and for broken inputs."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from generator.findings import finding
+from generator.knowledge_base import check_knowledge_base
+from generator.render import RenderedSite, render_site
+from generator.site_config import read_site_settings, settings_from_config
+from generator.site_links import SiteSettings
+
+from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SETTINGS = SiteSettings(site_name="incident-kb", docs_dir="docs",
+                        edit_base="https://example.invalid/incident-kb/edit/main/docs/")
+KNOB_PAGE = "knobs/sglang-sm120-mma-target-ctas.md"
+INCIDENT_PAGE = "incidents/multi-round-harness-hang.md"
+
+
+def render(root: Path, extra_findings=()) -> RenderedSite:
+    kb = check_knowledge_base(root)
+    kb.findings.extend(extra_findings)
+    return render_site(kb, SETTINGS)
+
+
+def assert_snapshot(name: str, text: str) -> None:
+    """Compare with tests/snapshots/NAME; KB_UPDATE_SNAPSHOTS=1 rewrites it (review the diff)."""
+    path = SNAPSHOTS / name
+    if os.environ.get("KB_UPDATE_SNAPSHOTS") == "1":
+        path.write_text(text, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    if text != expected:
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(path), "rendered"))
+        pytest.fail(f"{name} differs from its snapshot (KB_UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
+
+
+def test_seed_knob_page_snapshot(seed_kb):
+    assert_snapshot("knob.md", render(seed_kb).files[KNOB_PAGE])
+
+
+def test_seed_incident_page_snapshot(seed_kb):
+    assert_snapshot("incident.md", render(seed_kb).files[INCIDENT_PAGE])
+
+
+def test_knob_page_answers_was_it_the_thing_that_caused_the_hang(seed_kb):
+    page = render(seed_kb).files[KNOB_PAGE]
+    assert '<span class="kb-badge kb-status-active">active</span>' in page
+    assert r"**Gains:** +12.8% output throughput at concurrency 64, +5.7% at 96" in page
+    assert ("**Suspected in:** [Multi-round agent harness hangs after several rounds]"
+            "(../incidents/multi-round-harness-hang.md): ") in page
+    assert "Exonerated: the hypothesis was refuted." in page
+    assert "[target-ctas-causes-hang](../incidents/multi-round-harness-hang.md#hypothesis-target-ctas-causes-hang)" in page
+    assert "Direct connections bypassing the proxy" in page  # why it was exonerated
+    assert "[Edit this record](https://example.invalid/incident-kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml)" in page
+    assert "![Gain chart. output throughput (% of baseline): concurrency 64 +12.8%, concurrency 96 +5.7%]" in page
+
+
+def test_incident_page_marks_the_revert_made_on_correlation_alone(seed_kb):
+    page = render(seed_kb).files[INCIDENT_PAGE]
+    assert "### Refuted: target-ctas-causes-hang { #hypothesis-target-ctas-causes-hang }" in page
+    assert "### Confirmed (root cause): client-proxy-fault { #hypothesis-client-proxy-fault }" in page
+    assert '!!! warning "Correlation alone"' in page
+    assert '<span class="kb-badge kb-evidence-correlation">correlation</span>' in page
+    assert page.count('!!! warning "Correlation alone"') == 1  # the confirmed hypothesis has real evidence
+
+
+def test_reclaimable_knob_leads_the_home_page_and_boxes_the_knob_page(seed_kb):
+    break_seed_story(seed_kb)
+    site = render(seed_kb)
+    home = site.files["index.md"]
+    needs_action = home[home.index("## Needs action"):home.index("## Recent changes")]
+    assert "[SGLANG\\_SM120\\_MMA\\_TARGET\\_CTAS](knobs/sglang-sm120-mma-target-ctas.md) | " \
+           "+12.8% output throughput at concurrency 64, +5.7% at 96 | 2026-11-04 |" in needs_action
+    assert "kb check reports 1 error and 0 warnings." in needs_action
+    assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in needs_action.replace("\\_", "_")
+    knob = site.files[KNOB_PAGE]
+    assert '<div class="admonition danger kb-finding" data-search-exclude>' in knob
+    assert f"Error reclaimable-knob ({SEED_KNOB}:8)" in knob
+
+
+def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
+    (seed_kb / "incidents/other-hang.yaml").write_text("id: other-hang\ntitle: [unclosed\n")
+    edit(seed_kb / SEED_KNOB, "    incident: multi-round-harness-hang\n    hypothesis: target-ctas-causes-hang\n",
+         "    incident: other-hang\n")
+    site = render(seed_kb)
+    assert "incidents/other-hang.md" not in site.files
+    assert "other-hang.md" not in "".join(site.pages.values())
+    assert "under incident other-hang" in site.files[KNOB_PAGE]
+    home = site.files["index.md"]
+    assert "<code>incidents/other-hang.yaml:3</code> | <code>yaml-syntax</code>" in home
+
+
+def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
+    doc = finding("missing-path", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md", 3, 1, None, "stale <b>since</b> the restore")
+    config = finding("bad-config", "pyproject.toml", 2, 1, None, "not a finding code")
+    site = render(seed_kb, [doc, config])
+    assert list(site.banners) == ["design/DSV4_PD_DEADLOCK_ISSUE.md"]
+    banner = site.banners["design/DSV4_PD_DEADLOCK_ISSUE.md"]
+    assert banner.startswith('<div class="admonition danger kb-finding kb-banner" data-search-exclude>')
+    assert "kb check: 1 error about this page" in banner
+    assert "stale &lt;b&gt;since&lt;/b&gt; the restore" in banner
+    home = site.files["index.md"]
+    assert "[docs/design/DSV4\\_PD\\_DEADLOCK\\_ISSUE.md:3](design/DSV4_PD_DEADLOCK_ISSUE.md)" in home
+    assert "<code>pyproject.toml:2</code>" in home
+
+
+def test_rendering_is_deterministic(seed_kb, tmp_path):
+    first = render_site(check_knowledge_base(seed_kb), SETTINGS, chart_cache=tmp_path / "cache")
+    second = render_site(check_knowledge_base(seed_kb), SETTINGS)  # drawn again, not from the cache
+    assert first == second
+    assert first.files["knobs/sglang-sm120-mma-target-ctas.gains.svg"].startswith("<?xml")
+    assert "<dc:date>" not in first.files["knobs/sglang-sm120-mma-target-ctas.gains.svg"]
+    assert first.files["knobs/sglang-sm120-mma-target-ctas.gains-dark.svg"] != \
+        first.files["knobs/sglang-sm120-mma-target-ctas.gains.svg"]
+
+
+def test_minimal_records_render(empty_kb):
+    (empty_kb / "knobs/bare.yaml").write_text(
+        "id: bare\nname: BARE\nsummary: s\nvalue: 1\nstatus: proposed\nhistory:\n  - date: 2026-01-01\n    status: proposed\n")
+    (empty_kb / "incidents/quiet.yaml").write_text("id: quiet\ntitle: t\nstatus: open\nstarted: 2026-01-02\n")
+    site = render(empty_kb)
+    assert "No measured gain on record." in site.files["knobs/bare.md"]
+    assert "knobs/bare.gains.svg" not in site.files
+    assert "No hypothesis recorded." in site.files["incidents/quiet.md"]
+    assert "Nothing to reclaim" in site.files["index.md"]
+
+
+def test_measured_values_show_baseline_and_tuned_columns(seed_kb):
+    edit(seed_kb / SEED_KNOB, "    delta_pct: 12.8\n", "    baseline: 1000\n    value: 1128\n    unit: tok/s\n")
+    page = render(seed_kb).files[KNOB_PAGE]
+    assert "| Metric | Conditions | Baseline | Tuned | Change | Measured | Source |" in page
+    assert "| 1000 tok/s | 1128 tok/s | " in page
+
+
+def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO / "mkdocs.yml"))
+    assert settings_from_config(config, REPO) == read_site_settings(REPO) == replace(SETTINGS)
+
+
+def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
+    out = tmp_path / "out"
+    result = kb("render", "--root", seed_kb, "--out", out)
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 10 files to {out}")
+    assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
+    (seed_kb / SEED_INCIDENT).unlink()
+    assert kb("render", "--root", seed_kb, "--out", out).code == 0
+    assert not (out / INCIDENT_PAGE).exists()
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "mine.txt").write_text("x")
+    result = kb("render", "--root", seed_kb, "--out", tmp_path / "busy")
+    assert result.code == 2 and "is not empty and was not written by kb render" in result.err
+
+
+def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
+    (empty_kb / "knobs/index.yaml").write_text(
+        "id: index\nname: INDEX_SIZE\nsummary: s\nvalue: 1\nstatus: active\nhistory:\n  - date: 2026-01-01\n    status: active\n")
+    site = render(empty_kb)
+    assert site.files["knobs/index.md"].startswith("# Knobs")
+    assert "[INDEX\\_SIZE](index_.md)" in site.files["knobs/index.md"]
+    assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
