@@ -1,29 +1,38 @@
-"""What changed when, as the site shows it ("last change" columns, the home page's recent changes).
+"""What changed when, as the site shows it ("last change" on record pages and index tables, the
+home page's recent changes).
 
-Today the dates come from the records themselves: a knob's status history, an incident's start,
-resolution and timeline. This module is the one place that decides it, so git history can replace
-or enrich it later without touching the pages that show it. Model in, changes out; reads no files.
+Where git history is available, a record's changes are its material changes as committed (when
+the status, value or root cause changed, with the commit); a record git knows nothing of falls
+back to the dates in the record itself: a knob's status history, an incident's start, resolution
+and timeline. This module is the one place that decides it. Model and timelines in, changes out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
+from collections.abc import Mapping
+
+from .history import MaterialChange
 from .model import Catalog, when_key
 from .schema import Incident, Knob
+
+_UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    when: date | datetime
+    when: date | datetime | None  # None: not committed yet
     kind: str  # 'knob' or 'incident'
     record_id: str
     what: str  # a knob's new status ('reverted'), or what happened in an incident (record markdown)
+    commit: str | None = None  # short commit id, for changes read from git
+    from_git: bool = False  # `what` is a material change's summary ('status reverted -> active')
 
     @property
     def sort_key(self) -> tuple[datetime, str, str]:
-        return (when_key(self.when), self.kind, self.record_id)
+        return (_UNCOMMITTED if self.when is None else when_key(self.when), self.kind, self.record_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +49,18 @@ class ChangeLog:
         return self.last.get((kind, record_id))
 
 
-def record_changes(catalog: Catalog) -> ChangeLog:
-    """The change log derived from the records' own dates."""
+def record_changes(catalog: Catalog,
+                   timelines: Mapping[tuple[str, str], list[MaterialChange]] | None = None) -> ChangeLog:
+    """The change log: from git's material changes where `timelines` has the record, else from the
+    record's own dates."""
+    timelines = timelines or {}
     changes: list[Change] = []
     for knob in catalog.knobs.values():
-        changes.extend(_knob_changes(knob))
+        timeline = timelines.get(("knob", knob.id))
+        changes.extend(_git_changes(timeline) if timeline else _knob_changes(knob))
     for incident in catalog.incidents.values():
-        changes.extend(_incident_changes(incident))
+        timeline = timelines.get(("incident", incident.id))
+        changes.extend(_git_changes(timeline) if timeline else _incident_changes(incident))
     # Newest first; on the same moment, the later entry of a record first (list order is time order).
     ordered = sorted(enumerate(changes), key=lambda item: (item[1].sort_key, item[0]), reverse=True)
     newest = tuple(change for _, change in ordered)
@@ -54,6 +68,18 @@ def record_changes(catalog: Catalog) -> ChangeLog:
     for change in newest:
         last.setdefault((change.kind, change.record_id), change)
     return ChangeLog(newest, last)
+
+
+def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
+    return [Change(_utc(change.date), change.kind, change.record_id, change.summary,
+                   change.commit[:7] if change.commit else None, from_git=True) for change in timeline]
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    """Naive UTC, like the records' date-times, so both sort together and show alike."""
+    if moment is None or moment.tzinfo is None:
+        return moment
+    return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 def _knob_changes(knob: Knob) -> list[Change]:

@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from .page_parts import Fact, badge, evidence_badge, finding_box, front_matter, source_line, when_text
+from .page_parts import (
+    Fact,
+    badge,
+    evidence_badge,
+    finding_box,
+    front_matter,
+    last_changed_fact,
+    source_line,
+    when_text,
+)
 from .record_text import code, plain, record_block, record_inline
 from .schema import EvidenceKind, FollowUp, HistoryStatus, Hypothesis, Incident, Stance
 from .site_context import SiteContext
@@ -79,7 +88,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         front_matter=front_matter(incident.title, tags, boost=2),
         title=incident.title,
         status=badge("status", incident.status.value),
-        facts=tuple(_incident_facts(incident)),
+        facts=(*_incident_facts(incident),
+               *last_changed_fact(context.changes.last_change("incident", incident.id))),
         findings=tuple(finding_box(f) for f in context.places.by_record.get(("incident", incident.id), ())),
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),

@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from .model import describe_gains, gain_of, knob_gains
-from .page_parts import Fact, Table, badge, evidence_badge, finding_box, front_matter, source_line, when_text
+from .page_parts import (
+    Fact,
+    Table,
+    badge,
+    evidence_badge,
+    finding_box,
+    front_matter,
+    last_changed_fact,
+    source_line,
+    when_text,
+)
 from .record_text import code, plain, record_block, record_inline
 from .schema import (
     Evidence,
@@ -102,7 +112,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         status=badge("status", knob.status.value),
         summary=record_inline(knob.summary),
         glance=tuple(_glance(knob, suspicions)),
-        facts=tuple(_knob_facts(knob, links)),
+        facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change("knob", knob.id))),
         findings=tuple(finding_box(f) for f in context.places.by_record.get(("knob", knob.id), ())),
         gains=_gains_table(knob, links),
         gain_notes=tuple(_gain_notes(knob)),

@@ -13,6 +13,7 @@ from pathlib import Path
 from .checks import check_consistency
 from .config import Config, load_config
 from .findings import Finding, KbError, finding
+from .history import MaterialChange
 from .model import Catalog, RecordSource
 from .rules import RULES
 from .schema import FOLDERS, Incident, Knob
@@ -30,6 +31,8 @@ class KnowledgeBase:
     config: Config
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # one-line remarks for stderr (git checks skipped...)
+    # Each record's material changes from git, when asked for (the site); empty without history.
+    timelines: dict[tuple[str, str], list[MaterialChange]] = field(default_factory=dict)
 
 
 def find_root(start: Path) -> Path:
@@ -90,14 +93,16 @@ def _load_record(root: Path, kind: str, path: Path, catalog: Catalog, text: str 
 
 
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
-                         rev: str | None = None) -> KnowledgeBase:
+                         rev: str | None = None, timelines: bool = False) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included; findings carry the configured
-    severities, sorted by place. `repo_folder` and `rev` read git history from elsewhere (PR mode)."""
+    severities, sorted by place. `repo_folder` and `rev` read git history from elsewhere (PR mode);
+    `timelines` also keeps every record's material changes (`KnowledgeBase.timelines`)."""
     kb = load_knowledge_base(root)
     kb.findings.extend(rule_findings(kb))
-    found, kb.notes = check_docs_against_history(kb.catalog, root, repo_folder=repo_folder, rev=rev,
-                                                 allow_shallow=allow_shallow)
-    kb.findings.extend(found)
+    docs = check_docs_against_history(kb.catalog, root, repo_folder=repo_folder, rev=rev,
+                                      allow_shallow=allow_shallow, timelines=timelines)
+    kb.findings.extend(docs.findings)
+    kb.notes, kb.timelines = docs.notes, docs.timelines
     kb.findings = finalize(kb)
     return kb
 

@@ -29,9 +29,12 @@ def generate_site() -> RenderedSite:
     config = mkdocs_gen_files.config
     root = Path(config["config_file_path"]).resolve().parent
     try:
-        kb = check_knowledge_base(root)
+        # The site builds in shallow clones too: what history there is still dates the changes.
+        kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
     except KbError as exc:
         raise PluginError(f"incident-kb: {exc}") from None
+    for note in kb.notes:  # e.g. a shallow clone: information, since --strict fails on warnings
+        log.info("incident-kb: %s", note)
     site = render_site(kb, settings_from_config(config, root), chart_cache=root / CHART_CACHE)
     for path, text in site.files.items():
         with mkdocs_gen_files.open(path, "w") as handle:

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from .findings import Severity
 from .model import gain_of, when_key
-from .page_parts import badge, when_text
+from .page_parts import badge, change_when, when_text
 from .record_text import attribute, code, plain, record_inline
 from .schema import Incident, Knob
 from .site_context import SiteContext
@@ -91,9 +91,10 @@ def home_view(context: SiteContext) -> HomePage:
     summary = (f"kb check reports {errors} error{'s' * (errors != 1)} and {len(findings) - errors} "
                f"warning{'s' * (len(findings) - errors != 1)}." if findings else "kb check reports nothing: all good.")
     changes = tuple(
-        ChangeRow(when_text(change.when),
+        ChangeRow(change_when(change),
                   links.knob(change.record_id) if change.kind == "knob" else links.incident(change.record_id),
-                  badge("status", change.what) if change.kind == "knob" else record_inline(change.what))
+                  plain(change.what) if change.from_git
+                  else badge("status", change.what) if change.kind == "knob" else record_inline(change.what))
         for change in context.changes.recent(RECENT_CHANGES))
     knob_counts = Counter(k.status.value for k in context.catalog.knobs.values())
     incident_counts = Counter(i.status.value for i in context.catalog.incidents.values())
@@ -133,7 +134,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     best_text = f"{best.pct:+.1f}% {best.metric}" if best else ""
     change = context.changes.last_change("knob", knob.id)
     return (links.knob(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
-            plain(best_text), plain(when_text(change.when) if change else ""), plain(", ".join(knob.tags)))
+            plain(best_text), plain(change_when(change) if change else ""), plain(", ".join(knob.tags)))
 
 
 def incident_index_view(context: SiteContext) -> IndexPage:

@@ -18,6 +18,7 @@ from datetime import date, datetime
 
 from markupsafe import Markup
 
+from .changes import Change
 from .findings import Finding, Severity
 from .knowledge_base import KnowledgeBase
 from .record_text import attribute, code, label
@@ -65,6 +66,21 @@ def when_text(moment: date | datetime | None) -> str:
     if isinstance(moment, datetime):
         return moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second else "%Y-%m-%d %H:%M")
     return moment.isoformat()
+
+
+def change_when(change: Change) -> str:
+    """When a change happened: its date, with the commit for changes read from git."""
+    if change.from_git and change.commit is None:
+        return "uncommitted"
+    return when_text(change.when) + (f" ({change.commit})" if change.commit else "")
+
+
+def last_changed_fact(change: Change | None) -> tuple[Fact, ...]:
+    """'Last changed: 2026-11-07 09:00 (abc1234): status reverted -> active', when known."""
+    if change is None:
+        return ()
+    what = f": {change.what}" if change.from_git else ""
+    return (Fact("Last changed", Markup.escape(change_when(change) + what)),)
 
 
 def badge(family: str, value: str, text: str | None = None) -> Markup:

@@ -20,7 +20,7 @@ MANIFEST = ".incident-kb-render"
 
 def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
     """Write the rendered site under `out`; returns (files written, findings shown)."""
-    kb = check_knowledge_base(root)
+    kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
     site = render_site(kb, read_site_settings(root), chart_cache=root / CHART_CACHE)
     manifest = out / MANIFEST
     try:

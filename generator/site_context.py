@@ -79,7 +79,7 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: 
     return SiteContext(
         kb=kb,
         settings=settings,
-        changes=record_changes(catalog),
+        changes=record_changes(catalog, kb.timelines),
         reclaimable={item.knob.id: item for item in find_reclaimable(catalog)},
         docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         suspected_in={key: tuple(value) for key, value in suspected_in.items()},

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .findings import Finding, finding
-from .history import History, HistoryUnavailable, RecordKey, read_history
+from .history import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
 from .model import Catalog
 from .references import DOCS_FOLDER, DocReference, find_doc_references
 
@@ -21,20 +22,31 @@ _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "ment
 _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)
 
 
+@dataclass
+class DocCheck:
+    findings: list[Finding]
+    notes: list[str]  # one-line remarks for the user (why git checks were skipped, and such)
+    timelines: dict[RecordKey, list[MaterialChange]] = field(default_factory=dict)  # when asked for
+
+
 def check_docs_against_history(catalog: Catalog, root: Path, *, repo_folder: Path | None = None,
-                               rev: str | None = None, allow_shallow: bool = False) -> tuple[list[Finding], list[str]]:
-    """stale-doc findings, and one-line notes for the user (why git checks were skipped, and such).
+                               rev: str | None = None, allow_shallow: bool = False,
+                               timelines: bool = False) -> DocCheck:
+    """stale-doc findings and notes; with `timelines`, every record's material changes too, read in
+    the same pass over history (the site shows them).
 
     `repo_folder` and `rev` read the history of another folder at another commit (see read_history)."""
     references = [r for r in find_doc_references(root, catalog) if (root / r.doc).is_file()]
-    records = {catalog.source(r.kind, r.record_id).rel_path: (r.kind, r.record_id) for r in references}
+    wanted = catalog.sources if timelines else {(r.kind, r.record_id): None for r in references}
+    records = {catalog.source(*key).rel_path: key for key in wanted}
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
     try:
         history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
                                allow_shallow=allow_shallow)
     except HistoryUnavailable as exc:
-        return [], [f"warning: {exc}; the git-based checks (stale-doc) were skipped"]
-    return list(find_stale_docs(root, history, references)), history.notes
+        return DocCheck([], [f"warning: {exc}; the git-based checks (stale-doc) were skipped"])
+    return DocCheck(list(find_stale_docs(root, history, references)), history.notes,
+                    history.changes if timelines else {})
 
 
 def find_stale_docs(root: Path, history: History, references: Iterable[DocReference]) -> Iterator[Finding]:

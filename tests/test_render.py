@@ -167,3 +167,22 @@ def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
     assert site.files["knobs/index.md"].startswith("# Knobs")
     assert "[INDEX\\_SIZE](index_.md)" in site.files["knobs/index.md"]
     assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
+
+
+def test_last_change_and_recent_changes_come_from_git_when_there_is_history(tmp_path):
+    from .story import KNOB, story_until
+
+    root = tmp_path / "kb"
+    repo, ids = story_until(root, 4)  # step 4 restores the knob at 2026-11-07 15:00
+    site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
+    knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
+    assert f"2026-11-07 15:00 ({ids[4]})" in knob_row
+    assert f"- **Last changed:** 2026-11-07 15:00 ({ids[4]}): status reverted -&gt; active" in site.files[KNOB_PAGE]
+    home = site.files["index.md"]
+    recent = home[home.index("## Recent changes"):]
+    assert recent.index(f"2026-11-07 15:00 ({ids[4]})") < recent.index(f"2026-11-04 10:00 ({ids[2]})")
+    assert "status active -&gt; reverted" in recent
+
+    (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
+    site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
+    assert "- **Last changed:** uncommitted: value 512 -&gt; 1024" in site.files[KNOB_PAGE]
