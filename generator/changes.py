@@ -10,13 +10,13 @@ and timeline. This module is the one place that decides it. Model and timelines 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 
 from collections.abc import Mapping
 
 from .history import MaterialChange
 from .model import Catalog, when_key
-from .schema import Incident, Knob
+from .schema import Incident, Knob, naive_utc
 
 _UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 
@@ -71,15 +71,8 @@ def record_changes(catalog: Catalog,
 
 
 def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
-    return [Change(_utc(change.date), change.kind, change.record_id, change.summary,
+    return [Change(naive_utc(change.date) if change.date else None, change.kind, change.record_id, change.summary,
                    change.commit[:7] if change.commit else None, from_git=True) for change in timeline]
-
-
-def _utc(moment: datetime | None) -> datetime | None:
-    """Naive UTC, like the records' date-times, so both sort together and show alike."""
-    if moment is None or moment.tzinfo is None:
-        return moment
-    return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 def _knob_changes(knob: Knob) -> list[Change]:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .findings import Finding, KbError, Severity
-from .knowledge_base import RECORD_SUFFIXES, KnowledgeBase, finalize, load_knowledge_base
-from .schema import FOLDERS, SLUG_PATTERN
+from .knowledge_base import KnowledgeBase, finalize, load_knowledge_base
+from .schema import FOLDERS, RECORD_SUFFIXES, SLUG_PATTERN
 from .validate import validate_record
 from .yaml_edit import Editor
 from .yaml_source import parse_yaml

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from .editing import RecordFile, read_record
 from .findings import Finding, KbError, finding
-from .knowledge_base import RECORD_SUFFIXES, record_files
+from .knowledge_base import record_files
 from .scaffold import MODELINE
-from .schema import FOLDERS, RECORD_TYPES, Record
+from .schema import FOLDERS, RECORD_SUFFIXES, RECORD_TYPES, Record
 from .validate import dotted, fields_at
 from .yaml_edit import Document, EditError, Node, reorder_entries
 from .yaml_source import Key, parse_yaml

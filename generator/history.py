@@ -30,14 +30,13 @@ from .gitio import (
     uncommitted_changes,
 )
 from .references import DOCS_FOLDER
-from .schema import FOLDERS
+from .schema import FOLDERS, RECORD_SUFFIXES
 from .yaml_source import MAX_BYTES, parse_yaml
 
 if TYPE_CHECKING:
     from .model import Catalog
 
 RecordKey = tuple[str, str]  # (kind, record id)
-RECORD_SUFFIXES = (".yaml", ".yml")
 _KIND_OF_FOLDER = {folder: kind for kind, folder in FOLDERS.items()}
 
 

@@ -16,13 +16,10 @@ from .findings import Finding, KbError, finding
 from .history import MaterialChange
 from .model import Catalog, RecordSource
 from .rules import RULES
-from .schema import FOLDERS, Incident, Knob
+from .schema import FOLDERS, RECORD_SUFFIXES, Incident, Knob
 from .stale_docs import check_docs_against_history
 from .validate import validate_record
 from .yaml_source import parse_yaml, read_yaml_file
-
-RECORD_SUFFIXES = (".yaml", ".yml")
-
 
 @dataclass
 class KnowledgeBase:

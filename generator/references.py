@@ -97,6 +97,12 @@ def _token_variants(token: str) -> Iterable[str]:
             yield "_".join(parts[start:])
 
 
+def front_matter_span(text: str) -> tuple[int, int] | None:
+    """Where a doc's front matter (between its opening and closing '---') lies in `text`."""
+    match = _FRONT_MATTER.match(text)
+    return match.span(1) if match and match.group(1) else None
+
+
 def _front_matter(text: str) -> dict[str, object]:
     match = _FRONT_MATTER.match(text)
     meta = parse_yaml(match.group(1)).value if match and match.group(1) else None

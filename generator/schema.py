@@ -88,9 +88,12 @@ def _parse_when(value: Any) -> Any:
             value = datetime.fromisoformat(value) if ("T" in value or " " in value) else date.fromisoformat(value)
         except ValueError:
             raise ValueError("expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z") from None
-    if isinstance(value, datetime) and value.tzinfo is not None:
-        value = value.astimezone(timezone.utc).replace(tzinfo=None)
-    return value
+    return naive_utc(value) if isinstance(value, datetime) else value
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """Naive UTC, so date-times from records and from git compare and show alike."""
+    return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 When = Annotated[
@@ -220,6 +223,7 @@ class Incident(Record):
 
 RECORD_TYPES: dict[str, type[Record]] = {"knob": Knob, "incident": Incident}
 FOLDERS: dict[str, str] = {"knob": "knobs", "incident": "incidents"}
+RECORD_SUFFIXES = (".yaml", ".yml")
 
 
 def json_schema(kind: str) -> dict[str, Any]:

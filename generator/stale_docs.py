@@ -16,7 +16,7 @@ from pathlib import Path
 from .findings import Finding, finding
 from .history import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
 from .model import Catalog
-from .references import DOCS_FOLDER, DocReference, find_doc_references
+from .references import DOCS_FOLDER, DocReference, find_doc_references, front_matter_span
 
 _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "mention": "the text"}
 _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)
@@ -37,7 +37,7 @@ def check_docs_against_history(catalog: Catalog, root: Path, *, repo_folder: Pat
 
     `repo_folder` and `rev` read the history of another folder at another commit (see read_history)."""
     references = [r for r in find_doc_references(root, catalog) if (root / r.doc).is_file()]
-    wanted = catalog.sources if timelines else {(r.kind, r.record_id): None for r in references}
+    wanted = set(catalog.sources) if timelines else {(r.kind, r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
     try:
@@ -80,8 +80,6 @@ def _reviewed_line(path: Path) -> int:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return 1
-    if not text.startswith("---"):
-        return 1
-    end = text.find("\n---", 3)
-    match = _REVIEWED.search(text, 0, end if end != -1 else len(text))
+    span = front_matter_span(text)
+    match = _REVIEWED.search(text, *span) if span else None
     return text.count("\n", 0, match.start()) + 1 if match else 1
