@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from generator.knowledge_base import finalize, load_knowledge_base
+from generator.pipeline import finalize, load_knowledge_base
 
 
 def knob_text(i: int, incidents: int) -> str:

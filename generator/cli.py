@@ -13,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import edit_commands as edit
-from .baseline import check_at_base, mark_pre_existing
+from .authoring import commands as edit
+from .checking.baseline import check_at_base, mark_pre_existing
 from .findings import CODES, KbError, Severity
-from .knowledge_base import KnowledgeBase, check_knowledge_base, find_root, finalize, load_knowledge_base
-from .report import FORMATS, format_github_summary
-from .scaffold import allowed_values
-from .schema import RECORD_TYPES, EvidenceKind, IncidentStatus, Knob, KnobStatus, Stance, json_schema
+from .pipeline import KnowledgeBase, check_knowledge_base, find_root, finalize, load_knowledge_base
+from .checking.formats import FORMATS, format_github_summary
+from .authoring.scaffold import allowed_values
+from .records.schema import RECORD_TYPES, EvidenceKind, IncidentStatus, Knob, KnobStatus, Stance, json_schema
 
 
 class _Parser(argparse.ArgumentParser):
@@ -263,7 +263,7 @@ def run_codes(args: argparse.Namespace) -> int:
 
 def run_render(args: argparse.Namespace) -> int:
     # Imported here so that `kb check`, the PR check, does not load the site's dependencies.
-    from .render_files import write_rendered_site
+    from .website.output_folder import write_rendered_site
 
     root = root_of(args)
     written, findings = write_rendered_site(root, args.out)

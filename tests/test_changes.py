@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date, datetime
 
-from generator.changes import record_changes
-from generator.knowledge_base import check_knowledge_base
+from generator.website.changes import record_changes
+from generator.pipeline import check_knowledge_base
 
 from .conftest import SEED_INCIDENT, edit
 

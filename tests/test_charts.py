@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from concurrent.futures import ProcessPoolExecutor
 
-from generator import charts
-from generator.knowledge_base import check_knowledge_base
+from generator.website import charts
+from generator.pipeline import check_knowledge_base
 
 from .conftest import SEED_KNOB, edit
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.editing import write_atomically
+from generator.authoring.record_files import write_atomically
 from generator.findings import KbError
 
 from .conftest import edit

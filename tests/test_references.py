@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.knowledge_base import load_knowledge_base
-from generator.references import DocReference, docs_referring_to, find_doc_references
+from generator.pipeline import load_knowledge_base
+from generator.checking.references import DocReference, docs_referring_to, find_doc_references
 
 from .conftest import SEED_KNOB, edit
 

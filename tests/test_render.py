@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from generator.findings import finding
-from generator.knowledge_base import check_knowledge_base
-from generator.render import RenderedSite, render_site
-from generator.site_config import read_site_settings, settings_from_config
-from generator.site_links import SiteSettings
+from generator.pipeline import check_knowledge_base
+from generator.website.pages import RenderedSite, render_site
+from generator.website.mkdocs_config import read_site_settings, settings_from_config
+from generator.website.links import SiteSettings
 
 from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 

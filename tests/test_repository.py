@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from generator.schema import json_schema
+from generator.records.schema import json_schema
 
 from .conftest import REPO
 

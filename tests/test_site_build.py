@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator import knowledge_base
+from generator import pipeline
 from generator.findings import finding
 
 from .conftest import break_seed_story
@@ -124,7 +124,7 @@ def test_a_finding_about_a_hand_written_page_is_a_banner_on_top_of_it(tmp_path, 
     def stale_doc(catalog, root):
         yield finding("missing-path", f"docs/{DOC}.md", 12, 1, None, "this page still blames TARGET_CTAS (stale)")
 
-    monkeypatch.setattr(knowledge_base, "RULES", (*knowledge_base.RULES, stale_doc))
+    monkeypatch.setattr(pipeline, "RULES", (*pipeline.RULES, stale_doc))
     monkeypatch.setenv("DISABLE_MKDOCS_2_WARNING", "true")
     root = copy_knowledge_base(tmp_path / "kb")
     site = Site(root, tmp_path / "site")

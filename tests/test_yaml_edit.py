@@ -7,9 +7,9 @@ from datetime import date, datetime
 
 import pytest
 
-from generator.yaml_edit import Editor, EditError
-from generator.yaml_render import Flow, FlowList, Quoted
-from generator.yaml_source import parse_yaml
+from generator.authoring.yaml_splice import Editor, EditError
+from generator.authoring.yaml_emit import Flow, FlowList, Quoted
+from generator.records.yaml_source import parse_yaml
 
 TRICKY = [
     "plain words", "yes", "no", "null", "~", "512", "12.8", "1e3", "0x1F", "true", "2026-11-05", "", " leading",

@@ -1,0 +1,269 @@
+"""What a postmortem author does to the records, one function per act: add a hypothesis or a piece
+of evidence, refute or confirm a hypothesis, revert a knob to test one, restore it, and note a
+measurement, a timeline event, a follow-up or a lesson.
+
+Each act edits one record in place (`editing.py` checks the result and writes it) and returns what
+it did and what else now needs doing: deploy files to change, docs that tell the story, and what
+`kb check` now holds the author to. Knows what the records mean; parses no arguments, prints nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from .record_files import RecordFile, open_record, save
+from ..findings import Finding, KbError
+from ..pipeline import KnowledgeBase, rule_findings
+from ..checking.references import docs_referring_to, find_doc_references
+from ..checking.rules import find_setting
+from ..records.schema import (
+    Evidence,
+    FollowUp,
+    HistoryEntry,
+    Hypothesis,
+    HypothesisStatus,
+    Incident,
+    Knob,
+    Measurement,
+    RootCause,
+    TimelineEntry,
+)
+from .yaml_splice import Editor
+from .yaml_emit import Flow
+
+When = date | datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a command did (one line), what else needs doing, and what `kb check` now reports."""
+
+    done: str
+    next_steps: tuple[str, ...] = ()
+    check: tuple[Finding, ...] = field(default=())
+
+
+def fields(model: type[BaseModel]) -> list[str]:
+    """A model's field names in declaration order: the canonical key order of its records."""
+    return list(model.model_fields)
+
+
+def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
+    """A record entry with its keys in the schema's order, leaving out what was not given."""
+    return {name: values[name] for name in fields(model) if values.get(name) is not None}
+
+
+# ---- incidents ---------------------------------------------------------------------------------
+
+def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: str,
+                   suspect_knob: str | None = None) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    if hypothesis_id in _hypothesis_ids(editor):
+        raise KbError(f"incident '{incident_id}' already has a hypothesis '{hypothesis_id}'; pick another id")
+    item = entry(Hypothesis, id=hypothesis_id, statement=statement, status="open",
+                 suspect=Flow(knob=suspect_knob) if suspect_knob else None)
+    editor.append(("hypotheses",), item, fields(Incident))
+    save(record, editor)
+    steps = [f"record what speaks for or against it: kb evidence add {incident_id} {hypothesis_id} "
+             "--kind experiment|observation|report|correlation --stance for|against --text '...'"]
+    if suspect_knob:
+        steps.append(f"to test it by taking the knob out: kb revert {suspect_knob} --incident {incident_id} "
+                     f"--hypothesis {hypothesis_id}")
+    return Outcome(f"{record.rel_path}: added hypothesis '{hypothesis_id}' (open)", tuple(steps))
+
+
+def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, stance: str, text: str,
+                 when: When) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    index = _hypothesis_index(editor, hypothesis_id)
+    item = entry(Evidence, kind=kind, stance=stance, date=when, text=text)
+    editor.append(("hypotheses", index, "evidence"), item, fields(Hypothesis))
+    kb = save(record, editor)
+    return Outcome(f"{record.rel_path}: added {kind} evidence {stance} '{hypothesis_id}' ({_day(when)})", (),
+                   _check_incident(kb, incident_id, hypothesis_id))
+
+
+def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    index = _hypothesis_index(editor, hypothesis_id)
+    editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
+    kb = save(record, editor)
+    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check_incident(kb, incident_id))
+
+
+def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: bool = False,
+            summary: str | None = None, resolve_on: When | None = None) -> Outcome:
+    """Confirm a hypothesis; make it the root cause (`root_cause`, implied by a summary or by
+    resolving), and resolve the incident on `resolve_on`."""
+    record, editor = _open(root, "incident", incident_id)
+    index = _hypothesis_index(editor, hypothesis_id)
+    editor.set(("hypotheses", index), "status", "confirmed", fields(Hypothesis))
+    done = [f"hypothesis '{hypothesis_id}' confirmed"]
+    if root_cause or summary is not None or resolve_on is not None:
+        current = editor.value(("root_cause",))
+        if isinstance(current, dict):
+            if current.get("hypothesis") != hypothesis_id:
+                raise KbError(f"incident '{incident_id}' already has root cause '{current.get('hypothesis')}'; "
+                              "refute it or edit root_cause by hand first")
+            if summary is not None:
+                editor.set(("root_cause",), "summary", summary, fields(RootCause))
+        else:
+            editor.set((), "root_cause", entry(RootCause, hypothesis=hypothesis_id, summary=summary), fields(Incident))
+        done.append("root cause")
+    if resolve_on is not None:
+        editor.set((), "status", "resolved", fields(Incident))
+        editor.set((), "resolved", resolve_on, fields(Incident))
+        done.append(f"incident resolved ({_day(resolve_on)})")
+    kb = save(record, editor)
+    return Outcome(f"{record.rel_path}: {', '.join(done)}", (), _check_incident(kb, incident_id))
+
+
+def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    editor.append(("timeline",), entry(TimelineEntry, at=when, event=event), fields(Incident))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: added a timeline event ({_day(when)})")
+
+
+def add_follow_up(root: Path, incident_id: str, action: str, *, done: bool = False, knob: str | None = None,
+                  owner: str | None = None) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    item = entry(FollowUp, action=action, status="done" if done else "open", knob=knob, owner=owner)
+    editor.append(("follow_ups",), item, fields(Incident))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: added a follow-up ({item['status']})")
+
+
+def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
+    record, editor = _open(root, "incident", incident_id)
+    editor.append(("lessons",), lesson, fields(Incident))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: added a lesson")
+
+
+# ---- knobs -------------------------------------------------------------------------------------
+
+def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
+           note: str | None = None) -> Outcome:
+    record, editor = _open(root, "knob", knob_id)
+    if editor.value(("status",)) == "reverted":
+        since = _day(editor.value(("history",))[-1]["date"])
+        raise KbError(f"knob '{knob_id}' is already reverted (since {since}); `kb restore {knob_id}` first")
+    item = entry(HistoryEntry, date=when, status="reverted", incident=incident_id, hypothesis=hypothesis_id, note=note)
+    editor.append(("history",), item, fields(Knob))
+    editor.set((), "status", "reverted", fields(Knob))
+    kb = save(record, editor)
+    knob = kb.catalog.knobs[knob_id]
+    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(kb, knob_id),
+             f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
+             f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
+             f"then `kb refute` or `kb confirm` it"]
+    return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {_day(when)} to test hypothesis '{hypothesis_id}' "
+                   f"of incident '{incident_id}'", tuple(steps), _check_knob(kb, knob_id))
+
+
+def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Outcome:
+    record, editor = _open(root, "knob", knob_id)
+    status = editor.value(("status",))
+    if status != "reverted":
+        raise KbError(f"knob '{knob_id}' is {status}, not reverted; only a reverted knob can be restored")
+    reverts = [e for e in editor.value(("history",)) if e.get("status") == "reverted"]
+    last = reverts[-1] if reverts else {}
+    item = entry(HistoryEntry, date=when, status="restored", incident=last.get("incident"),
+                 hypothesis=last.get("hypothesis"), note=note)
+    editor.append(("history",), item, fields(Knob))
+    editor.set((), "status", "active", fields(Knob))
+    kb = save(record, editor)
+    knob = kb.catalog.knobs[knob_id]
+    steps = [*_deploy_steps(kb, knob, want_set=True), *_doc_steps(kb, knob_id)]
+    if knob.keep_reverted:
+        steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
+    hypothesis = kb.catalog.hypothesis(last.get("incident"), last.get("hypothesis"))
+    if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
+        steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
+                     f"`kb refute {last.get('incident')} {hypothesis.id}`")
+    return Outcome(f"{record.rel_path}: '{knob_id}' restored on {_day(when)} ({knob.name}={knob.value})",
+                   tuple(steps), _check_knob(kb, knob_id))
+
+
+def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
+                    baseline: float | None = None, value: float | None = None, unit: str | None = None,
+                    conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
+                    when: When | None = None, evidence: str | None = None, note: str | None = None) -> Outcome:
+    record, editor = _open(root, "knob", knob_id)
+    item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
+                 baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
+                 higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
+    editor.append(("measurements",), item, fields(Knob))
+    kb = save(record, editor)
+    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), _check_knob(kb, knob_id))
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+
+def _open(root: Path, kind: str, record_id: str) -> tuple[RecordFile, Editor]:
+    record = open_record(root, kind, record_id)
+    return record, record.editor()
+
+
+def _hypothesis_ids(editor: Editor) -> list[str]:
+    return [h.get("id", "?") for h in editor.value(("hypotheses",)) or []]
+
+
+def _hypothesis_index(editor: Editor, hypothesis_id: str) -> int:
+    ids = _hypothesis_ids(editor)
+    if hypothesis_id not in ids:
+        incident = editor.value(("id",))
+        raise KbError(f"incident '{incident}' has no hypothesis '{hypothesis_id}' (it has: {', '.join(ids) or 'none yet'}); "
+                      f"add it with `kb hypothesis add {incident} {hypothesis_id} --statement '...'`")
+    return ids.index(hypothesis_id)
+
+
+def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
+    if not knob.applies_to:
+        return [f"make the change where {knob.name} is deployed (the knob lists no file under 'applies_to', "
+                "so kb check cannot catch drift there)"]
+    steps = []
+    for deployment in knob.applies_to:
+        found = find_setting(kb.root, deployment)
+        if found is None:
+            steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
+        elif want_set and not found.is_set:
+            steps.append(f"{deployment.path}: set {knob.name}={knob.value} again (kb check reports knob-drift "
+                         f"until a line matches '{deployment.pattern}')")
+        elif not want_set and found.is_set:
+            steps.append(f"{deployment.path}:{found.line}: remove {found.text!r} (kb check reports knob-drift "
+                         "until then)")
+        else:
+            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {knob.name}={knob.value}")
+    return steps
+
+
+def _doc_steps(kb: KnowledgeBase, knob_id: str) -> list[str]:
+    docs = docs_referring_to(find_doc_references(kb.root, kb.catalog), "knob", knob_id)
+    return [f"{doc} refers to the knob: make sure it tells the story as it now stands" for doc in docs]
+
+
+def _check_knob(kb: KnowledgeBase, knob_id: str) -> tuple[Finding, ...]:
+    return _rule_findings(kb, {knob_id}, exclude={"knob-drift"})
+
+
+def _check_incident(kb: KnowledgeBase, incident_id: str, hypothesis_id: str | None = None) -> tuple[Finding, ...]:
+    """What the rules now say about the knobs changed under this incident (and hypothesis)."""
+    return _rule_findings(kb, {knob.id for knob, _ in kb.catalog.changes_under(incident_id, hypothesis_id)})
+
+
+def _rule_findings(kb: KnowledgeBase, knob_ids: Iterable[str], exclude: set[str] | None = None) -> tuple[Finding, ...]:
+    wanted, skipped = set(knob_ids), exclude or set()
+    found = kb.config.apply([f for f in rule_findings(kb) if f.subject in wanted and f.code not in skipped])
+    return tuple(sorted(found, key=lambda f: f.sort_key))
+
+
+def _day(moment: When) -> str:
+    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()

@@ -1,0 +1,91 @@
+"""New records (`kb new knob ID`, `kb new incident ID`): every field of the schema, in the schema's
+order, each under a comment saying what goes there, with the editor schema modeline on top.
+
+Values come from the caller; the other fields are written empty for the author to fill in. The new
+file is validated like any edit and never replaces an existing record (`editing.py` sees to both).
+Knows the schema's fields, not the command line.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic.fields import FieldInfo
+
+from .record_files import new_record, write_checked
+from ..findings import KbError
+from ..records.schema import RECORD_TYPES
+from .yaml_emit import Indent, render_entry
+from ..records.yaml_source import parse_yaml
+
+MODELINE = "# yaml-language-server: $schema=../schemas/{kind}.schema.json"
+
+
+def create_record(root: Path, kind: str, record_id: str, values: dict[str, Any]) -> str:
+    """Write the new record; returns its repository-relative path."""
+    record = new_record(root, kind, record_id)
+    values = {"id": record_id, **values}
+    text = scaffold_text(kind, values)
+    written = parse_yaml(text).value
+    expected = {name: values.get(name, _empty(info)) for name, info in RECORD_TYPES[kind].model_fields.items()}
+    if written != expected:  # pragma: no cover - a rendering bug; never write a record that says something else
+        raise KbError(f"{record.rel_path}: the new record would not read back as given; this is a bug in kb")
+    write_checked(record, text)
+    return record.rel_path
+
+
+def scaffold_text(kind: str, values: dict[str, Any]) -> str:
+    lines = [MODELINE.format(kind=kind)]
+    for name, info in RECORD_TYPES[kind].model_fields.items():
+        lines.append(f"# {field_comment(info)}")
+        lines += render_entry(name, values.get(name, _empty(info)), 0, Indent())
+    return "\n".join(lines) + "\n"
+
+
+def field_comment(info: FieldInfo) -> str:
+    """The field's doc from the schema, with its allowed values and whether it is required."""
+    text = (info.description or "").rstrip(".")
+    choices = allowed_values(info.annotation)
+    if choices and not all(choice in text for choice in choices):
+        text += f" ({' | '.join(choices)})"
+    return f"{text}. Required." if info.is_required() else f"{text}."
+
+
+def allowed_values(annotation: Any) -> list[str]:
+    """The values an enum or literal field allows (looking inside Optional), else []."""
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return [str(member.value) for member in annotation]
+    if typing.get_origin(annotation) is typing.Literal:
+        return [str(arg) for arg in typing.get_args(annotation)]
+    for arg in typing.get_args(annotation):
+        found = allowed_values(arg)
+        if found:
+            return found
+    return []
+
+
+def _empty(info: FieldInfo) -> Any:
+    """What an unfilled field holds: an empty list or mapping where the schema has one, else nothing."""
+    origin = typing.get_origin(info.annotation)
+    if origin is tuple:
+        return []
+    if origin is dict:
+        return {}
+    return None
+
+
+def default_pattern(kind: str | None, name: str, value: Any) -> str:
+    """A pattern that matches a deploy file line setting `name` to `value`, for the usual syntax of
+    each kind of setting."""
+    shown = str(value).lower() if isinstance(value, bool) else str(value)
+    end = r"\b" if re.match(r"\w", shown[-1:]) else r"(?!\S)"
+    setting, wanted = re.escape(name), re.escape(shown)
+    if kind in (None, "env"):
+        return rf"^\s*(export\s+)?{setting}={wanted}{end}"
+    if kind == "flag":
+        return rf"(^|\s){setting}(=|\s+){wanted}{end}"
+    return rf"^\s*{setting}\s*[=:]\s*{wanted}{end}"

@@ -1,0 +1,220 @@
+"""What the records imply: reclaimable knobs, drift between records and deploy files, and reverts
+that were weak hypothesis tests.
+
+Each rule is a function from the catalog (and, for drift, the repository's files) to findings.
+`find_reclaimable` also returns structured results, for the site's "needs action" list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..findings import Finding, finding
+from ..records.consistency import path_problem
+from ..records.model import Catalog, Gain, describe_gains, knob_gains, last_revert, when_key
+from ..records.schema import (
+    Deployment,
+    Evidence,
+    EvidenceKind,
+    HistoryEntry,
+    Hypothesis,
+    HypothesisStatus,
+    Incident,
+    IncidentStatus,
+    Knob,
+    KnobStatus,
+    Stance,
+)
+
+_MAX_DEPLOY_FILE = 10 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Reclaimable:
+    """A knob kept reverted under a hypothesis that no longer stands."""
+
+    knob: Knob
+    revert: HistoryEntry
+    incident: Incident
+    hypothesis: Hypothesis
+    gains: tuple[Gain, ...]
+
+    @property
+    def reason(self) -> str:
+        if self.hypothesis.status is HypothesisStatus.REFUTED:
+            return f"hypothesis '{self.hypothesis.id}' of incident '{self.incident.id}' was refuted"
+        cause = self.incident.root_cause
+        return (f"incident '{self.incident.id}' was resolved on another root cause "
+                f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{self.hypothesis.id}'")
+
+    @property
+    def gains_text(self) -> str:
+        return describe_gains(self.gains) or "no measured gain on record"
+
+
+def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
+    found = []
+    for knob in catalog.knobs.values():
+        revert = last_revert(knob)
+        if revert is None or knob.keep_reverted or revert.incident is None or revert.hypothesis is None:
+            continue
+        incident = catalog.incidents.get(revert.incident)
+        hypothesis = catalog.hypothesis(revert.incident, revert.hypothesis)
+        if incident is None or hypothesis is None:
+            continue
+        refuted = hypothesis.status is HypothesisStatus.REFUTED
+        elsewhere = (incident.status is IncidentStatus.RESOLVED and incident.root_cause is not None
+                     and incident.root_cause.hypothesis != hypothesis.id)
+        if refuted or elsewhere:
+            found.append(Reclaimable(knob, revert, incident, hypothesis, knob_gains(knob)))
+    return found
+
+
+def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:
+    source = catalog.source("knob", knob.id)
+    line, column = source.source_map.locate(key)
+    return finding(code, source.rel_path, line, column, knob.id, message)
+
+
+def _setting(knob: Knob) -> str:
+    return f"{knob.name}={knob.value}"
+
+
+def reclaimable_knobs(catalog: Catalog, root: Path) -> Iterator[Finding]:
+    for item in find_reclaimable(catalog):
+        knob = item.knob
+        cause = item.incident.root_cause
+        actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != item.hypothesis.id else ""
+        where = ", ".join(d.path for d in knob.applies_to)
+        yield _knob_finding(
+            catalog, "reclaimable-knob", knob, ("status",),
+            f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}{actual}. "
+            f"Restoring it reclaims {item.gains_text}. Restore it with `kb restore {knob.id}`"
+            f"{' and set it back in ' + where if where else ''}, or record why it stays reverted in 'keep_reverted:'")
+
+
+@dataclass(frozen=True, slots=True)
+class DeployedSetting:
+    """What a deploy file says about a knob: where its pattern matches, if it does."""
+
+    path: str
+    line: int | None  # 1-based line of the match; None when the file does not set the tuned value
+    text: str | None  # the matching text
+
+    @property
+    def is_set(self) -> bool:
+        return self.line is not None
+
+
+def find_setting(root: Path, deployment: Deployment) -> DeployedSetting | None:
+    """Whether `deployment.path` sets the tuned value; None when the file or pattern is unusable
+    (the consistency checks report those)."""
+    text = _read_deploy_file(root, deployment.path)
+    if text is None:
+        return None
+    try:
+        match = re.search(deployment.pattern, text, re.MULTILINE)
+    except re.error:
+        return None
+    if match is None:
+        return DeployedSetting(deployment.path, None, None)
+    # A pattern starting with \s* can begin on a blank line above: count from the text itself.
+    start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
+    return DeployedSetting(deployment.path, text.count("\n", 0, start) + 1, match.group(0).strip())
+
+
+def knob_drift(catalog: Catalog, root: Path) -> Iterator[Finding]:
+    for knob in catalog.knobs.values():
+        if knob.status is KnobStatus.PROPOSED:
+            continue
+        expect_present = knob.status is KnobStatus.ACTIVE
+        for i, deployment in enumerate(knob.applies_to):
+            found = find_setting(root, deployment)
+            if found is None:
+                continue
+            if expect_present and not found.is_set:
+                yield _knob_finding(
+                    catalog, "knob-drift", knob, ("applies_to", i),
+                    f"knob '{knob.id}' is active, but {deployment.path} does not set it (no match for "
+                    f"{deployment.pattern!r}); deploy {_setting(knob)} there, or record the revert in the knob's history")
+            elif not expect_present and found.is_set:
+                yield _knob_finding(
+                    catalog, "knob-drift", knob, ("applies_to", i),
+                    f"knob '{knob.id}' is {knob.status.value}, but {deployment.path}:{found.line} still sets it "
+                    f"({found.text!r}); remove it there, or record the knob as active")
+
+
+def restore_candidates(catalog: Catalog, root: Path) -> Iterator[Finding]:
+    for knob, revert, hypothesis in _open_reverts(catalog):
+        since = [e for e in hypothesis.evidence
+                 if e.stance is Stance.AGAINST and e.date is not None and when_key(e.date) >= when_key(revert.date)]
+        if since:
+            shown = "; ".join(_evidence_text(e) for e in since)
+            gains = describe_gains(knob_gains(knob))
+            yield _knob_finding(
+                catalog, "restore-candidate", knob, ("status",),
+                f"knob '{knob.id}' was reverted on {revert.date.isoformat()} to test hypothesis '{hypothesis.id}' "
+                f"(incident '{revert.incident}'), and evidence since then speaks against it: {shown}. Read as a "
+                f"hypothesis test, the revert failed: refute the hypothesis and restore the knob"
+                f"{' (' + gains + ')' if gains else ''}, or record evidence for it")
+
+
+def correlation_only_reverts(catalog: Catalog, root: Path) -> Iterator[Finding]:
+    for knob, revert, hypothesis in _open_reverts(catalog):
+        supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
+        if all(e.kind is EvidenceKind.CORRELATION for e in supporting):
+            basis = ("no evidence at all" if not supporting
+                     else "only correlation: " + "; ".join(_evidence_text(e) for e in supporting))
+            yield _knob_finding(
+                catalog, "correlation-only-revert", knob, ("status",),
+                f"knob '{knob.id}' was reverted under open hypothesis '{hypothesis.id}' (incident "
+                f"'{revert.incident}'), which rests on {basis}. A revert is a hypothesis test, not a fix: record "
+                "what the symptom did after the revert as an experiment, then confirm or refute the hypothesis")
+
+
+def unexplained_reverts(catalog: Catalog, root: Path) -> Iterator[Finding]:
+    for knob in catalog.knobs.values():
+        revert = last_revert(knob)
+        if revert is not None and not knob.keep_reverted and (revert.incident is None or revert.hypothesis is None):
+            index = len(knob.history) - 1 - knob.history[::-1].index(revert)
+            yield _knob_finding(
+                catalog, "unexplained-revert", knob, ("history", index),
+                f"knob '{knob.id}' was reverted on {revert.date.isoformat()} without naming the incident and "
+                "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert can "
+                "be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
+
+
+def _open_reverts(catalog: Catalog) -> Iterator[tuple[Knob, HistoryEntry, Hypothesis]]:
+    """Reverted knobs whose revert names a hypothesis that is still open."""
+    for knob in catalog.knobs.values():
+        revert = last_revert(knob)
+        if revert is None or knob.keep_reverted:
+            continue
+        hypothesis = catalog.hypothesis(revert.incident, revert.hypothesis)
+        if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
+            yield knob, revert, hypothesis
+
+
+def _evidence_text(evidence: Evidence) -> str:
+    when = f"{evidence.date.isoformat()}, " if evidence.date else ""
+    return f"'{evidence.text}' ({when}{evidence.kind.value})"
+
+
+def _read_deploy_file(root: Path, rel: str) -> str | None:
+    if path_problem(root, rel) is not None:
+        return None
+    path = root / rel
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_DEPLOY_FILE:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+Rule = Callable[[Catalog, Path], Iterator[Finding]]
+RULES: tuple[Rule, ...] = (reclaimable_knobs, knob_drift, restore_candidates, correlation_only_reverts,
+                           unexplained_reverts)

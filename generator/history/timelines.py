@@ -1,0 +1,305 @@
+"""Records' and docs' history from git: each record's material changes, each doc's last change.
+
+One pass over the mainline (first-parent) history of knobs/, incidents/ and the docs, following
+renames; each version of a record is read once (one `git cat-file --batch` process), parsed with
+`parse_yaml`, and compared with the version before it on its material fields only (knob: status,
+value, default; incident: status, root cause, each hypothesis's status). Uncommitted changes in the
+work tree count as the newest change. Reads git and the work tree; judges nothing (the stale-doc
+rule does) and never reports findings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..findings import KbError
+from .gitio import (
+    NULL_ID,
+    FileChange,
+    NotARepository,
+    RepoState,
+    open_repository,
+    read_blobs,
+    read_log,
+    repository_state,
+    uncommitted_changes,
+)
+from ..records.schema import DOCS_FOLDER, FOLDERS, RECORD_SUFFIXES
+from ..records.yaml_source import MAX_BYTES, parse_yaml
+
+if TYPE_CHECKING:
+    from ..records.model import Catalog
+
+RecordKey = tuple[str, str]  # (kind, record id)
+_KIND_OF_FOLDER = {folder: kind for kind, folder in FOLDERS.items()}
+
+
+class HistoryUnavailable(Exception):
+    """There is no history to read (not a repository, no commits yet); the message says the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """A point on the mainline: a commit, or the uncommitted state of the work tree (the newest)."""
+
+    index: int  # position among the commits read, oldest first; the work tree comes after them all
+    commit: str | None  # None for uncommitted changes
+    date: datetime | None
+
+    @property
+    def short_id(self) -> str | None:
+        return self.commit[:7] if self.commit else None
+
+    def __str__(self) -> str:
+        if self.commit is None:
+            return "uncommitted changes in the work tree"
+        assert self.date is not None
+        return f"commit {self.commit[:7]} ({self.date.date().isoformat()})"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    field: str  # 'status', 'value', 'default', 'root cause' or "hypothesis 'id'"
+    old: str | None  # None when absent
+    new: str | None
+
+    def __str__(self) -> str:
+        return f"{self.field} {self.old or 'none'} -> {self.new or 'none'}"
+
+
+@dataclass(frozen=True, slots=True)
+class MaterialChange:
+    """One commit's change to a record's material fields (or the record's creation)."""
+
+    kind: str
+    record_id: str
+    path: str  # the record's path at that commit, relative to the knowledge base's root
+    at: Moment
+    fields: tuple[FieldChange, ...]
+    created: bool = False  # the first version of the record: fields hold its initial values
+
+    @property
+    def commit(self) -> str | None:
+        return self.at.commit
+
+    @property
+    def date(self) -> datetime | None:
+        return self.at.date
+
+    @property
+    def summary(self) -> str:
+        """'status reverted -> active', or 'created (status active, value 512)'."""
+        if self.created:
+            return "created (" + ", ".join(f"{f.field} {f.new}" for f in self.fields if f.new is not None) + ")"
+        return ", ".join(map(str, self.fields))
+
+
+@dataclass
+class History:
+    changes: dict[RecordKey, list[MaterialChange]]  # oldest first, for the records asked about
+    doc_changes: dict[str, Moment]  # doc path -> its last content change (a pure rename is not one)
+    state: RepoState
+    notes: list[str] = field(default_factory=list)  # one-line remarks for the user (detached HEAD...)
+
+
+@dataclass(slots=True)
+class _Version:
+    at: Moment
+    blob: str | None  # None: read the work tree's file
+    path: str
+
+
+def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
+                 repo_folder: Path | None = None, rev: str | None = None,
+                 allow_shallow: bool = False) -> History:
+    """Material changes of `records` (root-relative path -> (kind, id)) and docs' last changes.
+
+    History is read at `rev` (default: HEAD plus the work tree's uncommitted changes) from the
+    repository containing `repo_folder` (default: `root`), whose files stand for those of `root`.
+    `extra_docs` are doc paths outside docs/ whose changes matter. Raises HistoryUnavailable when
+    there is no history, KbError for a shallow clone unless `allow_shallow`."""
+    repo_folder = repo_folder or root
+    try:
+        with open_repository(repo_folder) as repo:
+            state = repository_state(repo, repo_folder)
+            notes = _check_state(state, rev is None, allow_shallow)
+            paths = [*FOLDERS.values(), DOCS_FOLDER, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
+            pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
+            commits = read_log(repo, rev or "HEAD", pathspecs)
+            uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
+            walk = _Walk(state.prefix)
+            for index, commit in enumerate(commits):
+                walk.apply(commit.changes, Moment(index, commit.id, commit.date))
+            if uncommitted:
+                walk.apply(uncommitted, Moment(len(commits), None, None), from_work_tree=True)
+            wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
+            blobs = read_blobs(repo, [v.blob for lineage in wanted.values() for v in lineage if v.blob])
+    except NotARepository as exc:
+        raise HistoryUnavailable(f"{exc}; run kb inside a clone of the knowledge base's repository "
+                                 "(or `git init` and commit it)") from None
+    changes = {records[path]: _material_changes(records[path], lineage, blobs, root)
+               for path, lineage in wanted.items()}
+    return History(changes, walk.doc_changes, state, notes)
+
+
+def material_changes(root: Path, catalog: Catalog | None = None, *,
+                     allow_shallow: bool = False) -> dict[RecordKey, list[MaterialChange]]:
+    """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
+
+    A material change is a commit that changed a knob's status, value or default, or an incident's
+    status, root cause or any hypothesis's status; `fields` holds each change as old -> new
+    (`str(change)` reads "status reverted -> active"). The first entry of a record is its creation
+    (`created=True`, fields from none). Renames are followed; uncommitted work-tree changes come
+    last, with `commit` and `date` None. `catalog` defaults to loading `root`. Returns {} when
+    `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
+    unless `allow_shallow` (then only the history the clone has is seen)."""
+    if catalog is None:
+        from ..pipeline import load_knowledge_base  # the pipeline imports this module
+        catalog = load_knowledge_base(root).catalog
+    records = {source.rel_path: key for key, source in catalog.sources.items()}
+    try:
+        return read_history(root, records, allow_shallow=allow_shallow).changes
+    except HistoryUnavailable:
+        return {}
+
+
+def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
+    if state.head is None:
+        raise HistoryUnavailable(f"the git repository at {state.toplevel} has no commits yet; commit the "
+                                 "knowledge base (git add -A && git commit) so its history can be read")
+    notes = []
+    if state.shallow:
+        if not allow_shallow:
+            raise KbError(f"{state.toplevel} is a shallow clone, so every file looks last changed at the clone's "
+                          "oldest commit and stale docs cannot be told apart; fetch the whole history "
+                          "(`git fetch --unshallow`, or `fetch-depth: 0` in actions/checkout), or pass "
+                          "--allow-shallow to check with the history the clone has")
+        notes.append(f"warning: {state.toplevel} is a shallow clone; the git-based checks see only the history "
+                     "it has (`git fetch --unshallow` for all of it)")
+    if at_head and state.branch is None:
+        notes.append(f"note: HEAD is detached at {state.head[:7]} (as in CI checkouts); history is read from "
+                     "that commit (`git switch <branch>` to check a branch instead)")
+    return notes
+
+
+class _Walk:
+    """Replays the commits' changes: each record path's lineage of versions, each doc's last change."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.lineages: dict[str, list[_Version]] = {}
+        self.doc_changes: dict[str, Moment] = {}
+
+    def apply(self, changes: Iterable[FileChange], at: Moment, from_work_tree: bool = False) -> None:
+        changes = list(changes)
+        moved_records: dict[str, list[_Version]] = {}
+        moved_docs: dict[str, Moment] = {}
+        for change in changes:  # first take away what was deleted or renamed
+            old = self._relative(change.old_path if change.status == "R" else change.path)
+            if old is None or change.status not in "RD":
+                continue
+            if old in self.lineages:
+                moved_records[old] = self.lineages.pop(old)
+            if old in self.doc_changes:
+                moved_docs[old] = self.doc_changes.pop(old)
+        for change in changes:
+            path = self._relative(change.path)
+            if path is None or change.status == "D":
+                continue
+            old = self._relative(change.old_path) if change.status == "R" else None
+            unchanged = change.status == "R" and change.similarity == 100 and not from_work_tree
+            if _is_record(path):
+                if change.status == "R":
+                    lineage = moved_records.get(old or "", [])
+                elif change.status == "A":
+                    lineage = []
+                else:
+                    lineage = self.lineages.get(path, [])
+                if not (unchanged and lineage):
+                    lineage.append(_Version(at, None if from_work_tree else change.new_blob, path))
+                self.lineages[path] = lineage
+            elif unchanged and old in moved_docs:
+                self.doc_changes[path] = moved_docs[old]
+            else:
+                self.doc_changes[path] = at
+
+    def _relative(self, path: str | None) -> str | None:
+        if path is None or not path.startswith(self.prefix):
+            return None
+        return path[len(self.prefix):]
+
+
+def _is_record(path: str) -> bool:
+    folder, _, name = path.partition("/")
+    return folder in _KIND_OF_FOLDER and "/" not in name and name.endswith(RECORD_SUFFIXES)
+
+
+def _material_changes(key: RecordKey, lineage: list[_Version], blobs: Mapping[str, bytes],
+                      root: Path) -> list[MaterialChange]:
+    kind, record_id = key
+    changes: list[MaterialChange] = []
+    previous: dict[str, str | None] | None = None
+    for version in lineage:
+        text = _version_text(version, blobs, root)
+        fields = material_fields(kind, parse_yaml(text).value) if text is not None else None
+        if fields is None:
+            continue  # unreadable or not a mapping: compare the next good version with the last one
+        if previous is None:
+            created = tuple(FieldChange(name, None, value) for name, value in fields.items())
+            changes.append(MaterialChange(kind, record_id, version.path, version.at, created, created=True))
+        else:
+            differ = tuple(FieldChange(name, previous.get(name), fields.get(name))
+                           for name in dict.fromkeys([*previous, *fields])
+                           if previous.get(name) != fields.get(name))
+            if differ:
+                changes.append(MaterialChange(kind, record_id, version.path, version.at, differ))
+        previous = fields
+    return changes
+
+
+def _version_text(version: _Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
+    if version.blob is None:
+        try:
+            path = root / version.path
+            return path.read_text(encoding="utf-8-sig") if path.stat().st_size <= MAX_BYTES else None
+        except (OSError, UnicodeDecodeError):
+            return None
+    raw = blobs.get(version.blob) if version.blob != NULL_ID else None
+    if raw is None or len(raw) > MAX_BYTES:
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
+
+
+def material_fields(kind: str, value: Any) -> dict[str, str | None] | None:
+    """The fields whose change is material, as display strings; None when `value` is no record."""
+    if not isinstance(value, dict):
+        return None
+    if kind == "knob":
+        return {name: _shown(value.get(name)) for name in ("status", "value", "default")}
+    cause = value.get("root_cause")
+    fields = {"status": _shown(value.get("status")),
+              "root cause": _shown(cause.get("hypothesis") if isinstance(cause, dict) else cause)}
+    hypotheses = value.get("hypotheses")
+    for hypothesis in hypotheses if isinstance(hypotheses, list) else []:
+        if isinstance(hypothesis, dict) and isinstance(hypothesis.get("id"), str):
+            fields[f"hypothesis '{hypothesis['id']}'"] = _shown(hypothesis.get("status"))
+    return fields
+
+
+def _shown(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(value, sort_keys=True, default=str)
+

@@ -1,0 +1,179 @@
+"""Consistency checks: what the schema alone cannot see, within a record and between records.
+
+Ids match file names, references resolve, dates are in order, a knob's status agrees with its
+history, a resolved incident has a confirmed root cause, paths stay inside the repository and
+exist. Model in, findings out; reads nothing but the existence of referenced paths.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date, datetime
+from pathlib import Path, PurePosixPath
+
+from ..findings import Finding, finding
+from .model import Catalog, when_key
+from .schema import HypothesisStatus, Incident, IncidentStatus, Knob
+from .validate import dotted
+from .yaml_source import Key
+
+_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
+    findings: list[Finding] = []
+    for knob in catalog.knobs.values():
+        findings.extend(_check_knob(knob, catalog, root))
+    for incident in catalog.incidents.values():
+        findings.extend(_check_incident(incident, catalog, root))
+    return findings
+
+
+class _Reporter:
+    """Findings about one record, placed at the line of a key path."""
+
+    def __init__(self, catalog: Catalog, kind: str, record_id: str) -> None:
+        self.source = catalog.source(kind, record_id)
+        self.subject = record_id
+
+    def __call__(self, code: str, key: Key, message: str) -> Finding:
+        line, column = self.source.source_map.locate(key)
+        return finding(code, self.source.rel_path, line, column, self.subject, message)
+
+
+def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
+    report = _Reporter(catalog, "knob", knob.id)
+    yield from _check_id(report, "knob", knob.id)
+    last = knob.history[-1]
+    if last.status.knob_status is not knob.status:
+        yield report("status-mismatch", ("status",),
+                     f"status is '{knob.status.value}' but the last history entry ({_day(last.date)}) says "
+                     f"'{last.status.value}'; change status to '{last.status.knob_status.value}', or add a history "
+                     f"entry for the change to '{knob.status.value}'")
+    yield from _check_order(report, [(("history", i, "date"), e.date) for i, e in enumerate(knob.history)],
+                            "history entries")
+    for i, entry in enumerate(knob.history):
+        if entry.incident is not None and not catalog.exists("incident", entry.incident):
+            yield report("dangling-ref", ("history", i, "incident"),
+                         f"{dotted(('history', i, 'incident'))} names incident '{entry.incident}', but there is no "
+                         f"incidents/{entry.incident}.yaml; fix the id or add the incident")
+        if entry.hypothesis is not None:
+            if entry.incident is None:
+                yield report("dangling-ref", ("history", i, "hypothesis"),
+                             f"{dotted(('history', i))} names hypothesis '{entry.hypothesis}' but no incident; add "
+                             "'incident:' with the id of the incident it belongs to")
+            elif entry.incident in catalog.incidents and catalog.hypothesis(entry.incident, entry.hypothesis) is None:
+                known = ", ".join(h.id for h in catalog.incidents[entry.incident].hypotheses) or "none yet"
+                yield report("dangling-ref", ("history", i, "hypothesis"),
+                             f"incident '{entry.incident}' has no hypothesis '{entry.hypothesis}' (it has: {known}); "
+                             "fix the id or add the hypothesis to the incident")
+    for i, deployment in enumerate(knob.applies_to):
+        try:
+            re.compile(deployment.pattern)
+        except re.error as exc:
+            yield report("bad-value", ("applies_to", i, "pattern"),
+                         f"applies_to[{i}].pattern is not a valid regular expression ({exc}); e.g. "
+                         f"'^export {knob.name}=' ")
+        yield from _check_path(report, root, ("applies_to", i, "path"), deployment.path)
+    for i, doc in enumerate(knob.docs):
+        yield from _check_path(report, root, ("docs", i), doc)
+    for i, measurement in enumerate(knob.measurements):
+        if measurement.delta_pct is None and (measurement.baseline is None or measurement.value is None):
+            yield report("missing-field", ("measurements", i),
+                         f"measurements[{i}] needs either 'baseline' and 'value', or 'delta_pct'")
+        elif measurement.delta_pct is None and measurement.baseline == 0:
+            yield report("bad-value", ("measurements", i, "baseline"),
+                         f"measurements[{i}].baseline is 0, so no gain in percent can be computed; give delta_pct")
+        if measurement.evidence and not _URL.match(measurement.evidence):
+            yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
+
+
+def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterator[Finding]:
+    report = _Reporter(catalog, "incident", incident.id)
+    yield from _check_id(report, "incident", incident.id)
+    seen: dict[str, int] = {}
+    for i, hypothesis in enumerate(incident.hypotheses):
+        if hypothesis.id in seen:
+            yield report("duplicate-id", ("hypotheses", i, "id"),
+                         f"hypothesis id '{hypothesis.id}' is used twice (also hypotheses[{seen[hypothesis.id]}]); "
+                         "give each hypothesis its own id")
+        seen.setdefault(hypothesis.id, i)
+        if hypothesis.suspect is not None and not catalog.exists("knob", hypothesis.suspect.knob):
+            yield report("dangling-ref", ("hypotheses", i, "suspect", "knob"),
+                         f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}', but there is no "
+                         f"knobs/{hypothesis.suspect.knob}.yaml; fix the id or add the knob")
+    cause = incident.root_cause
+    if cause is not None:
+        cause_hypothesis = catalog.hypothesis(incident.id, cause.hypothesis)
+        if cause_hypothesis is None:
+            yield report("dangling-ref", ("root_cause", "hypothesis"),
+                         f"root_cause names hypothesis '{cause.hypothesis}', which this incident does not have; "
+                         f"add it under hypotheses or fix the id (known: {', '.join(seen) or 'none'})")
+        elif cause_hypothesis.status is not HypothesisStatus.CONFIRMED:
+            yield report("root-cause", ("root_cause", "hypothesis"),
+                         f"the root cause is hypothesis '{cause.hypothesis}', but its status is "
+                         f"'{cause_hypothesis.status.value}'; set that hypothesis's status to 'confirmed'")
+    if incident.status is IncidentStatus.RESOLVED:
+        if incident.resolved is None:
+            yield report("missing-field", ("status",),
+                         "a resolved incident needs 'resolved:' with the date it was resolved, e.g. 'resolved: 2026-11-09'")
+        if cause is None:
+            yield report("root-cause", ("status",),
+                         "a resolved incident needs a root cause: add 'root_cause: {hypothesis: <id>, summary: ...}' "
+                         "naming a confirmed hypothesis, or set status to 'mitigated'")
+    if incident.resolved is not None:
+        yield from _check_order(report, [(("started",), incident.started), (("resolved",), incident.resolved)],
+                                "'started' and 'resolved'")
+    yield from _check_order(report, [(("timeline", i, "at"), e.at) for i, e in enumerate(incident.timeline)],
+                            "timeline entries")
+    for i, follow_up in enumerate(incident.follow_ups):
+        if follow_up.knob is not None and not catalog.exists("knob", follow_up.knob):
+            yield report("dangling-ref", ("follow_ups", i, "knob"),
+                         f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
+    for i, doc in enumerate(incident.docs):
+        yield from _check_path(report, root, ("docs", i), doc)
+
+
+def _check_id(report: _Reporter, kind: str, record_id: str) -> Iterator[Finding]:
+    stem = PurePosixPath(report.source.rel_path).stem
+    if record_id != stem:
+        yield report("id-mismatch", ("id",),
+                     f"id '{record_id}' differs from the file name '{stem}'; rename the file to "
+                     f"{record_id}.yaml or set 'id: {stem}'")
+
+
+def _check_order(report: _Reporter, dated: list[tuple[Key, date | datetime]], what: str) -> Iterator[Finding]:
+    for (_, earlier), (key, later) in zip(dated, dated[1:]):
+        if when_key(later) < when_key(earlier):
+            yield report("date-order", key,
+                         f"{what} are out of order: {dotted(key)} is {_day(later)}, before {_day(earlier)} above it; "
+                         "list them oldest first and check the dates")
+
+
+def _check_path(report: _Reporter, root: Path, key: Key, rel: str) -> Iterator[Finding]:
+    problem = path_problem(root, rel)
+    if problem is not None:
+        yield report(problem[0], key, f"{dotted(key)}: {problem[1]}")
+
+
+def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
+    """('bad-path' | 'missing-path', why) for a repository-relative path, or None when it is fine."""
+    posix = PurePosixPath(rel.replace("\\", "/"))
+    if posix.is_absolute() or re.match(r"^[a-zA-Z]:", rel):
+        return "bad-path", f"'{rel}' is absolute; write it relative to the repository root, e.g. docs/design/plan.md"
+    if ".." in posix.parts:
+        return "bad-path", f"'{rel}' leaves the repository through '..'; name a file inside it"
+    try:
+        resolved = (root / posix).resolve()
+        if not resolved.is_relative_to(root.resolve()):
+            return "bad-path", f"'{rel}' resolves outside the repository (a symbolic link?); name a file inside it"
+        if not resolved.exists():
+            return "missing-path", f"'{rel}' does not exist; fix the path or add the file"
+    except (OSError, ValueError) as exc:
+        return "bad-path", f"'{rel}' cannot be resolved ({exc})"
+    return None
+
+
+def _day(moment: date | datetime) -> str:
+    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()

@@ -1,0 +1,239 @@
+"""The record schema, declared once: knob and incident records as pydantic models.
+
+Validation (types, enums, required and unknown fields), the JSON Schema editors use (`kb schema`)
+and the field reference come from these declarations; each field's `description` is its doc.
+Field order is the canonical key order of a record (`kb fmt`, `kb new`): what identifies it, then
+short values, then prose, then lists; in list entries the long text comes last.
+Validated instances are the immutable model the rest of the tool reads. Rules about how fields and
+records relate (references, dates in order) live in `checks.py`, not here.
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import date, datetime, timezone
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    StringConstraints,
+    WithJsonSchema,
+)
+
+SCHEMA_VERSION = 1
+
+
+class KnobStatus(str, enum.Enum):
+    PROPOSED = "proposed"
+    ACTIVE = "active"
+    REVERTED = "reverted"
+    RETIRED = "retired"
+
+
+class HistoryStatus(str, enum.Enum):
+    """A knob status, plus `restored`: an `active` that undoes a revert."""
+
+    PROPOSED = "proposed"
+    ACTIVE = "active"
+    RESTORED = "restored"
+    REVERTED = "reverted"
+    RETIRED = "retired"
+
+    @property
+    def knob_status(self) -> KnobStatus:
+        return KnobStatus.ACTIVE if self is HistoryStatus.RESTORED else KnobStatus(self.value)
+
+
+class IncidentStatus(str, enum.Enum):
+    OPEN = "open"
+    MITIGATED = "mitigated"
+    RESOLVED = "resolved"
+
+
+class HypothesisStatus(str, enum.Enum):
+    OPEN = "open"
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+
+
+class EvidenceKind(str, enum.Enum):
+    CORRELATION = "correlation"
+    EXPERIMENT = "experiment"
+    OBSERVATION = "observation"
+    REPORT = "report"
+
+
+class Stance(str, enum.Enum):
+    FOR = "for"
+    AGAINST = "against"
+
+
+class FollowUpStatus(str, enum.Enum):
+    OPEN = "open"
+    DONE = "done"
+
+
+def _parse_when(value: Any) -> Any:
+    """Dates stay dates; date-times become naive UTC so any two can be compared."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value) if ("T" in value or " " in value) else date.fromisoformat(value)
+        except ValueError:
+            raise ValueError("expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z") from None
+    return naive_utc(value) if isinstance(value, datetime) else value
+
+
+def naive_utc(moment: datetime) -> datetime:
+    """Naive UTC, so date-times from records and from git compare and show alike."""
+    return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+When = Annotated[
+    datetime | date,
+    BeforeValidator(_parse_when),
+    WithJsonSchema({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}],
+                    "description": "YYYY-MM-DD or an ISO 8601 date-time"}),
+]
+# Scalars are strict: YAML already typed every value, and '12' where a number belongs is a mistake
+# worth reporting. Enums and lists stay lax so they accept YAML's strings and lists.
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+Slug = Annotated[str, Strict(), StringConstraints(pattern=SLUG_PATTERN, max_length=100)]
+Text = Annotated[str, Strict(), StringConstraints(min_length=1)]
+Flag = Annotated[bool, Strict()]
+Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, Field(union_mode="left_to_right")]
+Number = Annotated[StrictInt | StrictFloat, Field(union_mode="left_to_right")]
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---- knob ------------------------------------------------------------------------------------
+
+class Deployment(Record):
+    path: Text = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
+    pattern: Text = Field(description="Regular expression that matches in that file when the tuned value is set.")
+
+
+class Measurement(Record):
+    metric: Text = Field(description="What was measured, e.g. 'output throughput'.")
+    conditions: dict[str, Scalar] = Field(default_factory=dict, description="Conditions of the measurement, e.g. {concurrency: 64}.")
+    baseline: Number | None = Field(default=None, description="The metric without the tuned value (give with `value`).")
+    value: Number | None = Field(default=None, description="The metric with the tuned value (give with `baseline`).")
+    delta_pct: Number | None = Field(default=None, description="The change in percent, when baseline and value are not given.")
+    unit: Text | None = Field(default=None, description="Unit of baseline and value, e.g. tok/s.")
+    higher_is_better: Flag = Field(default=True, description="False for metrics such as latency.")
+    date: When | None = Field(default=None, description="When it was measured.")
+    evidence: Text | None = Field(default=None, description="Repository path or URL of the benchmark output.")
+    note: Text | None = Field(default=None, description="Anything a reader needs to interpret the number.")
+    invalid: Text | None = Field(default=None, description="Why this measurement must not count (e.g. taken in a contaminated period).")
+
+
+class HistoryEntry(Record):
+    date: When = Field(description="When the status changed.")
+    status: HistoryStatus = Field(description="The status from this date on.")
+    incident: Slug | None = Field(default=None, description="Id of the incident that caused the change.")
+    hypothesis: Slug | None = Field(default=None, description="Id of the hypothesis (in that incident) the change acted on.")
+    note: Text | None = Field(default=None, description="Why, in a sentence.")
+
+
+class Knob(Record):
+    id: Slug = Field(description="Slug equal to the file name: lowercase letters, digits, dashes.")
+    name: Text = Field(description="The setting as written in config, e.g. the environment variable.")
+    summary: Text = Field(description="One line: what the setting does.")
+    value: Scalar = Field(description="The tuned value.")
+    status: KnobStatus = Field(description="Current status; must equal the last history entry's.")
+    kind: Literal["env", "flag", "config", "sysctl", "other"] | None = Field(default=None, description="How the setting is applied.")
+    component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
+    default: Scalar | None = Field(default=None, description="The value when the setting is not given.")
+    description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
+    tags: tuple[Text, ...] = Field(default=(), description="Free-form tags.")
+    owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
+    scope: dict[str, Scalar] = Field(default_factory=dict, description="Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}.")
+    docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
+    keep_reverted: Text | None = Field(default=None, description="Why it stays reverted although its revert was not justified: an explicit decision.")
+    applies_to: tuple[Deployment, ...] = Field(default=(), description="Files where it is deployed, with a pattern that matches when the tuned value is set.")
+    measurements: tuple[Measurement, ...] = Field(default=(), description="Measured gains and their conditions.")
+    history: tuple[HistoryEntry, ...] = Field(min_length=1, description="Status changes, oldest first.")
+
+
+# ---- incident --------------------------------------------------------------------------------
+
+class Evidence(Record):
+    kind: EvidenceKind = Field(description="correlation | experiment | observation | report.")
+    stance: Stance = Field(description="for | against the hypothesis.")
+    date: When | None = Field(default=None, description="When.")
+    text: Text = Field(description="What was seen or done.")
+
+
+class Suspect(Record):
+    knob: Slug = Field(description="Id of the suspected knob.")
+
+
+class Hypothesis(Record):
+    id: Slug = Field(description="Slug, unique within the incident.")
+    statement: Text = Field(description="The suspected cause, as a claim that evidence can support or refute.")
+    status: HypothesisStatus = Field(description="open | confirmed | refuted.")
+    suspect: Suspect | None = Field(default=None, description="The knob this hypothesis blames, if any.")
+    evidence: tuple[Evidence, ...] = Field(default=(), description="Evidence for and against.")
+
+
+class RootCause(Record):
+    hypothesis: Slug = Field(description="Id of the confirmed hypothesis.")
+    summary: Text | None = Field(default=None, description="The cause in a few sentences.")
+
+
+class TimelineEntry(Record):
+    at: When = Field(description="When it happened.")
+    event: Text = Field(description="What happened.")
+
+
+class FollowUp(Record):
+    action: Text = Field(description="What must be done.")
+    status: FollowUpStatus = Field(default=FollowUpStatus.OPEN, description="open | done.")
+    knob: Slug | None = Field(default=None, description="Id of the knob it concerns, if any.")
+    owner: Text | None = Field(default=None, description="Who does it.")
+
+
+class Incident(Record):
+    id: Slug = Field(description="Slug equal to the file name.")
+    title: Text = Field(description="One line.")
+    status: IncidentStatus = Field(description="open | mitigated | resolved.")
+    started: When = Field(description="When the symptoms began.")
+    severity: Text | StrictInt | None = Field(default=None, description="Your scale, e.g. sev2.")
+    resolved: When | None = Field(default=None, description="When it was resolved; required when status is resolved.")
+    summary: Text | None = Field(default=None, description="Markdown summary.")
+    systems: tuple[Text, ...] = Field(default=(), description="Systems involved.")
+    symptoms: tuple[Text, ...] = Field(default=(), description="What users and operators saw.")
+    hypotheses: tuple[Hypothesis, ...] = Field(default=(), description="Suspected causes with their evidence.")
+    root_cause: RootCause | None = Field(default=None, description="The confirmed cause; required when resolved.")
+    timeline: tuple[TimelineEntry, ...] = Field(default=(), description="What happened when, oldest first.")
+    follow_ups: tuple[FollowUp, ...] = Field(default=(), description="Actions that came out of it.")
+    lessons: tuple[Text, ...] = Field(default=(), description="What to do differently.")
+    docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
+
+
+RECORD_TYPES: dict[str, type[Record]] = {"knob": Knob, "incident": Incident}
+FOLDERS: dict[str, str] = {"knob": "knobs", "incident": "incidents"}
+RECORD_SUFFIXES = (".yaml", ".yml")
+DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
+
+
+def json_schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema for editors, derived from the model above."""
+    model = RECORD_TYPES[kind]
+    schema = model.model_json_schema(mode="validation")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"https://incident-kb.invalid/schemas/{kind}.schema.json",
+        "title": f"incident-kb {kind} record",
+        **{k: v for k, v in schema.items() if k != "title"},
+    }

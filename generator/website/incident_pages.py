@@ -1,0 +1,167 @@
+"""View data for an incident's page: sorted, formatted and linked for `templates/incident.md.j2`.
+
+The heart of it is suspected vs actual: each hypothesis with its verdict, its evidence marked by
+kind (a revert made on correlation alone is called out), the knob changes made under it, and the
+confirmed root cause. Plain strings are escaped by the template environment; record text arrives
+already made safe (`record_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from .page_parts import (
+    Fact,
+    badge,
+    evidence_badge,
+    finding_box,
+    front_matter,
+    last_changed_fact,
+    source_line,
+    when_text,
+)
+from .markup import code, plain, record_block, record_inline
+from ..records.schema import EvidenceKind, FollowUp, HistoryStatus, Hypothesis, Incident, Stance
+from .context import SiteContext
+from .links import Links, hypothesis_anchor, incident_page
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    stance: Markup
+    kind: Markup
+    when: str
+    text: Markup
+
+
+@dataclass(frozen=True)
+class HypothesisView:
+    anchor: str
+    heading: str
+    status: Markup
+    statement: Markup
+    suspect: Markup | None
+    evidence: tuple[EvidenceRow, ...]
+    warning: Markup | None  # e.g. acted on with correlation alone
+    changes: tuple[Markup, ...]  # knob status changes made under it
+    overview: tuple[Markup, ...]  # the row of the suspected-vs-actual table
+
+
+@dataclass(frozen=True)
+class IncidentPage:
+    path: str
+    front_matter: Markup
+    title: str
+    status: Markup
+    facts: tuple[Fact, ...]
+    findings: tuple[Markup, ...]
+    summary: Markup | None
+    symptoms: tuple[Markup, ...]
+    hypotheses: tuple[HypothesisView, ...]
+    root_cause: Markup | None
+    root_cause_summary: Markup | None
+    timeline: tuple[tuple[str, Markup], ...]
+    follow_ups: tuple[Markup, ...]
+    lessons: tuple[Markup, ...]
+    docs: tuple[Markup, ...]
+    source: Markup
+
+
+def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
+    path = incident_page(incident.id)
+    links = Links(path, context.catalog, context.settings, context.root)
+    tags = [f"status: {incident.status.value}"]
+    if incident.severity is not None:
+        tags.append(f"severity: {incident.severity}")
+    cause = incident.root_cause
+    confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis) if cause else None
+    root_cause = None
+    if cause is not None:
+        root_cause = links.hypothesis(incident.id, cause.hypothesis)
+        if confirmed is not None:
+            root_cause += Markup(": ") + record_inline(confirmed.statement)
+    return IncidentPage(
+        path=path,
+        front_matter=front_matter(incident.title, tags, boost=2),
+        title=incident.title,
+        status=badge("status", incident.status.value),
+        facts=(*_incident_facts(incident),
+               *last_changed_fact(context.changes.last_change("incident", incident.id))),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get(("incident", incident.id), ())),
+        summary=record_block(incident.summary) if incident.summary else None,
+        symptoms=tuple(record_inline(s) for s in incident.symptoms),
+        hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
+        root_cause=root_cause,
+        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
+        timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
+        follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
+        lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("incident", incident.id), ())),
+        source=source_line(context.settings, context.catalog.source("incident", incident.id).rel_path),
+    )
+
+
+def _incident_facts(incident: Incident) -> Iterable[Fact]:
+    yield Fact("Status", badge("status", incident.status.value))
+    if incident.severity is not None:
+        yield Fact("Severity", badge("severity", str(incident.severity)))
+    yield Fact("Started", plain(when_text(incident.started)))
+    if incident.resolved is not None:
+        yield Fact("Resolved", plain(when_text(incident.resolved)))
+    if incident.systems:
+        yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
+    yield Fact("Id", code(incident.id))
+
+
+def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:
+    cause = incident.root_cause
+    is_cause = cause is not None and cause.hypothesis == hypothesis.id
+    status = hypothesis.status.value
+    heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
+    changes = context.changes_under.get((incident.id, hypothesis.id), ())
+    supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
+    correlation_only = bool(supporting) and all(e.kind is EvidenceKind.CORRELATION for e in supporting)
+    reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
+    warning = None
+    if correlation_only and reverted:
+        names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
+        warning = Markup("Reverted on correlation alone: ") + names + Markup(
+            " was reverted under this hypothesis while the only evidence for it was correlation.")
+    elif correlation_only:
+        warning = Markup("The only evidence for this hypothesis is correlation.")
+    suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
+    change_lines = tuple(
+        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
+        + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
+        for knob, entry in changes)
+    against = sum(1 for e in hypothesis.evidence if e.stance is Stance.AGAINST)
+    evidence = f"{len(supporting)} for{' (correlation only)' if correlation_only else ''}, {against} against"
+    overview = (
+        links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
+        badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),
+        suspect if suspect is not None else Markup("—"),
+        plain(evidence),
+        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + plain(when_text(entry.date))
+                            for _, entry in changes) or Markup("—"),
+    )
+    return HypothesisView(
+        anchor=hypothesis_anchor(hypothesis.id),
+        heading=heading,
+        status=badge("hypothesis", status),
+        statement=record_inline(hypothesis.statement),
+        suspect=suspect,
+        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), evidence_badge(e.kind), when_text(e.date),
+                                   record_inline(e.text)) for e in hypothesis.evidence),
+        warning=warning,
+        changes=change_lines,
+        overview=overview,
+    )
+
+
+def _incident_follow_up(links: Links, item: FollowUp) -> Markup:
+    knob = Markup(" · ") + links.knob(item.knob) if item.knob else Markup()
+    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
+    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + knob

@@ -1,0 +1,252 @@
+"""View data for a knob's page: sorted, formatted and linked for `templates/knob.md.j2`.
+
+Everything the page shows is decided here: what the knob gains, which incidents suspected it and
+what became of that (exonerated, confirmed, still open), its status history with the incident and
+hypothesis behind each change. Plain strings are escaped by the template environment; record text
+arrives already made safe (`record_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from ..records.model import describe_gains, gain_of, knob_gains
+from .page_parts import (
+    Fact,
+    Table,
+    badge,
+    evidence_badge,
+    finding_box,
+    front_matter,
+    last_changed_fact,
+    source_line,
+    when_text,
+)
+from .markup import code, plain, record_block, record_inline
+from ..records.schema import (
+    Evidence,
+    FollowUp,
+    HistoryEntry,
+    Hypothesis,
+    HypothesisStatus,
+    Incident,
+    IncidentStatus,
+    Knob,
+    Measurement,
+    Stance,
+)
+from .context import SiteContext
+from .links import Links, knob_page
+
+
+@dataclass(frozen=True)
+class ChartView:
+    light_file: str
+    dark_file: str
+    light_svg: str
+    dark_svg: str
+    image: Markup  # the markdown that shows the right variant for the reader's colour scheme
+
+
+@dataclass(frozen=True)
+class HistoryItem:
+    when: str
+    status: Markup
+    cause: Markup
+    note: Markup
+
+
+@dataclass(frozen=True)
+class Suspicion:
+    """A hypothesis that blamed the knob, and what became of it."""
+
+    incident: Markup
+    hypothesis: Markup
+    statement: Markup
+    verdict: Markup
+    reasons: tuple[Markup, ...]  # the evidence against it
+    actual_cause: Markup | None
+
+
+@dataclass(frozen=True)
+class KnobPage:
+    path: str
+    front_matter: Markup
+    title: str
+    knob_id: str
+    status: Markup
+    summary: Markup
+    glance: tuple[Fact, ...]  # the answers people come for: what it gains, was it suspected
+    facts: tuple[Fact, ...]
+    findings: tuple[Markup, ...]
+    gains: Table | None
+    gain_notes: tuple[Markup, ...]
+    chart: ChartView | None
+    history: tuple[HistoryItem, ...]
+    suspicions: tuple[Suspicion, ...]
+    follow_ups: tuple[Markup, ...]
+    description: Markup | None
+    docs: tuple[Markup, ...]
+    source: Markup
+
+
+def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
+    path = knob_page(knob.id)
+    links = Links(path, context.catalog, context.settings, context.root)
+    chart = _chart_view(context, knob)
+    tags = [f"status: {knob.status.value}"]
+    if knob.component:
+        tags.append(f"component: {knob.component}")
+    tags += [f"{key}: {knob.scope[key]}" for key in ("hardware", "model") if key in knob.scope]
+    tags += list(knob.tags)
+    suspicions = tuple(_suspicion(context, links, knob, incident, hypothesis)
+                       for incident, hypothesis in context.suspected_in.get(knob.id, ()))
+    return KnobPage(
+        path=path,
+        front_matter=front_matter(knob.name, tags, boost=2),
+        title=knob.name,
+        knob_id=knob.id,
+        status=badge("status", knob.status.value),
+        summary=record_inline(knob.summary),
+        glance=tuple(_glance(knob, suspicions)),
+        facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change("knob", knob.id))),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get(("knob", knob.id), ())),
+        gains=_gains_table(knob, links),
+        gain_notes=tuple(_gain_notes(knob)),
+        chart=chart,
+        history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
+        suspicions=suspicions,
+        follow_ups=tuple(_follow_up(links, incident, item)
+                         for incident, item in context.follow_ups_of.get(knob.id, ())),
+        description=record_block(knob.description) if knob.description else None,
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("knob", knob.id), ())),
+        source=source_line(context.settings, context.catalog.source("knob", knob.id).rel_path),
+    )
+
+
+def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
+    yield Fact("Setting", code(knob.name) + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
+    value = code(f"{knob.name}={knob.value}")
+    if knob.default is not None:
+        value += Markup(" (default ") + code(knob.default) + Markup(")")
+    yield Fact("Tuned value", value)
+    yield Fact("Id", code(knob.id))
+    if knob.component:
+        yield Fact("Component", plain(knob.component))
+    for key, scope_value in knob.scope.items():
+        yield Fact(f"Scope: {key}", plain(scope_value))
+    if knob.applies_to:
+        yield Fact("Deployed in", Markup(", ").join(
+            links.repo_file(d.path) + Markup(" (matching ") + code(d.pattern) + Markup(")") for d in knob.applies_to))
+    if knob.owners:
+        yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
+    if knob.keep_reverted:
+        yield Fact("Kept reverted because", record_inline(knob.keep_reverted))
+
+
+def _glance(knob: Knob, suspicions: tuple[Suspicion, ...]) -> Iterable[Fact]:
+    gains = describe_gains(knob_gains(knob))
+    yield Fact("Gains", plain(gains) if gains else Markup("no measured gain on record"))
+    for item in suspicions:
+        yield Fact("Suspected in", item.incident + Markup(": ") + item.verdict)
+
+
+def _number(value: float | int | None, unit: str | None) -> Markup:
+    if value is None:
+        return Markup()
+    return plain(f"{value:g}{' ' + unit if unit else ''}")
+
+
+def _gains_table(knob: Knob, links: Links) -> Table | None:
+    if not knob.measurements:
+        return None
+    absolute = any(m.baseline is not None or m.value is not None for m in knob.measurements)
+    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "Measured", "Source")
+    rows = []
+    for m in knob.measurements:
+        gain = gain_of(m)
+        if m.invalid:
+            change = badge("gain", "invalid", "not counted")
+        elif gain is None:
+            change = Markup("no figure")
+        else:
+            change = badge("gain", "better" if gain.pct >= 0 else "worse", f"{gain.pct:+.1f}%")
+        metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
+        source = links.reference(m.evidence, short=True) if m.evidence else Markup()
+        rows.append((metric, plain(_conditions(m)),
+                     *((_number(m.baseline, m.unit), _number(m.value, m.unit)) if absolute else ()),
+                     change, plain(when_text(m.date)), source))
+    return Table(columns, tuple(rows))
+
+
+def _conditions(m: Measurement) -> str:
+    return ", ".join(f"{k} {v}" for k, v in m.conditions.items())
+
+
+def _gain_notes(knob: Knob) -> Iterable[Markup]:
+    """Notes on measurements, under the table (in a cell they would squeeze it)."""
+    for m in knob.measurements:
+        where = Markup("**") + plain(m.metric + (f", {_conditions(m)}" if m.conditions else "")) + Markup(":** ")
+        if m.invalid:
+            yield where + Markup("not counted: ") + record_inline(m.invalid)
+        if m.note:
+            yield where + record_inline(m.note)
+
+
+def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
+    chart = context.charts.get(knob.id)
+    if chart is None:
+        return None
+    light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"  # beside the page: 'index' is fine too
+    alt = plain(chart.description)
+    image = Markup(f"![{alt}]({light}#only-light)\n![{alt}]({dark}#only-dark)")
+    return ChartView(f"knobs/{light}", f"knobs/{dark}", chart.light, chart.dark, image)
+
+
+def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> HistoryItem:
+    cause = Markup()
+    if entry.incident:
+        cause = Markup("incident ") + links.incident(entry.incident)
+        if entry.hypothesis:
+            cause += Markup(", hypothesis ") + links.hypothesis(entry.incident, entry.hypothesis)
+            hypothesis = context.catalog.hypothesis(entry.incident, entry.hypothesis)
+            if hypothesis is not None:
+                cause += Markup(" ") + badge("hypothesis", hypothesis.status.value)
+    status = entry.status.value
+    return HistoryItem(when_text(entry.date), badge("status", status), cause,
+                       record_inline(entry.note) if entry.note else Markup())
+
+
+def _suspicion(context: SiteContext, links: Links, knob: Knob, incident: Incident, hypothesis: Hypothesis) -> Suspicion:
+    cause = incident.root_cause
+    if hypothesis.status is HypothesisStatus.REFUTED:
+        verdict = badge("hypothesis", "refuted") + Markup(" Exonerated: the hypothesis was refuted.")
+    elif hypothesis.status is HypothesisStatus.CONFIRMED:
+        verdict = badge("hypothesis", "confirmed") + Markup(" Confirmed: this knob was the cause.")
+    elif incident.status is IncidentStatus.RESOLVED and cause is not None and cause.hypothesis != hypothesis.id:
+        verdict = badge("hypothesis", "open") + Markup(" Not the cause: the incident was resolved on another root cause.")
+    else:
+        verdict = badge("hypothesis", "open") + Markup(" Still suspected: the hypothesis is open.")
+    reasons = tuple(_evidence_line(e) for e in hypothesis.evidence if e.stance is Stance.AGAINST)
+    actual = None
+    if cause is not None and cause.hypothesis != hypothesis.id:
+        confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis)
+        actual = links.hypothesis(incident.id, cause.hypothesis)
+        if confirmed is not None:
+            actual += Markup(": ") + record_inline(confirmed.statement)
+    return Suspicion(links.incident(incident.id), links.hypothesis(incident.id, hypothesis.id),
+                     record_inline(hypothesis.statement), verdict, reasons, actual)
+
+
+def _evidence_line(evidence: Evidence) -> Markup:
+    when = f" {when_text(evidence.date)}" if evidence.date else ""
+    return evidence_badge(evidence.kind) + plain(when) + Markup(": ") + record_inline(evidence.text)
+
+
+def _follow_up(links: Links, incident: Incident, item: FollowUp) -> Markup:
+    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
+    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + \
+        Markup(" · ") + links.incident(incident.id)

@@ -1,0 +1,124 @@
+"""Where each generated page lives, and the links between pages.
+
+Pages link to each other with relative markdown links, which MkDocs checks in a strict build and
+rewrites for its URL style. A link is only made to something that exists: a record that failed
+validation has no page, so a reference to it is shown as text. Knows no templates.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from markupsafe import Markup
+
+from ..records.model import Catalog
+from .markup import code, plain
+
+HOME_PAGE = "index.md"
+TAGS_PAGE = "tags.md"
+KNOB_INDEX = "knobs/index.md"
+INCIDENT_INDEX = "incidents/index.md"
+ASSETS_DIR = "assets/incident-kb"
+_URL_SAFE = ":/?#@!$&'()*+,;=%~"
+
+
+def _page_name(record_id: str) -> str:
+    # A record whose id is 'index' must not take the place of its kind's index page; '_' cannot
+    # appear in an id, so the name it gets instead is free.
+    return "index_" if record_id == "index" else record_id
+
+
+def knob_page(knob_id: str) -> str:
+    return f"knobs/{_page_name(knob_id)}.md"
+
+
+def incident_page(incident_id: str) -> str:
+    return f"incidents/{_page_name(incident_id)}.md"
+
+
+def hypothesis_anchor(hypothesis_id: str) -> str:
+    return f"hypothesis-{hypothesis_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteSettings:
+    """What the pages need to know about the site around them (from mkdocs.yml)."""
+
+    site_name: str = "incident-kb"
+    docs_dir: str = "docs"  # repository-relative
+    edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
+
+    def docs_path(self, rel_path: str) -> str | None:
+        """A repository-relative path as a path inside the docs folder, or None if outside it."""
+        path = posixpath.normpath(rel_path)
+        prefix = posixpath.normpath(self.docs_dir)
+        if prefix == ".":
+            return None if path.startswith("../") else path
+        return path[len(prefix) + 1:] if path.startswith(prefix + "/") else None
+
+    def edit_path(self, rel_path: str) -> str:
+        """The record's path relative to the docs folder, as mkdocs-gen-files' set_edit_path wants."""
+        return posixpath.relpath(rel_path, posixpath.normpath(self.docs_dir))
+
+    def edit_url(self, rel_path: str) -> str | None:
+        if not self.edit_base:
+            return None
+        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _relative_url(target: str, folder: str) -> str:
+    return urllib.parse.quote(posixpath.relpath(target, folder))
+
+
+class Links:
+    """Links as seen from one generated page."""
+
+    def __init__(self, page: str, catalog: Catalog, settings: SiteSettings, root: Path) -> None:
+        self.page = page
+        self.catalog = catalog
+        self.settings = settings
+        self.root = root
+
+    def url(self, target: str, anchor: str | None = None) -> str:
+        return _relative_url(target, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
+
+    def to(self, target: str, text: object, anchor: str | None = None) -> Markup:
+        return Markup(f"[{plain(text)}]({self.url(target, anchor)})")
+
+    def knob(self, knob_id: str, text: object | None = None) -> Markup:
+        knob = self.catalog.knobs.get(knob_id)
+        if knob is None:
+            return plain(knob_id)
+        return self.to(knob_page(knob_id), text if text is not None else knob.name)
+
+    def incident(self, incident_id: str, text: object | None = None) -> Markup:
+        incident = self.catalog.incidents.get(incident_id)
+        if incident is None:
+            return plain(incident_id)
+        return self.to(incident_page(incident_id), text if text is not None else incident.title)
+
+    def hypothesis(self, incident_id: str, hypothesis_id: str, text: object | None = None) -> Markup:
+        if self.catalog.hypothesis(incident_id, hypothesis_id) is None:
+            return plain(text if text is not None else hypothesis_id)
+        return self.to(incident_page(incident_id), text if text is not None else hypothesis_id,
+                       hypothesis_anchor(hypothesis_id))
+
+    def repo_file(self, rel_path: str, short: bool = False) -> Markup:
+        """A repository file: a link when the site has it (under the docs folder), else its path.
+        `short` shows only the file name."""
+        text = PurePosixPath(rel_path).name if short else rel_path
+        inside = self.settings.docs_path(rel_path)
+        if inside is not None and (self.root / PurePosixPath(rel_path)).is_file():
+            return self.to(inside, text)
+        return code(text)
+
+    def reference(self, where: str, short: bool = False) -> Markup:
+        """A path or a URL, as measurement evidence gives it."""
+        if where.startswith(("https://", "http://")):
+            return Markup(f"[{plain(where)}](<{urllib.parse.quote(where, safe=_URL_SAFE)}>)")
+        return self.repo_file(where, short)

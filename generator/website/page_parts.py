@@ -1,0 +1,150 @@
+"""Small pieces that several pages share: badges, dates, facts and tables, front matter, and the
+boxes that show `kb check` findings.
+
+Also decides where each finding is shown: on the page of the record file it is about, as a banner
+on the hand-written page it is about, and always in the home page's list. The decision is by path
+only, so findings that new rules add appear with no change here. Returns markup; reads no file
+(it only asks whether a hand-written page exists).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from markupsafe import Markup
+
+from .changes import Change
+from ..findings import Finding, Severity
+from ..pipeline import KnowledgeBase
+from .markup import attribute, code, label
+from ..records.schema import EvidenceKind
+from .links import SiteSettings
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: Markup
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Markup, ...], ...]
+
+
+def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
+    """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
+    lines = [f"title: {json.dumps(label(title), ensure_ascii=False)}", "tags:",
+             *(f"  - {json.dumps(tag, ensure_ascii=False)}" for tag in dict.fromkeys(map(label, tags)))]
+    if boost is not None:
+        lines += ["search:", f"  boost: {boost}"]
+    return Markup("\n".join(lines))
+
+
+def source_line(settings: SiteSettings, rel_path: str) -> Markup:
+    """The record file behind a page, with a link that edits it."""
+    url = settings.edit_url(rel_path)
+    edit = f" · [Edit this record]({url})" if url else ""
+    return Markup(f"Record: {code(rel_path)}{edit}")
+
+
+def evidence_badge(kind: EvidenceKind) -> Markup:
+    """Evidence marked by kind; CSS makes correlation, the weak kind, stand out."""
+    return badge("evidence", kind.value)
+
+
+def when_text(moment: date | datetime | None) -> str:
+    """2026-11-05, or 2026-11-05 20:25 for a date-time (UTC)."""
+    if moment is None:
+        return ""
+    if isinstance(moment, datetime):
+        return moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second else "%Y-%m-%d %H:%M")
+    return moment.isoformat()
+
+
+def change_when(change: Change) -> str:
+    """When a change happened: its date, with the commit for changes read from git."""
+    if change.from_git and change.commit is None:
+        return "uncommitted"
+    return when_text(change.when) + (f" ({change.commit})" if change.commit else "")
+
+
+def last_changed_fact(change: Change | None) -> tuple[Fact, ...]:
+    """'Last changed: 2026-11-07 09:00 (abc1234): status reverted -> active', when known."""
+    if change is None:
+        return ()
+    what = f": {change.what}" if change.from_git else ""
+    return (Fact("Last changed", Markup.escape(change_when(change) + what)),)
+
+
+def badge(family: str, value: str, text: str | None = None) -> Markup:
+    """A coloured label; its text is the value, so the index tables can filter on it."""
+    css = re.sub(r"[^a-z0-9]+", "-", f"{family}-{value}".lower()).strip("-")
+    return Markup(f'<span class="kb-badge kb-{css}">{attribute(text if text is not None else value)}</span>')
+
+
+def finding_title(item: Finding) -> str:
+    where = f"{item.path}:{item.line}" if item.line else item.path
+    return f"{item.severity.value.capitalize()} {item.code} ({where})"
+
+
+def finding_box(item: Finding) -> Markup:
+    """One finding as a warning box; kept out of the search index."""
+    kind = "danger" if item.severity is Severity.ERROR else "warning"
+    return Markup(
+        f'<div class="admonition {kind} kb-finding" data-search-exclude>\n'
+        f'<p class="admonition-title">{html.escape(finding_title(item))}</p>\n'
+        f"<p>{html.escape(item.message)}</p>\n</div>")
+
+
+def doc_banner(findings: Sequence[Finding]) -> Markup:
+    """The banner on top of a hand-written page that `kb check` reports about."""
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    warnings = len(findings) - errors
+    counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
+    kind = "danger" if errors else "warning"
+    items = "\n".join(f"<li><strong>{html.escape(f.code)}</strong>"
+                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: {html.escape(f.message)}</li>"
+                      for f in findings)
+    return Markup(
+        f'<div class="admonition {kind} kb-finding kb-banner" data-search-exclude>\n'
+        f'<p class="admonition-title">kb check: {counts} about this page</p>\n<ul>\n{items}\n</ul>\n</div>\n')
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}" if n else ""
+
+
+@dataclass(frozen=True)
+class FindingPlaces:
+    """Where each finding shows, besides the home page's list."""
+
+    by_record: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)  # (kind, id)
+    by_doc: dict[str, list[Finding]] = field(default_factory=dict)  # page path inside the docs folder
+    record_pages: dict[str, str] = field(default_factory=dict)  # record file -> generated page
+
+    def page_of(self, item: Finding, settings: SiteSettings) -> str | None:
+        if item.path in self.record_pages:
+            return self.record_pages[item.path]
+        inside = settings.docs_path(item.path)
+        return inside if inside in self.by_doc else None
+
+
+def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: dict[str, tuple[str, str, str]]) -> FindingPlaces:
+    """`record_pages` maps a record file to (kind, id, page) for every record that has a page."""
+    places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()})
+    for item in kb.findings:
+        if item.path in record_pages:
+            kind, record_id, _ = record_pages[item.path]
+            places.by_record.setdefault((kind, record_id), []).append(item)
+            continue
+        inside = settings.docs_path(item.path)
+        if inside is not None and inside.endswith(".md") and (kb.root / item.path).is_file():
+            places.by_doc.setdefault(inside, []).append(item)
+    return places
