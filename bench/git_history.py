@@ -228,8 +228,8 @@ def command_seconds(*args: str) -> tuple[float, subprocess.CompletedProcess[str]
 
 
 def timelines_seconds(folder: Path) -> float:
-    code = ("import sys, time; from pathlib import Path; from generator.history.timelines import material_changes; "
-            "from generator.pipeline import load_knowledge_base; root = Path(sys.argv[1]); "
+    code = ("import sys, time; from pathlib import Path; from generator.pipeline import load_knowledge_base, material_changes; "
+            " root = Path(sys.argv[1]); "
             "catalog = load_knowledge_base(root).catalog; t = time.perf_counter(); "
             "changes = material_changes(root, catalog); print(time.perf_counter() - t, sum(map(len, changes.values())))")
     out = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True,

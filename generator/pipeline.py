@@ -1,48 +1,64 @@
-"""The pipeline: find the record files, load and validate them all, then check what they imply.
+"""The pipeline: find the record files, load and validate them all, read git history once, then
+check what they imply.
+
+    load_knowledge_base   records -> validated model + consistency findings     (`kb validate`)
+    check_knowledge_base  ... + rules + doc references + history + stale docs   (`kb check`, the site)
 
 Everything is gathered before anything is judged, and a broken file never hides findings in the
-others. `load_knowledge_base` is `kb validate`; `check_knowledge_base` adds the rules (`kb check`).
+others. The result is immutable, its findings already carry the configured severities (applied
+here, and only here), and every consumer (the CLI, the site, the authoring commands) receives it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from .records.consistency import check_consistency
-from .checking.severities import Config, load_config
-from .findings import Finding, KbError, finding
-from .history.timelines import MaterialChange
-from .records.model import Catalog, RecordSource
+from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES
-from .records.schema import FOLDERS, RECORD_SUFFIXES, Incident, Knob
-from .checking.stale_docs import check_docs_against_history
+from .checking.severities import Config, load_config
+from .checking.stale_docs import find_stale_docs
+from .findings import Finding, KbError, Severity, finding
+from .history.timelines import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
+from .records.consistency import check_consistency
+from .records.model import Catalog, RecordSource
+from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind
 from .records.validate import validate_record
 from .records.yaml_source import parse_yaml, read_yaml_file
 
-@dataclass
+
+@dataclass(frozen=True)
 class KnowledgeBase:
+    """A knowledge base as loaded and checked: the records, and everything found about them."""
+
     root: Path
     catalog: Catalog
     config: Config
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # one-line remarks for stderr (git checks skipped...)
-    # Each record's material changes from git, when asked for (the site); empty without history.
-    timelines: dict[tuple[str, str], list[MaterialChange]] = field(default_factory=dict)
+    findings: tuple[Finding, ...]  # configured severities, sorted by place
+    notes: tuple[str, ...] = ()  # one-line remarks for stderr (git checks skipped...)
+    references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
+    history: History | None = None  # read once by check_knowledge_base; None without git
+
+    @property
+    def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
+        """Each record's material changes from git (every record's when checked with `timelines`)."""
+        return self.history.changes if self.history is not None else {}
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def summary(self) -> str:
+        """'1 knob, 1 incident checked': broken records count too."""
+        counts = [(len(self.catalog.records(kind)) + len(self.catalog.broken_ids[kind]), kind.value)
+                  for kind in RecordKind]
+        return ", ".join(f"{n} {word}{'s' * (n != 1)}" for n, word in counts) + " checked"
 
 
-def find_root(start: Path) -> Path:
-    """The repository containing `start` (the nearest folder with .git), else `start` itself."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / ".git").exists():
-            return folder
-    return start
-
-
-def record_files(root: Path, kind: str) -> list[Path]:
-    folder = root / FOLDERS[kind]
+def record_files(root: Path, kind: RecordKind) -> list[Path]:
+    folder = root / kind.folder
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.suffix in RECORD_SUFFIXES and not p.name.startswith("."))
@@ -54,60 +70,100 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
     `replaced` maps repository-relative record paths to text read instead of the file (which need
     not exist yet): editing commands check a change this way before they write it.
     """
-    replaced = replaced or {}
-    if not root.is_dir():
-        raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
-    if not any((root / folder).is_dir() for folder in FOLDERS.values()):
-        raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
-    config, findings = load_config(root)
-    catalog = Catalog()
-    for kind in FOLDERS:
-        paths = set(record_files(root, kind)) | {root / rel for rel in replaced if rel.startswith(FOLDERS[kind] + "/")}
-        for path in sorted(paths):
-            findings.extend(_load_record(root, kind, path, catalog, replaced.get(path.relative_to(root).as_posix())))
-    findings.extend(check_consistency(catalog, root))
-    return KnowledgeBase(root, catalog, config, findings)
-
-
-def _load_record(root: Path, kind: str, path: Path, catalog: Catalog, text: str | None = None) -> list[Finding]:
-    rel_path = path.relative_to(root).as_posix()
-    loaded = read_yaml_file(path) if text is None else parse_yaml(text)
-    record, findings = validate_record(kind, rel_path, loaded)
-    if record is None:
-        raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
-        catalog.broken_ids[kind].add(raw_id if isinstance(raw_id, str) else path.stem)
-        return findings
-    assert isinstance(record, Knob | Incident)
-    records: dict = catalog.knobs if kind == "knob" else catalog.incidents
-    if record.id in records:
-        first = catalog.source(kind, record.id).rel_path
-        line, column = loaded.source_map.locate(("id",))
-        return [finding("duplicate-id", rel_path, line, column, record.id,
-                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id")]
-    records[record.id] = record
-    catalog.sources[(kind, record.id)] = RecordSource(kind, rel_path, loaded.source_map)
-    return findings
+    catalog, config, findings = _load(root, replaced or {})
+    return KnowledgeBase(root, catalog, config, _configured(config, findings))
 
 
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
-                         rev: str | None = None, timelines: bool = False) -> KnowledgeBase:
-    """Validation plus every rule, the git-based ones included; findings carry the configured
-    severities, sorted by place. `repo_folder` and `rev` read git history from elsewhere (PR mode);
-    `timelines` also keeps every record's material changes (`KnowledgeBase.timelines`)."""
-    kb = load_knowledge_base(root)
-    kb.findings.extend(rule_findings(kb))
-    docs = check_docs_against_history(kb.catalog, root, repo_folder=repo_folder, rev=rev,
-                                      allow_shallow=allow_shallow, timelines=timelines)
-    kb.findings.extend(docs.findings)
-    kb.notes, kb.timelines = docs.notes, docs.timelines
-    kb.findings = finalize(kb)
-    return kb
+                         rev: str | None = None, timelines: bool = False,
+                         replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+    """Validation plus every rule, the git-based ones included.
+
+    `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
+    record's material changes (the site shows them), not only those that docs refer to."""
+    catalog, config, findings = _load(root, replaced or {})
+    findings.extend(item for rule in RULES for item in rule(catalog, root))
+    references = tuple(find_doc_references(root, catalog))
+    traced = [r for r in references if (root / r.doc).is_file()]
+    history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
+                                   rev=rev, allow_shallow=allow_shallow)
+    if history is not None:
+        findings.extend(find_stale_docs(root, history, traced))
+    return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history)
 
 
-def rule_findings(kb: KnowledgeBase) -> list[Finding]:
-    """What the rules find in a loaded knowledge base (default severities, unsorted)."""
-    return [item for rule in RULES for item in rule(kb.catalog, kb.root)]
+def check_rules(kb: KnowledgeBase) -> tuple[Finding, ...]:
+    """What the rules that need no git find in a loaded knowledge base, with configured severities."""
+    return _configured(kb.config, [item for rule in RULES for item in rule(kb.catalog, kb.root)])
 
 
-def finalize(kb: KnowledgeBase) -> list[Finding]:
-    return sorted(kb.config.apply(kb.findings), key=lambda f: f.sort_key)
+def material_changes(root: Path, catalog: Catalog | None = None, *,
+                     allow_shallow: bool = False) -> Mapping[RecordKey, list[MaterialChange]]:
+    """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
+
+    A material change is a commit that changed a knob's status, value or default, or an incident's
+    status, root cause or any hypothesis's status; `fields` holds each change as old -> new
+    (`str(change)` reads "status reverted -> active"). The first entry of a record is its creation
+    (`created=True`, fields from none). Renames are followed; uncommitted work-tree changes come
+    last, with `commit` and `date` None. `catalog` defaults to loading `root`. Returns {} when
+    `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
+    unless `allow_shallow`."""
+    if catalog is None:
+        catalog, _, _ = _load(root, {})
+    history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
+    return history.changes if history is not None else {}
+
+
+def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, list[Finding]]:
+    if not root.is_dir():
+        raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
+    if not any((root / kind.folder).is_dir() for kind in RecordKind):
+        raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+    config, findings = load_config(root)
+    records: list[tuple[Knob | Incident, RecordSource]] = []
+    broken: dict[RecordKind, set[str]] = {kind: set() for kind in RecordKind}
+    seen: dict[tuple[RecordKind, str], str] = {}
+    for kind in RecordKind:
+        paths = set(record_files(root, kind)) | {root / rel for rel in replaced if rel.startswith(kind.folder + "/")}
+        for path in sorted(paths):
+            rel_path = path.relative_to(root).as_posix()
+            text = replaced.get(rel_path)
+            loaded = read_yaml_file(path) if text is None else parse_yaml(text)
+            record, problems = validate_record(kind, rel_path, loaded)
+            findings.extend(problems)
+            if record is None:
+                raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
+                broken[kind].add(raw_id if isinstance(raw_id, str) else path.stem)
+                continue
+            assert isinstance(record, Knob | Incident)
+            first = seen.setdefault((kind, record.id), rel_path)
+            if first != rel_path:
+                line, column = loaded.source_map.locate(("id",))
+                findings.append(finding("duplicate-id", rel_path, line, column, record.id,
+                                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id"))
+                continue
+            records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
+    catalog = Catalog.of(records, broken)
+    findings.extend(check_consistency(catalog, root))
+    return catalog, config, findings
+
+
+def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
+                  repo_folder: Path | None = None, rev: str | None = None,
+                  allow_shallow: bool = False) -> tuple[History | None, tuple[str, ...]]:
+    """The one pass over git history: the records docs refer to (or every record), and the docs."""
+    references = list(references)
+    wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
+    records = {catalog.source(*key).rel_path: key for key in wanted}
+    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
+    try:
+        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
+                               allow_shallow=allow_shallow)
+    except HistoryUnavailable as exc:
+        return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
+    return history, tuple(history.notes)
+
+
+def _configured(config: Config, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The one place severities are applied: configured, the 'off' ones dropped, sorted by place."""
+    return tuple(sorted(config.apply(list(findings)), key=lambda f: f.sort_key))

@@ -26,7 +26,7 @@ INCIDENT_PAGE = "incidents/multi-round-harness-hang.md"
 
 def render(root: Path, extra_findings=()) -> RenderedSite:
     kb = check_knowledge_base(root)
-    kb.findings.extend(extra_findings)
+    kb = replace(kb, findings=(*kb.findings, *extra_findings))
     return render_site(kb, SETTINGS)
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from .record_files import RecordFile, open_record, save
 from ..findings import Finding, KbError
-from ..pipeline import KnowledgeBase, rule_findings
+from ..pipeline import KnowledgeBase, check_rules
 from ..checking.references import docs_referring_to, find_doc_references
 from ..checking.rules import find_setting
 from ..records.schema import (
@@ -31,9 +31,11 @@ from ..records.schema import (
     Incident,
     Knob,
     Measurement,
+    RecordKind,
     RootCause,
     TimelineEntry,
 )
+from ..records.model import last_revert
 from .yaml_splice import Editor
 from .yaml_emit import Flow
 
@@ -63,8 +65,8 @@ def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
 
 def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: str,
                    suspect_knob: str | None = None) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
-    if hypothesis_id in _hypothesis_ids(editor):
+    record, editor, incident = _open_incident(root, incident_id)
+    if _hypothesis(incident, hypothesis_id) is not None:
         raise KbError(f"incident '{incident_id}' already has a hypothesis '{hypothesis_id}'; pick another id")
     item = entry(Hypothesis, id=hypothesis_id, statement=statement, status="open",
                  suspect=Flow(knob=suspect_knob) if suspect_knob else None)
@@ -80,8 +82,8 @@ def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: 
 
 def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, stance: str, text: str,
                  when: When) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
-    index = _hypothesis_index(editor, hypothesis_id)
+    record, editor, incident = _open_incident(root, incident_id)
+    index = _hypothesis_index(incident, hypothesis_id)
     item = entry(Evidence, kind=kind, stance=stance, date=when, text=text)
     editor.append(("hypotheses", index, "evidence"), item, fields(Hypothesis))
     kb = save(record, editor)
@@ -90,8 +92,8 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
 
 
 def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
-    index = _hypothesis_index(editor, hypothesis_id)
+    record, editor, incident = _open_incident(root, incident_id)
+    index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
     kb = save(record, editor)
     return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check_incident(kb, incident_id))
@@ -101,15 +103,15 @@ def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: boo
             summary: str | None = None, resolve_on: When | None = None) -> Outcome:
     """Confirm a hypothesis; make it the root cause (`root_cause`, implied by a summary or by
     resolving), and resolve the incident on `resolve_on`."""
-    record, editor = _open(root, "incident", incident_id)
-    index = _hypothesis_index(editor, hypothesis_id)
+    record, editor, incident = _open_incident(root, incident_id)
+    index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "confirmed", fields(Hypothesis))
     done = [f"hypothesis '{hypothesis_id}' confirmed"]
     if root_cause or summary is not None or resolve_on is not None:
-        current = editor.value(("root_cause",))
-        if isinstance(current, dict):
-            if current.get("hypothesis") != hypothesis_id:
-                raise KbError(f"incident '{incident_id}' already has root cause '{current.get('hypothesis')}'; "
+        current = incident.root_cause
+        if current is not None:
+            if current.hypothesis != hypothesis_id:
+                raise KbError(f"incident '{incident_id}' already has root cause '{current.hypothesis}'; "
                               "refute it or edit root_cause by hand first")
             if summary is not None:
                 editor.set(("root_cause",), "summary", summary, fields(RootCause))
@@ -125,7 +127,7 @@ def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: boo
 
 
 def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
+    record, editor, _ = _open_incident(root, incident_id)
     editor.append(("timeline",), entry(TimelineEntry, at=when, event=event), fields(Incident))
     save(record, editor)
     return Outcome(f"{record.rel_path}: added a timeline event ({_day(when)})")
@@ -133,7 +135,7 @@ def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> 
 
 def add_follow_up(root: Path, incident_id: str, action: str, *, done: bool = False, knob: str | None = None,
                   owner: str | None = None) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
+    record, editor, _ = _open_incident(root, incident_id)
     item = entry(FollowUp, action=action, status="done" if done else "open", knob=knob, owner=owner)
     editor.append(("follow_ups",), item, fields(Incident))
     save(record, editor)
@@ -141,7 +143,7 @@ def add_follow_up(root: Path, incident_id: str, action: str, *, done: bool = Fal
 
 
 def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
-    record, editor = _open(root, "incident", incident_id)
+    record, editor, _ = _open_incident(root, incident_id)
     editor.append(("lessons",), lesson, fields(Incident))
     save(record, editor)
     return Outcome(f"{record.rel_path}: added a lesson")
@@ -151,10 +153,11 @@ def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
 
 def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
            note: str | None = None) -> Outcome:
-    record, editor = _open(root, "knob", knob_id)
-    if editor.value(("status",)) == "reverted":
-        since = _day(editor.value(("history",))[-1]["date"])
-        raise KbError(f"knob '{knob_id}' is already reverted (since {since}); `kb restore {knob_id}` first")
+    record, editor, knob = _open_knob(root, knob_id)
+    standing_revert = last_revert(knob)
+    if standing_revert is not None:
+        raise KbError(f"knob '{knob_id}' is already reverted (since {_day(standing_revert.date)}); "
+                      f"`kb restore {knob_id}` first")
     item = entry(HistoryEntry, date=when, status="reverted", incident=incident_id, hypothesis=hypothesis_id, note=note)
     editor.append(("history",), item, fields(Knob))
     editor.set((), "status", "reverted", fields(Knob))
@@ -169,14 +172,12 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
 
 
 def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Outcome:
-    record, editor = _open(root, "knob", knob_id)
-    status = editor.value(("status",))
-    if status != "reverted":
-        raise KbError(f"knob '{knob_id}' is {status}, not reverted; only a reverted knob can be restored")
-    reverts = [e for e in editor.value(("history",)) if e.get("status") == "reverted"]
-    last = reverts[-1] if reverts else {}
-    item = entry(HistoryEntry, date=when, status="restored", incident=last.get("incident"),
-                 hypothesis=last.get("hypothesis"), note=note)
+    record, editor, before = _open_knob(root, knob_id)
+    last = last_revert(before)
+    if last is None:
+        raise KbError(f"knob '{knob_id}' is {before.status.value}, not reverted; only a reverted knob can be restored")
+    item = entry(HistoryEntry, date=when, status="restored", incident=last.incident,
+                 hypothesis=last.hypothesis, note=note)
     editor.append(("history",), item, fields(Knob))
     editor.set((), "status", "active", fields(Knob))
     kb = save(record, editor)
@@ -184,10 +185,10 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps = [*_deploy_steps(kb, knob, want_set=True), *_doc_steps(kb, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
-    hypothesis = kb.catalog.hypothesis(last.get("incident"), last.get("hypothesis"))
+    hypothesis = kb.catalog.hypothesis(last.incident, last.hypothesis)
     if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
-                     f"`kb refute {last.get('incident')} {hypothesis.id}`")
+                     f"`kb refute {last.incident} {hypothesis.id}`")
     return Outcome(f"{record.rel_path}: '{knob_id}' restored on {_day(when)} ({knob.name}={knob.value})",
                    tuple(steps), _check_knob(kb, knob_id))
 
@@ -196,7 +197,7 @@ def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float |
                     baseline: float | None = None, value: float | None = None, unit: str | None = None,
                     conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
                     when: When | None = None, evidence: str | None = None, note: str | None = None) -> Outcome:
-    record, editor = _open(root, "knob", knob_id)
+    record, editor, _ = _open_knob(root, knob_id)
     item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
                  baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
                  higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
@@ -207,21 +208,30 @@ def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float |
 
 # ---- helpers -----------------------------------------------------------------------------------
 
-def _open(root: Path, kind: str, record_id: str) -> tuple[RecordFile, Editor]:
-    record = open_record(root, kind, record_id)
-    return record, record.editor()
+def _open_knob(root: Path, knob_id: str) -> tuple[RecordFile, Editor, Knob]:
+    record = open_record(root, RecordKind.KNOB, knob_id)
+    knob, editor = record.open()
+    assert isinstance(knob, Knob)
+    return record, editor, knob
 
 
-def _hypothesis_ids(editor: Editor) -> list[str]:
-    return [h.get("id", "?") for h in editor.value(("hypotheses",)) or []]
+def _open_incident(root: Path, incident_id: str) -> tuple[RecordFile, Editor, Incident]:
+    record = open_record(root, RecordKind.INCIDENT, incident_id)
+    incident, editor = record.open()
+    assert isinstance(incident, Incident)
+    return record, editor, incident
 
 
-def _hypothesis_index(editor: Editor, hypothesis_id: str) -> int:
-    ids = _hypothesis_ids(editor)
+def _hypothesis(incident: Incident, hypothesis_id: str) -> Hypothesis | None:
+    return next((h for h in incident.hypotheses if h.id == hypothesis_id), None)
+
+
+def _hypothesis_index(incident: Incident, hypothesis_id: str) -> int:
+    ids = [h.id for h in incident.hypotheses]
     if hypothesis_id not in ids:
-        incident = editor.value(("id",))
-        raise KbError(f"incident '{incident}' has no hypothesis '{hypothesis_id}' (it has: {', '.join(ids) or 'none yet'}); "
-                      f"add it with `kb hypothesis add {incident} {hypothesis_id} --statement '...'`")
+        raise KbError(f"incident '{incident.id}' has no hypothesis '{hypothesis_id}' (it has: "
+                      f"{', '.join(ids) or 'none yet'}); add it with `kb hypothesis add {incident.id} {hypothesis_id} "
+                      "--statement '...'`")
     return ids.index(hypothesis_id)
 
 
@@ -246,7 +256,7 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
 
 
 def _doc_steps(kb: KnowledgeBase, knob_id: str) -> list[str]:
-    docs = docs_referring_to(find_doc_references(kb.root, kb.catalog), "knob", knob_id)
+    docs = docs_referring_to(find_doc_references(kb.root, kb.catalog), RecordKind.KNOB, knob_id)
     return [f"{doc} refers to the knob: make sure it tells the story as it now stands" for doc in docs]
 
 
@@ -261,8 +271,7 @@ def _check_incident(kb: KnowledgeBase, incident_id: str, hypothesis_id: str | No
 
 def _rule_findings(kb: KnowledgeBase, knob_ids: Iterable[str], exclude: set[str] | None = None) -> tuple[Finding, ...]:
     wanted, skipped = set(knob_ids), exclude or set()
-    found = kb.config.apply([f for f in rule_findings(kb) if f.subject in wanted and f.code not in skipped])
-    return tuple(sorted(found, key=lambda f: f.sort_key))
+    return tuple(f for f in check_rules(kb) if f.subject in wanted and f.code not in skipped)
 
 
 def _day(moment: When) -> str:

@@ -9,20 +9,25 @@ so formatting can never change what a record says: a file that would is left alo
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record_files import RecordFile, read_record
+from .record_files import RecordFile, read_record, write
+from ..checking.formats import format_text
+from ..command import Command, add_root, root_of
 from ..findings import Finding, KbError, finding
 from ..pipeline import record_files
 from .scaffold import MODELINE
-from ..records.schema import FOLDERS, RECORD_SUFFIXES, RECORD_TYPES, Record
+from ..records.schema import RECORD_SUFFIXES, Record, RecordKind
 from ..records.validate import dotted, fields_at
 from .yaml_splice import Document, EditError, Node, reorder_entries
 from ..records.yaml_source import Key, parse_yaml
 
 _MODELINE_MARK = "yaml-language-server:"
+_FOLDERS = " and ".join(f"{kind.folder}/" for kind in RecordKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +43,7 @@ class Formatted:
         return bool(self.changes)
 
 
-def format_record(text: str, kind: str) -> tuple[str, list[str]]:
+def format_record(text: str, kind: RecordKind) -> tuple[str, list[str]]:
     """The formatted text and what changed; raises EditError when the text is not a YAML mapping."""
     changes: list[str] = []
     if not text.endswith("\n") or text.endswith("\n\n"):
@@ -47,7 +52,7 @@ def format_record(text: str, kind: str) -> tuple[str, list[str]]:
     if not any(_MODELINE_MARK in line for line in _leading_comments(text)):
         text = MODELINE.format(kind=kind) + "\n" + text
         changes.append("editor schema modeline added")
-    text, moved = _order_keys(text, RECORD_TYPES[kind])
+    text, moved = _order_keys(text, kind.model)
     if moved:
         changes.append("keys in schema order in " + ", ".join(moved))
     text, requoted = _single_quotes(text)
@@ -58,9 +63,9 @@ def format_record(text: str, kind: str) -> tuple[str, list[str]]:
 
 def format_file(root: Path, path: Path) -> Formatted:
     rel = path.relative_to(root).as_posix()
-    kind = next((k for k, folder in FOLDERS.items() if path.parent == root / folder), None)
+    kind = next((k for k in RecordKind if path.parent == root / k.folder), None)
     if kind is None:  # pragma: no cover - callers pass record files only
-        raise KbError(f"{rel} is not a record; records live in {' and '.join(f + '/' for f in FOLDERS.values())}")
+        raise KbError(f"{rel} is not a record; records live in {_FOLDERS}")
     try:
         record = read_record(root, kind, path)
     except KbError as exc:
@@ -82,15 +87,15 @@ def format_file(root: Path, path: Path) -> Formatted:
 def files_to_format(root: Path, names: list[Path]) -> list[Path]:
     """The record files named (all records when none are), checked to be records."""
     if not names:
-        return [path for kind in FOLDERS for path in record_files(root, kind)]
-    folders = {(root / folder).resolve() for folder in FOLDERS.values()}
+        return [path for kind in RecordKind for path in record_files(root, kind)]
+    folders = {(root / kind.folder).resolve() for kind in RecordKind}
     paths = []
     for name in names:
         path = name if name.is_absolute() else Path.cwd() / name
         resolved = path.resolve()
         if resolved.parent not in folders or resolved.suffix not in RECORD_SUFFIXES or not resolved.is_file():
             raise KbError(f"{name} is not a record file; records are the .yaml files in "
-                          f"{' and '.join(f + '/' for f in FOLDERS.values())} under {root}")
+                          f"{_FOLDERS} under {root}")
         paths.append(root.resolve() / resolved.relative_to(root.resolve()))
     return paths
 
@@ -147,3 +152,32 @@ def _values(node: Node) -> Iterator[Node]:
             yield child
         else:
             yield from _values(child)
+
+
+# ---- the command -------------------------------------------------------------------------------
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="record files (default: all records)")
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
+    add_root(parser)
+
+
+def run_fmt(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    results = [format_file(root, path) for path in files_to_format(root, args.files)]
+    problems = [r.problem for r in results if r.problem is not None]
+    changed = [r for r in results if r.changed]
+    for result in changed:
+        print(f"{'would reformat' if args.check else 'reformatted'} {result.rel_path}: {'; '.join(result.changes)}")
+        if not args.check:
+            assert result.record is not None and result.text is not None
+            write(result.record, result.text)
+    if problems:
+        sys.stderr.write(format_text(problems, "cannot format these"))
+    unchanged = len(results) - len(changed) - len(problems)
+    verb = "would be reformatted" if args.check else "reformatted"
+    print(f"{len(changed)} record{'s' * (len(changed) != 1)} {verb}, {unchanged} already formatted")
+    return 1 if problems or (args.check and changed) else 0
+
+
+FMT = Command(("fmt",), "put records in canonical shape (key order, quotes), keeping comments", _arguments, run_fmt)

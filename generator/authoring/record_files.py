@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import Finding, KbError, Severity
-from ..pipeline import KnowledgeBase, finalize, load_knowledge_base
-from ..records.schema import FOLDERS, RECORD_SUFFIXES, SLUG_PATTERN
+from ..pipeline import KnowledgeBase, load_knowledge_base
+from ..records.schema import RECORD_SUFFIXES, SLUG_PATTERN, Incident, Knob, RecordKind
 from ..records.validate import validate_record
 from .yaml_splice import Editor
 from ..records.yaml_source import parse_yaml
@@ -39,7 +40,7 @@ class RecordFile:
     """One record file as read: its text with '\\n' line ends, and how to write it back the same way."""
 
     root: Path
-    kind: str  # 'knob' or 'incident'
+    kind: RecordKind
     path: Path
     raw: bytes | None  # None for a file that does not exist yet
     text: str
@@ -50,41 +51,41 @@ class RecordFile:
     def rel_path(self) -> str:
         return self.path.relative_to(self.root).as_posix()
 
-    def editor(self) -> Editor:
-        """An editor over the text; a record that is not valid now is refused with its findings
-        (commands edit valid records only, so they can trust its shape)."""
-        _, findings = validate_record(self.kind, self.rel_path, parse_yaml(self.text))
-        if findings:
+    def open(self) -> tuple[Knob | Incident, Editor]:
+        """The record as validated, and an editor over its text; a record that is not valid now is
+        refused with its findings (commands edit valid records only, so they can trust its shape)."""
+        record, findings = validate_record(self.kind, self.rel_path, parse_yaml(self.text))
+        if findings or not isinstance(record, Knob | Incident):
             raise Refused(f"{self.rel_path} has errors; fix them first (nothing was changed)", findings)
-        return Editor(self.text, self.rel_path)
+        return record, Editor(self.text, self.rel_path)
 
     def encode(self, text: str) -> bytes:
         return (("\ufeff" if self.bom else "") + text.replace("\n", self.newline)).encode("utf-8")
 
 
-def record_path(root: Path, kind: str, record_id: str) -> Path:
+def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     if not re.match(SLUG_PATTERN, record_id):
         raise KbError(f"'{record_id}' is not a {kind} id; an id is a slug of lowercase letters, digits and dashes, "
                       "e.g. 'multi-round-harness-hang'")
-    folder = root / FOLDERS[kind]
+    folder = root / kind.folder
     for suffix in RECORD_SUFFIXES:
         if (folder / f"{record_id}{suffix}").is_file():
             return folder / f"{record_id}{suffix}"
     return folder / f"{record_id}{RECORD_SUFFIXES[0]}"
 
 
-def open_record(root: Path, kind: str, record_id: str) -> RecordFile:
+def open_record(root: Path, kind: RecordKind, record_id: str) -> RecordFile:
     """The record `record_id` of `kind`; a missing or unreadable file is a KbError (exit 2)."""
     path = record_path(root, kind, record_id)
     rel = path.relative_to(root).as_posix()
     if not path.is_file():
-        hint = f"`kb new {kind} {record_id}` creates it" if (root / FOLDERS[kind]).is_dir() else \
+        hint = f"`kb new {kind} {record_id}` creates it" if (root / kind.folder).is_dir() else \
             "is --root the knowledge base's repository?"
         raise KbError(f"there is no {kind} '{record_id}' ({rel} does not exist); {hint}")
     return read_record(root, kind, path)
 
 
-def read_record(root: Path, kind: str, path: Path) -> RecordFile:
+def read_record(root: Path, kind: RecordKind, path: Path) -> RecordFile:
     """A record file as it is on disk; an unreadable one is a KbError."""
     try:
         raw = path.read_bytes()
@@ -97,13 +98,13 @@ def read_record(root: Path, kind: str, path: Path) -> RecordFile:
     return RecordFile(root, kind, path, raw, text, newline, bom)
 
 
-def new_record(root: Path, kind: str, record_id: str) -> RecordFile:
+def new_record(root: Path, kind: RecordKind, record_id: str) -> RecordFile:
     """A record file that does not exist yet; refuses to stand in for an existing one."""
     path = record_path(root, kind, record_id)
     if path.exists():
         raise KbError(f"{path.relative_to(root).as_posix()} already exists; kb new never overwrites a record")
-    if not (root / FOLDERS[kind]).is_dir():
-        raise KbError(f"{root / FOLDERS[kind]} is not a folder; is --root the knowledge base's repository?")
+    if not (root / kind.folder).is_dir():
+        raise KbError(f"{root / kind.folder} is not a folder; is --root the knowledge base's repository?")
     return RecordFile(root, kind, path, None, "")
 
 
@@ -117,7 +118,6 @@ def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
     """Validate the knowledge base with `text` as the record, then write it atomically (unless it is
     what the file already holds)."""
     kb = load_knowledge_base(record.root, {record.rel_path: text})
-    kb.findings = finalize(kb)
     errors = _errors_caused(record, kb.findings)
     if errors:
         raise Refused(f"not created: {record.rel_path} would be invalid" if record.raw is None else
@@ -133,12 +133,12 @@ def write(record: RecordFile, text: str) -> None:
     write_atomically(record.path, record.encode(text), record.raw)
 
 
-def _errors_caused(record: RecordFile, after: list[Finding]) -> list[Finding]:
+def _errors_caused(record: RecordFile, after: Sequence[Finding]) -> list[Finding]:
     """Errors in the edited file, and errors elsewhere that were not there before the change."""
     errors = [f for f in after if f.severity is Severity.ERROR]
     elsewhere = [f for f in errors if f.path != record.rel_path]
     if elsewhere:
-        before = finalize(load_knowledge_base(record.root))
+        before = load_knowledge_base(record.root).findings
         known = {(f.path, f.code, f.subject, f.message) for f in before}
         elsewhere = [f for f in elsewhere if (f.path, f.code, f.subject, f.message) not in known]
     return [f for f in errors if f.path == record.rel_path] + elsewhere

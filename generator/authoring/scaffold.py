@@ -18,29 +18,29 @@ from pydantic.fields import FieldInfo
 
 from .record_files import new_record, write_checked
 from ..findings import KbError
-from ..records.schema import RECORD_TYPES
+from ..records.schema import RecordKind
 from .yaml_emit import Indent, render_entry
 from ..records.yaml_source import parse_yaml
 
 MODELINE = "# yaml-language-server: $schema=../schemas/{kind}.schema.json"
 
 
-def create_record(root: Path, kind: str, record_id: str, values: dict[str, Any]) -> str:
+def create_record(root: Path, kind: RecordKind, record_id: str, values: dict[str, Any]) -> str:
     """Write the new record; returns its repository-relative path."""
     record = new_record(root, kind, record_id)
     values = {"id": record_id, **values}
     text = scaffold_text(kind, values)
     written = parse_yaml(text).value
-    expected = {name: values.get(name, _empty(info)) for name, info in RECORD_TYPES[kind].model_fields.items()}
+    expected = {name: values.get(name, _empty(info)) for name, info in kind.model.model_fields.items()}
     if written != expected:  # pragma: no cover - a rendering bug; never write a record that says something else
         raise KbError(f"{record.rel_path}: the new record would not read back as given; this is a bug in kb")
     write_checked(record, text)
     return record.rel_path
 
 
-def scaffold_text(kind: str, values: dict[str, Any]) -> str:
+def scaffold_text(kind: RecordKind, values: dict[str, Any]) -> str:
     lines = [MODELINE.format(kind=kind)]
-    for name, info in RECORD_TYPES[kind].model_fields.items():
+    for name, info in kind.model.model_fields.items():
         lines.append(f"# {field_comment(info)}")
         lines += render_entry(name, values.get(name, _empty(info)), 0, Indent())
     return "\n".join(lines) + "\n"

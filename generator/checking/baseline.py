@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..findings import Finding, KbError, Severity
 from ..history.gitio import NotARepository, iter_blobs, list_tree, open_repository, repository_state, resolve_commit
 from ..pipeline import KnowledgeBase, check_knowledge_base
-from ..records.schema import FOLDERS
+from ..records.schema import RecordKind
 
 if TYPE_CHECKING:
     import git
@@ -41,7 +41,7 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
                 _write_tree(repo, commit, state.prefix, base_root)
-                if not any((base_root / folder).is_dir() for folder in FOLDERS.values()):
+                if not any((base_root / kind.folder).is_dir() for kind in RecordKind):
                     return commit, []  # no knowledge base there yet: everything today is new
                 kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit)
                 return commit, _relocated(kb, base_root)

@@ -17,19 +17,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..records.model import Catalog
-from ..records.schema import DOCS_FOLDER
+from ..records.schema import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
-_FRONT_MATTER_KEYS = {"records": None, "knobs": "knob", "incidents": "incident"}
+_FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
 _MAX_DOC_BYTES = 5 << 20
 
 
 @dataclass(frozen=True, slots=True, order=True)
 class DocReference:
     doc: str  # repository-relative path of the doc
-    kind: str  # 'knob' or 'incident'
+    kind: RecordKind
     record_id: str
     how: str  # 'listed' (in the record's docs), 'front-matter' or 'mention'
 
@@ -64,8 +64,8 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
     docs = doc_paths(root, catalog) if docs is None else list(docs)
     knob_tokens = name_aliases(catalog)
     references: set[DocReference] = set()
-    for kind, records in (("knob", catalog.knobs), ("incident", catalog.incidents)):
-        for record in records.values():
+    for kind in RecordKind:
+        for record in catalog.records(kind).values():
             references.update(DocReference(d, kind, record.id, "listed") for d in record.docs)
     for doc in docs:
         text = _read(root / doc)
@@ -78,13 +78,13 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
         for token in set(_TOKEN.findall(text)):
             for candidate in _token_variants(token):
                 if candidate in knob_tokens:
-                    references.add(DocReference(doc, "knob", knob_tokens[candidate], "mention"))
+                    references.add(DocReference(doc, RecordKind.KNOB, knob_tokens[candidate], "mention"))
                 if candidate in catalog.incidents:
-                    references.add(DocReference(doc, "incident", candidate, "mention"))
+                    references.add(DocReference(doc, RecordKind.INCIDENT, candidate, "mention"))
     return sorted(references)
 
 
-def docs_referring_to(references: Iterable[DocReference], kind: str, record_id: str) -> list[str]:
+def docs_referring_to(references: Iterable[DocReference], kind: RecordKind, record_id: str) -> list[str]:
     return sorted({r.doc for r in references if r.kind == kind and r.record_id == record_id})
 
 
@@ -109,17 +109,17 @@ def _front_matter(text: str) -> dict[str, object]:
     return meta if isinstance(meta, dict) else {}
 
 
-def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[str, str]]:
+def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[RecordKind, str]]:
     meta = _front_matter(text)
     for key, kind in _FRONT_MATTER_KEYS.items():
         ids = meta.get(key)
         for record_id in ids if isinstance(ids, list) else [ids] if isinstance(ids, str) else []:
             if not isinstance(record_id, str):
                 continue
-            if kind in (None, "knob") and record_id in catalog.knobs:
-                yield "knob", record_id
-            if kind in (None, "incident") and record_id in catalog.incidents:
-                yield "incident", record_id
+            if kind in (None, RecordKind.KNOB) and record_id in catalog.knobs:
+                yield RecordKind.KNOB, record_id
+            if kind in (None, RecordKind.INCIDENT) and record_id in catalog.incidents:
+                yield RecordKind.INCIDENT, record_id
 
 
 def _read(path: Path) -> str | None:

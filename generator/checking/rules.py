@@ -14,20 +14,9 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
-from ..records.model import Catalog, Gain, describe_gains, knob_gains, last_revert, when_key
-from ..records.schema import (
-    Deployment,
-    Evidence,
-    EvidenceKind,
-    HistoryEntry,
-    Hypothesis,
-    HypothesisStatus,
-    Incident,
-    IncidentStatus,
-    Knob,
-    KnobStatus,
-    Stance,
-)
+from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
+from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob, KnobStatus, RecordKind, Stance
+from ..records.verdicts import Standing, Support, current_reverts, standing, support, supporting_evidence
 
 _MAX_DEPLOY_FILE = 10 << 20
 
@@ -44,7 +33,7 @@ class Reclaimable:
 
     @property
     def reason(self) -> str:
-        if self.hypothesis.status is HypothesisStatus.REFUTED:
+        if standing(self.incident, self.hypothesis) is Standing.REFUTED:
             return f"hypothesis '{self.hypothesis.id}' of incident '{self.incident.id}' was refuted"
         cause = self.incident.root_cause
         return (f"incident '{self.incident.id}' was resolved on another root cause "
@@ -56,25 +45,13 @@ class Reclaimable:
 
 
 def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
-    found = []
-    for knob in catalog.knobs.values():
-        revert = last_revert(knob)
-        if revert is None or knob.keep_reverted or revert.incident is None or revert.hypothesis is None:
-            continue
-        incident = catalog.incidents.get(revert.incident)
-        hypothesis = catalog.hypothesis(revert.incident, revert.hypothesis)
-        if incident is None or hypothesis is None:
-            continue
-        refuted = hypothesis.status is HypothesisStatus.REFUTED
-        elsewhere = (incident.status is IncidentStatus.RESOLVED and incident.root_cause is not None
-                     and incident.root_cause.hypothesis != hypothesis.id)
-        if refuted or elsewhere:
-            found.append(Reclaimable(knob, revert, incident, hypothesis, knob_gains(knob)))
-    return found
+    return [Reclaimable(r.knob, r.entry, r.incident, r.hypothesis, knob_gains(r.knob))
+            for r in current_reverts(catalog)
+            if r.is_reclaimable and r.incident is not None and r.hypothesis is not None]
 
 
 def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:
-    source = catalog.source("knob", knob.id)
+    source = catalog.source(RecordKind.KNOB, knob.id)
     line, column = source.source_map.locate(key)
     return finding(code, source.rel_path, line, column, knob.id, message)
 
@@ -164,38 +141,35 @@ def restore_candidates(catalog: Catalog, root: Path) -> Iterator[Finding]:
 
 def correlation_only_reverts(catalog: Catalog, root: Path) -> Iterator[Finding]:
     for knob, revert, hypothesis in _open_reverts(catalog):
-        supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
-        if all(e.kind is EvidenceKind.CORRELATION for e in supporting):
-            basis = ("no evidence at all" if not supporting
+        basis = support(hypothesis)
+        if basis.is_weak:
+            supporting = supporting_evidence(hypothesis)
+            shown = ("no evidence at all" if basis is Support.NONE
                      else "only correlation: " + "; ".join(_evidence_text(e) for e in supporting))
             yield _knob_finding(
                 catalog, "correlation-only-revert", knob, ("status",),
                 f"knob '{knob.id}' was reverted under open hypothesis '{hypothesis.id}' (incident "
-                f"'{revert.incident}'), which rests on {basis}. A revert is a hypothesis test, not a fix: record "
+                f"'{revert.incident}'), which rests on {shown}. A revert is a hypothesis test, not a fix: record "
                 "what the symptom did after the revert as an experiment, then confirm or refute the hypothesis")
 
 
 def unexplained_reverts(catalog: Catalog, root: Path) -> Iterator[Finding]:
-    for knob in catalog.knobs.values():
-        revert = last_revert(knob)
-        if revert is not None and not knob.keep_reverted and (revert.incident is None or revert.hypothesis is None):
-            index = len(knob.history) - 1 - knob.history[::-1].index(revert)
+    for revert in current_reverts(catalog):
+        knob = revert.knob
+        if not revert.is_explained and not knob.keep_reverted:
+            index = len(knob.history) - 1 - knob.history[::-1].index(revert.entry)
             yield _knob_finding(
                 catalog, "unexplained-revert", knob, ("history", index),
-                f"knob '{knob.id}' was reverted on {revert.date.isoformat()} without naming the incident and "
+                f"knob '{knob.id}' was reverted on {revert.entry.date.isoformat()} without naming the incident and "
                 "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert can "
                 "be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
 
 
 def _open_reverts(catalog: Catalog) -> Iterator[tuple[Knob, HistoryEntry, Hypothesis]]:
-    """Reverted knobs whose revert names a hypothesis that is still open."""
-    for knob in catalog.knobs.values():
-        revert = last_revert(knob)
-        if revert is None or knob.keep_reverted:
-            continue
-        hypothesis = catalog.hypothesis(revert.incident, revert.hypothesis)
-        if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
-            yield knob, revert, hypothesis
+    """Reverted knobs whose revert is a hypothesis test still running."""
+    for revert in current_reverts(catalog):
+        if revert.tests_open_hypothesis and revert.hypothesis is not None:
+            yield revert.knob, revert.entry, revert.hypothesis
 
 
 def _evidence_text(evidence: Evidence) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..findings import KbError
 from .gitio import (
@@ -29,14 +29,11 @@ from .gitio import (
     repository_state,
     uncommitted_changes,
 )
-from ..records.schema import DOCS_FOLDER, FOLDERS, RECORD_SUFFIXES
+from ..records.schema import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
-if TYPE_CHECKING:
-    from ..records.model import Catalog
-
-RecordKey = tuple[str, str]  # (kind, record id)
-_KIND_OF_FOLDER = {folder: kind for kind, folder in FOLDERS.items()}
+RecordKey = tuple[RecordKind, str]  # (kind, record id)
+_KIND_OF_FOLDER = {kind.folder: kind for kind in RecordKind}
 
 
 class HistoryUnavailable(Exception):
@@ -76,7 +73,7 @@ class FieldChange:
 class MaterialChange:
     """One commit's change to a record's material fields (or the record's creation)."""
 
-    kind: str
+    kind: RecordKind
     record_id: str
     path: str  # the record's path at that commit, relative to the knowledge base's root
     at: Moment
@@ -128,7 +125,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
             notes = _check_state(state, rev is None, allow_shallow)
-            paths = [*FOLDERS.values(), DOCS_FOLDER, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
+            paths = [*(kind.folder for kind in RecordKind), DOCS_FOLDER, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             commits = read_log(repo, rev or "HEAD", pathspecs)
             uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
@@ -145,27 +142,6 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     changes = {records[path]: _material_changes(records[path], lineage, blobs, root)
                for path, lineage in wanted.items()}
     return History(changes, walk.doc_changes, state, notes)
-
-
-def material_changes(root: Path, catalog: Catalog | None = None, *,
-                     allow_shallow: bool = False) -> dict[RecordKey, list[MaterialChange]]:
-    """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
-
-    A material change is a commit that changed a knob's status, value or default, or an incident's
-    status, root cause or any hypothesis's status; `fields` holds each change as old -> new
-    (`str(change)` reads "status reverted -> active"). The first entry of a record is its creation
-    (`created=True`, fields from none). Renames are followed; uncommitted work-tree changes come
-    last, with `commit` and `date` None. `catalog` defaults to loading `root`. Returns {} when
-    `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
-    unless `allow_shallow` (then only the history the clone has is seen)."""
-    if catalog is None:
-        from ..pipeline import load_knowledge_base  # the pipeline imports this module
-        catalog = load_knowledge_base(root).catalog
-    records = {source.rel_path: key for key, source in catalog.sources.items()}
-    try:
-        return read_history(root, records, allow_shallow=allow_shallow).changes
-    except HistoryUnavailable:
-        return {}
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
@@ -278,11 +254,11 @@ def _version_text(version: _Version, blobs: Mapping[str, bytes], root: Path) -> 
         return None
 
 
-def material_fields(kind: str, value: Any) -> dict[str, str | None] | None:
+def material_fields(kind: RecordKind, value: Any) -> dict[str, str | None] | None:
     """The fields whose change is material, as display strings; None when `value` is no record."""
     if not isinstance(value, dict):
         return None
-    if kind == "knob":
+    if kind == RecordKind.KNOB:
         return {name: _shown(value.get(name)) for name in ("status", "value", "default")}
     cause = value.get("root_cause")
     fields = {"status": _shown(value.get("status")),

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .model import Catalog, when_key
-from .schema import HypothesisStatus, Incident, IncidentStatus, Knob
+from .schema import HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
 from .yaml_source import Key
 
@@ -33,7 +33,7 @@ def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
 class _Reporter:
     """Findings about one record, placed at the line of a key path."""
 
-    def __init__(self, catalog: Catalog, kind: str, record_id: str) -> None:
+    def __init__(self, catalog: Catalog, kind: RecordKind, record_id: str) -> None:
         self.source = catalog.source(kind, record_id)
         self.subject = record_id
 
@@ -43,8 +43,8 @@ class _Reporter:
 
 
 def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
-    report = _Reporter(catalog, "knob", knob.id)
-    yield from _check_id(report, "knob", knob.id)
+    report = _Reporter(catalog, RecordKind.KNOB, knob.id)
+    yield from _check_id(report, RecordKind.KNOB, knob.id)
     last = knob.history[-1]
     if last.status.knob_status is not knob.status:
         yield report("status-mismatch", ("status",),
@@ -54,7 +54,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     yield from _check_order(report, [(("history", i, "date"), e.date) for i, e in enumerate(knob.history)],
                             "history entries")
     for i, entry in enumerate(knob.history):
-        if entry.incident is not None and not catalog.exists("incident", entry.incident):
+        if entry.incident is not None and not catalog.exists(RecordKind.INCIDENT, entry.incident):
             yield report("dangling-ref", ("history", i, "incident"),
                          f"{dotted(('history', i, 'incident'))} names incident '{entry.incident}', but there is no "
                          f"incidents/{entry.incident}.yaml; fix the id or add the incident")
@@ -90,8 +90,8 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
 
 
 def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterator[Finding]:
-    report = _Reporter(catalog, "incident", incident.id)
-    yield from _check_id(report, "incident", incident.id)
+    report = _Reporter(catalog, RecordKind.INCIDENT, incident.id)
+    yield from _check_id(report, RecordKind.INCIDENT, incident.id)
     seen: dict[str, int] = {}
     for i, hypothesis in enumerate(incident.hypotheses):
         if hypothesis.id in seen:
@@ -99,7 +99,7 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                          f"hypothesis id '{hypothesis.id}' is used twice (also hypotheses[{seen[hypothesis.id]}]); "
                          "give each hypothesis its own id")
         seen.setdefault(hypothesis.id, i)
-        if hypothesis.suspect is not None and not catalog.exists("knob", hypothesis.suspect.knob):
+        if hypothesis.suspect is not None and not catalog.exists(RecordKind.KNOB, hypothesis.suspect.knob):
             yield report("dangling-ref", ("hypotheses", i, "suspect", "knob"),
                          f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}', but there is no "
                          f"knobs/{hypothesis.suspect.knob}.yaml; fix the id or add the knob")
@@ -128,14 +128,14 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
     yield from _check_order(report, [(("timeline", i, "at"), e.at) for i, e in enumerate(incident.timeline)],
                             "timeline entries")
     for i, follow_up in enumerate(incident.follow_ups):
-        if follow_up.knob is not None and not catalog.exists("knob", follow_up.knob):
+        if follow_up.knob is not None and not catalog.exists(RecordKind.KNOB, follow_up.knob):
             yield report("dangling-ref", ("follow_ups", i, "knob"),
                          f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
     for i, doc in enumerate(incident.docs):
         yield from _check_path(report, root, ("docs", i), doc)
 
 
-def _check_id(report: _Reporter, kind: str, record_id: str) -> Iterator[Finding]:
+def _check_id(report: _Reporter, kind: RecordKind, record_id: str) -> Iterator[Finding]:
     stem = PurePosixPath(report.source.rel_path).stem
     if record_id != stem:
         yield report("id-mismatch", ("id",),

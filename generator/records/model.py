@@ -6,11 +6,13 @@ Records are the frozen pydantic models of `schema.py`. The catalog answers quest
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime
+from types import MappingProxyType
 from typing import Any
 
-from .schema import HistoryEntry, HistoryStatus, Hypothesis, Incident, Knob, KnobStatus, Measurement
+from .schema import HistoryEntry, HistoryStatus, Hypothesis, Incident, Knob, KnobStatus, Measurement, RecordKind
 from .yaml_source import SourceMap
 
 
@@ -69,38 +71,98 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class RecordSource:
-    kind: str  # 'knob' or 'incident'
+    kind: RecordKind
     rel_path: str
     source_map: SourceMap
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Suspicion:
+    """An incident's hypothesis that put a knob under suspicion: it names the knob as its suspect,
+    or a change of the knob was made under it."""
+
+    incident: Incident
+    hypothesis: Hypothesis
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All valid records, by id, with where each came from."""
+    """All valid records, by id, with where each came from, and the indexes every stage asks of
+    them (built once, so no question scans the whole catalog). Immutable: build it with
+    `Catalog.of`."""
 
-    knobs: dict[str, Knob] = field(default_factory=dict)
-    incidents: dict[str, Incident] = field(default_factory=dict)
-    sources: dict[tuple[str, str], RecordSource] = field(default_factory=dict)  # (kind, id) -> source
+    knobs: Mapping[str, Knob]
+    incidents: Mapping[str, Incident]
+    sources: Mapping[tuple[RecordKind, str], RecordSource]  # (kind, id) -> source
     # Ids of records whose files exist but did not validate: references to them are not dangling.
-    broken_ids: dict[str, set[str]] = field(default_factory=lambda: {"knob": set(), "incident": set()})
+    broken_ids: Mapping[RecordKind, frozenset[str]]
+    _changes_under: Mapping[tuple[str, str | None], tuple[tuple[Knob, HistoryEntry], ...]]
+    _suspicions: Mapping[str, tuple[Suspicion, ...]]
 
-    def source(self, kind: str, record_id: str) -> RecordSource:
-        return self.sources[(kind, record_id)]
+    @classmethod
+    def of(cls, records: Iterable[tuple[Knob | Incident, RecordSource]],
+           broken_ids: Mapping[RecordKind, Iterable[str]] | None = None) -> Catalog:
+        """A catalog of `records` (the first of two with one id wins; the loader reports the other)."""
+        knobs: dict[str, Knob] = {}
+        incidents: dict[str, Incident] = {}
+        sources: dict[tuple[RecordKind, str], RecordSource] = {}
+        for record, source in records:
+            known: dict[str, Any] = knobs if source.kind is RecordKind.KNOB else incidents
+            known.setdefault(record.id, record)
+            sources.setdefault((source.kind, record.id), source)
+        changes: dict[tuple[str, str | None], list[tuple[Knob, HistoryEntry]]] = {}
+        suspicions: dict[str, list[Suspicion]] = {}
+        for incident in incidents.values():
+            for hypothesis in incident.hypotheses:
+                if hypothesis.suspect is not None:
+                    suspicions.setdefault(hypothesis.suspect.knob, []).append(Suspicion(incident, hypothesis))
+        for knob in knobs.values():
+            for entry in knob.history:
+                if entry.incident is None:
+                    continue
+                changes.setdefault((entry.incident, None), []).append((knob, entry))
+                if entry.hypothesis is None:
+                    continue
+                changes.setdefault((entry.incident, entry.hypothesis), []).append((knob, entry))
+                # A change made under a hypothesis that does not name the knob as its suspect still
+                # puts the knob under suspicion there.
+                under = incidents.get(entry.incident)
+                acted_on = _hypothesis_of(under, entry.hypothesis)
+                found = suspicions.setdefault(knob.id, [])
+                if under is not None and acted_on is not None and not any(s.hypothesis is acted_on for s in found):
+                    found.append(Suspicion(under, acted_on))
+        broken = {kind: frozenset((broken_ids or {}).get(kind, ())) for kind in RecordKind}
+        return cls(MappingProxyType(knobs), MappingProxyType(incidents), MappingProxyType(sources),
+                   MappingProxyType(broken),
+                   MappingProxyType({key: tuple(value) for key, value in changes.items()}),
+                   MappingProxyType({key: tuple(value) for key, value in suspicions.items()}))
 
-    def exists(self, kind: str, record_id: str) -> bool:
-        known = self.knobs if kind == "knob" else self.incidents
-        return record_id in known or record_id in self.broken_ids[kind]
+    def records(self, kind: RecordKind) -> Mapping[str, Knob] | Mapping[str, Incident]:
+        return self.knobs if kind is RecordKind.KNOB else self.incidents
+
+    def source(self, kind: RecordKind, record_id: str) -> RecordSource:
+        return self.sources[(RecordKind(kind), record_id)]
+
+    def exists(self, kind: RecordKind, record_id: str) -> bool:
+        kind = RecordKind(kind)
+        return record_id in self.records(kind) or record_id in self.broken_ids[kind]
 
     def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None:
-        incident = self.incidents.get(incident_id or "")
-        if incident is None:
-            return None
-        return next((h for h in incident.hypotheses if h.id == hypothesis_id), None)
+        return _hypothesis_of(self.incidents.get(incident_id or ""), hypothesis_id)
 
-    def changes_under(self, incident_id: str, hypothesis_id: str | None = None) -> list[tuple[Knob, HistoryEntry]]:
-        """Knob status changes that name this incident (and hypothesis, when given)."""
-        return [(knob, entry) for knob in self.knobs.values() for entry in knob.history
-                if entry.incident == incident_id and (hypothesis_id is None or entry.hypothesis == hypothesis_id)]
+    def changes_under(self, incident_id: str, hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
+        """Knob status changes that name this incident (and hypothesis, when given), in knob order."""
+        return self._changes_under.get((incident_id, hypothesis_id), ())
+
+    def suspicions(self, knob_id: str) -> tuple[Suspicion, ...]:
+        """Every hypothesis that suspected the knob, or under which it was changed."""
+        return self._suspicions.get(knob_id, ())
+
+
+def _hypothesis_of(incident: Incident | None, hypothesis_id: str | None) -> Hypothesis | None:
+    if incident is None:
+        return None
+    return next((h for h in incident.hypotheses if h.id == hypothesis_id), None)
 
 
 def last_revert(knob: Knob) -> HistoryEntry | None:

@@ -221,16 +221,39 @@ class Incident(Record):
     docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
 
 
-RECORD_TYPES: dict[str, type[Record]] = {"knob": Knob, "incident": Incident}
-FOLDERS: dict[str, str] = {"knob": "knobs", "incident": "incidents"}
+class RecordKind(str, enum.Enum):
+    """A kind of record: its folder in the knowledge base, its model, and its page on the site."""
+
+    KNOB = "knob"
+    INCIDENT = "incident"
+
+    @property
+    def folder(self) -> str:
+        """Where its records live, relative to the knowledge base's root (also its pages' folder)."""
+        return f"{self.value}s"
+
+    @property
+    def model(self) -> type[Knob] | type[Incident]:
+        return Knob if self is RecordKind.KNOB else Incident
+
+    def page_path(self, record_id: str) -> str:
+        """The record's page, relative to the site's docs folder."""
+        # A record whose id is 'index' must not take the place of its kind's index page; '_' cannot
+        # appear in an id, so the name it gets instead is free.
+        return f"{self.folder}/{'index_' if record_id == 'index' else record_id}.md"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 RECORD_SUFFIXES = (".yaml", ".yml")
 DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
 
 
-def json_schema(kind: str) -> dict[str, Any]:
+def json_schema(kind: RecordKind | str) -> dict[str, Any]:
     """The JSON Schema for editors, derived from the model above."""
-    model = RECORD_TYPES[kind]
-    schema = model.model_json_schema(mode="validation")
+    kind = RecordKind(kind)
+    schema = kind.model.model_json_schema(mode="validation")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://incident-kb.invalid/schemas/{kind}.schema.json",

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
-from .schema import RECORD_TYPES, Record
+from .schema import RecordKind, Record
 from .yaml_source import Key, LoadedYaml
 
 _EXPECTED = {
@@ -26,8 +26,9 @@ _EXPECTED = {
 }
 
 
-def validate_record(kind: str, rel_path: str, loaded: LoadedYaml) -> tuple[Record | None, list[Finding]]:
-    """Validate one loaded file as a record of `kind` ('knob' or 'incident')."""
+def validate_record(kind: RecordKind | str, rel_path: str, loaded: LoadedYaml) -> tuple[Record | None, list[Finding]]:
+    """Validate one loaded file as a record of `kind`."""
+    kind = RecordKind(kind)
     if loaded.error is not None:
         err = loaded.error
         return None, [finding(err.code, rel_path, err.line, err.column, None, err.message)]
@@ -36,7 +37,7 @@ def validate_record(kind: str, rel_path: str, loaded: LoadedYaml) -> tuple[Recor
         found = "an empty file" if raw is None else _describe(raw)
         return None, [finding("not-a-mapping", rel_path, 1, 1, None,
                               f"a {kind} record is a mapping of fields (e.g. 'id: my-{kind}'), found {found}")]
-    model = RECORD_TYPES[kind]
+    model = kind.model
     subject = raw.get("id") if isinstance(raw.get("id"), str) else None
     try:
         return model.model_validate(raw), []

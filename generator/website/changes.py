@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 from ..history.timelines import MaterialChange
 from ..records.model import Catalog, when_key
-from ..records.schema import Incident, Knob, naive_utc
+from ..records.schema import Incident, Knob, RecordKind, naive_utc
 
 _UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 
@@ -24,7 +24,7 @@ _UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 @dataclass(frozen=True, slots=True)
 class Change:
     when: date | datetime | None  # None: not committed yet
-    kind: str  # 'knob' or 'incident'
+    kind: RecordKind
     record_id: str
     what: str  # a knob's new status ('reverted'), or what happened in an incident (record markdown)
     commit: str | None = None  # short commit id, for changes read from git
@@ -45,21 +45,21 @@ class ChangeLog:
     def recent(self, count: int) -> tuple[Change, ...]:
         return self.changes[:count]
 
-    def last_change(self, kind: str, record_id: str) -> Change | None:
+    def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
         return self.last.get((kind, record_id))
 
 
 def record_changes(catalog: Catalog,
-                   timelines: Mapping[tuple[str, str], list[MaterialChange]] | None = None) -> ChangeLog:
+                   timelines: Mapping[tuple[RecordKind, str], list[MaterialChange]] | None = None) -> ChangeLog:
     """The change log: from git's material changes where `timelines` has the record, else from the
     record's own dates."""
     timelines = timelines or {}
     changes: list[Change] = []
     for knob in catalog.knobs.values():
-        timeline = timelines.get(("knob", knob.id))
+        timeline = timelines.get((RecordKind.KNOB, knob.id))
         changes.extend(_git_changes(timeline) if timeline else _knob_changes(knob))
     for incident in catalog.incidents.values():
-        timeline = timelines.get(("incident", incident.id))
+        timeline = timelines.get((RecordKind.INCIDENT, incident.id))
         changes.extend(_git_changes(timeline) if timeline else _incident_changes(incident))
     # Newest first; on the same moment, the later entry of a record first (list order is time order).
     ordered = sorted(enumerate(changes), key=lambda item: (item[1].sort_key, item[0]), reverse=True)
@@ -76,12 +76,12 @@ def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
 
 
 def _knob_changes(knob: Knob) -> list[Change]:
-    return [Change(entry.date, "knob", knob.id, entry.status.value) for entry in knob.history]
+    return [Change(entry.date, RecordKind.KNOB, knob.id, entry.status.value) for entry in knob.history]
 
 
 def _incident_changes(incident: Incident) -> list[Change]:
-    changes = [Change(incident.started, "incident", incident.id, "Incident started.")]
-    changes.extend(Change(entry.at, "incident", incident.id, entry.event) for entry in incident.timeline)
+    changes = [Change(incident.started, RecordKind.INCIDENT, incident.id, "Incident started.")]
+    changes.extend(Change(entry.at, RecordKind.INCIDENT, incident.id, entry.event) for entry in incident.timeline)
     if incident.resolved is not None:
-        changes.append(Change(incident.resolved, "incident", incident.id, "Incident resolved."))
+        changes.append(Change(incident.resolved, RecordKind.INCIDENT, incident.id, "Incident resolved."))
     return changes

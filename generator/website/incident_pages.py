@@ -24,7 +24,8 @@ from .page_parts import (
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import EvidenceKind, FollowUp, HistoryStatus, Hypothesis, Incident, Stance
+from ..records.schema import FollowUp, HistoryStatus, Hypothesis, Incident, RecordKind
+from ..records.verdicts import Support, evidence_against, support, supporting_evidence
 from .context import SiteContext
 from .links import Links, hypothesis_anchor, incident_page
 
@@ -89,8 +90,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         title=incident.title,
         status=badge("status", incident.status.value),
         facts=(*_incident_facts(incident),
-               *last_changed_fact(context.changes.last_change("incident", incident.id))),
-        findings=tuple(finding_box(f) for f in context.places.by_record.get(("incident", incident.id), ())),
+               *last_changed_fact(context.changes.last_change(RecordKind.INCIDENT, incident.id))),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get((RecordKind.INCIDENT, incident.id), ())),
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
@@ -99,8 +100,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
-        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("incident", incident.id), ())),
-        source=source_line(context.settings, context.catalog.source("incident", incident.id).rel_path),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.INCIDENT, incident.id), ())),
+        source=source_line(context.settings, context.catalog.source(RecordKind.INCIDENT, incident.id).rel_path),
     )
 
 
@@ -121,24 +122,28 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
     is_cause = cause is not None and cause.hypothesis == hypothesis.id
     status = hypothesis.status.value
     heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
-    changes = context.changes_under.get((incident.id, hypothesis.id), ())
-    supporting = [e for e in hypothesis.evidence if e.stance is Stance.FOR]
-    correlation_only = bool(supporting) and all(e.kind is EvidenceKind.CORRELATION for e in supporting)
+    changes = context.catalog.changes_under(incident.id, hypothesis.id)
+    supporting = supporting_evidence(hypothesis)
+    basis = support(hypothesis)
     reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
     warning = None
-    if correlation_only and reverted:
+    if basis.is_weak and reverted:
         names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
-        warning = Markup("Reverted on correlation alone: ") + names + Markup(
-            " was reverted under this hypothesis while the only evidence for it was correlation.")
-    elif correlation_only:
+        if basis is Support.CORRELATION_ONLY:
+            warning = Markup("Reverted on correlation alone: ") + names + Markup(
+                " was reverted under this hypothesis while the only evidence for it was correlation.")
+        else:
+            warning = Markup("Reverted without evidence: ") + names + Markup(
+                " was reverted under this hypothesis while no evidence supported it.")
+    elif basis is Support.CORRELATION_ONLY:
         warning = Markup("The only evidence for this hypothesis is correlation.")
     suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
     change_lines = tuple(
         plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
         + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
         for knob, entry in changes)
-    against = sum(1 for e in hypothesis.evidence if e.stance is Stance.AGAINST)
-    evidence = f"{len(supporting)} for{' (correlation only)' if correlation_only else ''}, {against} against"
+    against = len(evidence_against(hypothesis))
+    evidence = f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, {against} against"
     overview = (
         links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
         badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),

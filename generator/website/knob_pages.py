@@ -26,18 +26,8 @@ from .page_parts import (
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import (
-    Evidence,
-    FollowUp,
-    HistoryEntry,
-    Hypothesis,
-    HypothesisStatus,
-    Incident,
-    IncidentStatus,
-    Knob,
-    Measurement,
-    Stance,
-)
+from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RecordKind
+from ..records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
 from .links import Links, knob_page
 
@@ -102,8 +92,8 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         tags.append(f"component: {knob.component}")
     tags += [f"{key}: {knob.scope[key]}" for key in ("hardware", "model") if key in knob.scope]
     tags += list(knob.tags)
-    suspicions = tuple(_suspicion(context, links, knob, incident, hypothesis)
-                       for incident, hypothesis in context.suspected_in.get(knob.id, ()))
+    suspicions = tuple(_suspicion(context, links, item.incident, item.hypothesis)
+                       for item in context.catalog.suspicions(knob.id))
     return KnobPage(
         path=path,
         front_matter=front_matter(knob.name, tags, boost=2),
@@ -112,8 +102,8 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         status=badge("status", knob.status.value),
         summary=record_inline(knob.summary),
         glance=tuple(_glance(knob, suspicions)),
-        facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change("knob", knob.id))),
-        findings=tuple(finding_box(f) for f in context.places.by_record.get(("knob", knob.id), ())),
+        facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change(RecordKind.KNOB, knob.id))),
+        findings=tuple(finding_box(f) for f in context.places.by_record.get((RecordKind.KNOB, knob.id), ())),
         gains=_gains_table(knob, links),
         gain_notes=tuple(_gain_notes(knob)),
         chart=chart,
@@ -122,8 +112,8 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         follow_ups=tuple(_follow_up(links, incident, item)
                          for incident, item in context.follow_ups_of.get(knob.id, ())),
         description=record_block(knob.description) if knob.description else None,
-        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get(("knob", knob.id), ())),
-        source=source_line(context.settings, context.catalog.source("knob", knob.id).rel_path),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.KNOB, knob.id), ())),
+        source=source_line(context.settings, context.catalog.source(RecordKind.KNOB, knob.id).rel_path),
     )
 
 
@@ -220,17 +210,18 @@ def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> Hi
                        record_inline(entry.note) if entry.note else Markup())
 
 
-def _suspicion(context: SiteContext, links: Links, knob: Knob, incident: Incident, hypothesis: Hypothesis) -> Suspicion:
+_VERDICTS = {
+    Standing.REFUTED: "Exonerated: the hypothesis was refuted.",
+    Standing.CONFIRMED: "Confirmed: this knob was the cause.",
+    Standing.SUPERSEDED: "Not the cause: the incident was resolved on another root cause.",
+    Standing.OPEN: "Still suspected: the hypothesis is open.",
+}
+
+
+def _suspicion(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> Suspicion:
     cause = incident.root_cause
-    if hypothesis.status is HypothesisStatus.REFUTED:
-        verdict = badge("hypothesis", "refuted") + Markup(" Exonerated: the hypothesis was refuted.")
-    elif hypothesis.status is HypothesisStatus.CONFIRMED:
-        verdict = badge("hypothesis", "confirmed") + Markup(" Confirmed: this knob was the cause.")
-    elif incident.status is IncidentStatus.RESOLVED and cause is not None and cause.hypothesis != hypothesis.id:
-        verdict = badge("hypothesis", "open") + Markup(" Not the cause: the incident was resolved on another root cause.")
-    else:
-        verdict = badge("hypothesis", "open") + Markup(" Still suspected: the hypothesis is open.")
-    reasons = tuple(_evidence_line(e) for e in hypothesis.evidence if e.stance is Stance.AGAINST)
+    verdict = badge("hypothesis", hypothesis.status.value) + Markup(" " + _VERDICTS[standing(incident, hypothesis)])
+    reasons = tuple(_evidence_line(e) for e in evidence_against(hypothesis))
     actual = None
     if cause is not None and cause.hypothesis != hypothesis.id:
         confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis)

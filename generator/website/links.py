@@ -16,6 +16,7 @@ from pathlib import Path, PurePosixPath
 from markupsafe import Markup
 
 from ..records.model import Catalog
+from ..records.schema import RecordKind
 from .markup import code, plain
 
 HOME_PAGE = "index.md"
@@ -26,18 +27,8 @@ ASSETS_DIR = "assets/incident-kb"
 _URL_SAFE = ":/?#@!$&'()*+,;=%~"
 
 
-def _page_name(record_id: str) -> str:
-    # A record whose id is 'index' must not take the place of its kind's index page; '_' cannot
-    # appear in an id, so the name it gets instead is free.
-    return "index_" if record_id == "index" else record_id
-
-
-def knob_page(knob_id: str) -> str:
-    return f"knobs/{_page_name(knob_id)}.md"
-
-
-def incident_page(incident_id: str) -> str:
-    return f"incidents/{_page_name(incident_id)}.md"
+knob_page = RecordKind.KNOB.page_path
+incident_page = RecordKind.INCIDENT.page_path
 
 
 def hypothesis_anchor(hypothesis_id: str) -> str:

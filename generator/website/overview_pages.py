@@ -16,7 +16,7 @@ from ..findings import Severity
 from ..records.model import gain_of, when_key
 from .page_parts import badge, change_when, when_text
 from .markup import attribute, code, plain, record_inline
-from ..records.schema import Incident, Knob
+from ..records.schema import Incident, Knob, RecordKind
 from .context import SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 
@@ -92,9 +92,9 @@ def home_view(context: SiteContext) -> HomePage:
                f"warning{'s' * (len(findings) - errors != 1)}." if findings else "kb check reports nothing: all good.")
     changes = tuple(
         ChangeRow(change_when(change),
-                  links.knob(change.record_id) if change.kind == "knob" else links.incident(change.record_id),
+                  links.knob(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
                   plain(change.what) if change.from_git
-                  else badge("status", change.what) if change.kind == "knob" else record_inline(change.what))
+                  else badge("status", change.what) if change.kind is RecordKind.KNOB else record_inline(change.what))
         for change in context.changes.recent(RECENT_CHANGES))
     knob_counts = Counter(k.status.value for k in context.catalog.knobs.values())
     incident_counts = Counter(i.status.value for i in context.catalog.incidents.values())
@@ -132,7 +132,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     gains = [g for g in map(gain_of, knob.measurements) if g is not None]
     best = max(gains, key=lambda g: g.pct, default=None)
     best_text = f"{best.pct:+.1f}% {best.metric}" if best else ""
-    change = context.changes.last_change("knob", knob.id)
+    change = context.changes.last_change(RecordKind.KNOB, knob.id)
     return (links.knob(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
             plain(best_text), plain(change_when(change) if change else ""), plain(", ".join(knob.tags)))
 

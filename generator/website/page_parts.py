@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -22,7 +22,7 @@ from .changes import Change
 from ..findings import Finding, Severity
 from ..pipeline import KnowledgeBase
 from .markup import attribute, code, label
-from ..records.schema import EvidenceKind
+from ..records.schema import EvidenceKind, RecordKind
 from .links import SiteSettings
 
 
@@ -125,7 +125,7 @@ def _count(n: int, word: str) -> str:
 class FindingPlaces:
     """Where each finding shows, besides the home page's list."""
 
-    by_record: dict[tuple[str, str], list[Finding]] = field(default_factory=dict)  # (kind, id)
+    by_record: dict[tuple[RecordKind, str], list[Finding]] = field(default_factory=dict)  # (kind, id)
     by_doc: dict[str, list[Finding]] = field(default_factory=dict)  # page path inside the docs folder
     record_pages: dict[str, str] = field(default_factory=dict)  # record file -> generated page
 
@@ -136,7 +136,7 @@ class FindingPlaces:
         return inside if inside in self.by_doc else None
 
 
-def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: dict[str, tuple[str, str, str]]) -> FindingPlaces:
+def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
     """`record_pages` maps a record file to (kind, id, page) for every record that has a page."""
     places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()})
     for item in kb.findings:

@@ -18,6 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..pipeline import KnowledgeBase
+from ..records.schema import RecordKind
 from .overview_pages import HomePage, IndexPage, home_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
@@ -94,14 +95,14 @@ def render_context(context: SiteContext) -> RenderedSite:
     for knob in sorted(catalog.knobs.values(), key=lambda k: k.id):
         view = knob_view(context, knob)
         files[view.path] = render_knob_page(view)
-        edit_paths[view.path] = context.settings.edit_path(catalog.source("knob", knob.id).rel_path)
+        edit_paths[view.path] = context.settings.edit_path(catalog.source(RecordKind.KNOB, knob.id).rel_path)
         if view.chart is not None:
             files[view.chart.light_file] = view.chart.light_svg
             files[view.chart.dark_file] = view.chart.dark_svg
     for incident in sorted(catalog.incidents.values(), key=lambda i: i.id):
         incident_page = incident_view(context, incident)
         files[incident_page.path] = render_incident_page(incident_page)
-        edit_paths[incident_page.path] = context.settings.edit_path(catalog.source("incident", incident.id).rel_path)
+        edit_paths[incident_page.path] = context.settings.edit_path(catalog.source(RecordKind.INCIDENT, incident.id).rel_path)
     for index in (knob_index_view(context), incident_index_view(context)):
         files[index.path] = render_index_page(index)
     home = home_view(context)

@@ -1,0 +1,47 @@
+"""Argument types of the authoring commands: dates, values and KEY=VALUE pairs read the way YAML
+reads them, so `--value 512` is the number a record would hold. Each raises argparse's error with
+an example of what is expected.
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import date, datetime
+from typing import Any
+
+from ...records.yaml_source import parse_yaml
+
+
+def when(text: str) -> date | datetime:
+    value = parse_yaml(text).value
+    if not isinstance(value, date | datetime):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-05 or 2026-11-05T20:25:00")
+    return value
+
+
+def scalar(text: str) -> Any:
+    """A value typed the way YAML reads it: 512 is a number, true a flag, anything else text."""
+    loaded = parse_yaml(text)
+    if loaded.error is not None or isinstance(loaded.value, dict | list) or loaded.value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a single value; give e.g. 512, true or a word")
+    if isinstance(loaded.value, date | datetime):
+        return text  # a value that looks like a date is still the setting's text
+    return loaded.value
+
+
+def number(text: str) -> int | float:
+    value = scalar(text)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give e.g. 12.8")
+    return value
+
+
+def pair(text: str) -> tuple[str, Any]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE; give e.g. concurrency=64")
+    return key.strip(), scalar(value)
+
+
+def today_unless(value: date | datetime | None) -> date | datetime:
+    return value if value is not None else date.today()

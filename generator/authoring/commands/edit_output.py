@@ -1,0 +1,31 @@
+"""How an authoring command reports: what it did, what else needs doing, what `kb check` now says,
+or (exit 1) why the change was refused with nothing written.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from ...checking.formats import format_text
+from ..acts import Outcome
+from ..record_files import Refused
+
+
+def run_edit(action: Callable[[], Outcome]) -> int:
+    """Run an editing act and print what it did and what else now needs doing."""
+    try:
+        outcome = action()
+    except Refused as exc:
+        print(f"kb: {exc.headline}:", file=sys.stderr)
+        sys.stderr.write(format_text(exc.findings, "nothing written"))
+        return 1
+    print(outcome.done)
+    if outcome.next_steps:
+        print("What else needs doing:")
+        for step in outcome.next_steps:
+            print(f"  - {step}")
+    if outcome.check:
+        print("kb check now reports:")
+        sys.stdout.write(format_text(outcome.check, "after this change"))
+    return 0

@@ -1,0 +1,69 @@
+"""The commands that change a knob: `kb revert` (as the test of a hypothesis), `kb restore` and
+`kb measurement add`."""
+
+from __future__ import annotations
+
+import argparse
+
+from ...command import Command, add_root, root_of
+from ...findings import KbError
+from .. import acts
+from .argument_types import number, pair, today_unless, when
+from .edit_output import run_edit
+
+
+def _revert_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("knob")
+    parser.add_argument("--incident", required=True)
+    parser.add_argument("--hypothesis", required=True, help="the hypothesis the revert tests")
+    parser.add_argument("--note", help="why, in a sentence")
+    parser.add_argument("--date", type=when, help="when (default: today)")
+    add_root(parser)
+
+
+def run_revert(args: argparse.Namespace) -> int:
+    return run_edit(lambda: acts.revert(root_of(args), args.knob, args.incident, args.hypothesis,
+                                        today_unless(args.date), args.note))
+
+
+def _restore_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("knob")
+    parser.add_argument("--note", help="why, in a sentence")
+    parser.add_argument("--date", type=when, help="when (default: today)")
+    add_root(parser)
+
+
+def run_restore(args: argparse.Namespace) -> int:
+    return run_edit(lambda: acts.restore(root_of(args), args.knob, today_unless(args.date), args.note))
+
+
+def _measurement_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("knob")
+    parser.add_argument("--metric", required=True, help="what was measured, e.g. 'output throughput'")
+    parser.add_argument("--delta-pct", type=number, help="the change in percent (or give --baseline and --value)")
+    parser.add_argument("--baseline", type=number, help="the metric without the tuned value")
+    parser.add_argument("--value", type=number, help="the metric with the tuned value")
+    parser.add_argument("--unit", help="unit of baseline and value, e.g. tok/s")
+    parser.add_argument("--condition", action="append", default=[], type=pair, metavar="KEY=VALUE",
+                        help="a condition of the measurement, e.g. concurrency=64 (repeatable)")
+    parser.add_argument("--lower-is-better", action="store_true", help="for metrics such as latency")
+    parser.add_argument("--date", type=when, help="when it was measured (default: today)")
+    parser.add_argument("--evidence", help="path or URL of the benchmark output")
+    parser.add_argument("--note", help="anything a reader needs to interpret the number")
+    add_root(parser)
+
+
+def run_measurement_add(args: argparse.Namespace) -> int:
+    if (args.delta_pct is None) == (args.baseline is None or args.value is None):
+        raise KbError("give either --delta-pct, or --baseline and --value")
+    return run_edit(lambda: acts.add_measurement(
+        root_of(args), args.knob, args.metric, delta_pct=args.delta_pct, baseline=args.baseline, value=args.value,
+        unit=args.unit, conditions=dict(args.condition), higher_is_better=not args.lower_is_better,
+        when=today_unless(args.date), evidence=args.evidence, note=args.note))
+
+
+COMMANDS = (
+    Command(("revert",), "record a knob reverted to test a hypothesis", _revert_arguments, run_revert),
+    Command(("restore",), "record a reverted knob restored", _restore_arguments, run_restore),
+    Command(("measurement", "add"), "add a measured gain to a knob", _measurement_arguments, run_measurement_add),
+)

@@ -1,0 +1,91 @@
+"""The commands that read the knowledge base and report: `kb validate`, `kb check` (with PR mode),
+`kb codes` and `kb schema`. Each declares its arguments beside the function that runs it.
+
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from .checking.baseline import check_at_base, mark_pre_existing
+from .checking.formats import FORMATS, format_github_summary
+from .command import Command, add_root, root_of
+from .findings import CODES, Finding, Severity
+from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .records.schema import RecordKind, json_schema
+
+
+def _validate_arguments(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    return _report(load_knowledge_base(root_of(args)), args.format)
+
+
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--format", choices=sorted(FORMATS), default="text",
+                        help="output format (with github, a summary of all findings also goes to $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--base", metavar="REF", default=None,
+                        help="PR mode: findings that already existed at commit REF are reported as pre-existing "
+                             "and do not fail the run")
+    parser.add_argument("--allow-shallow", action="store_true",
+                        help="check a shallow clone with the history it has, instead of refusing")
+
+
+def run_check(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    if args.base is not None:  # first, so a missing base stops the run before anything is printed
+        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow)
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow)
+    for note in kb.notes:
+        print(f"kb: {note}", file=sys.stderr)
+    findings: Sequence[Finding] = kb.findings
+    after = ""
+    if args.base is not None:
+        findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
+        where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
+        after = f"; {pre_existing} finding{'s' * (pre_existing != 1)} pre-existing at {where} do not fail the run"
+    code = _report(kb, args.format, after, findings)
+    if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
+            summary.write(format_github_summary(findings, kb.summary + after))
+    return code
+
+
+def _schema_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=sorted(kind.value for kind in RecordKind))
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    print(json.dumps(json_schema(RecordKind(args.kind)), indent=2))
+    return 0
+
+
+def run_codes(args: argparse.Namespace) -> int:
+    for code in CODES.values():
+        print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+    return 0
+
+
+def _report(kb: KnowledgeBase, output_format: str, after: str = "",
+            findings: Sequence[Finding] | None = None) -> int:
+    """Print the findings (the knowledge base's own unless others are given); 1 if any is an error."""
+    shown = kb.findings if findings is None else findings
+    sys.stdout.write(FORMATS[output_format](shown, kb.summary + after))
+    return 1 if any(f.severity is Severity.ERROR for f in shown) else 0
+
+
+COMMANDS = (
+    Command(("validate",), "check the records against the schema and each other", _validate_arguments, run_validate),
+    Command(("check",), "validate, then apply the rules (reclaimable knobs, drift...)", _check_arguments, run_check),
+    Command(("schema",), "print the JSON Schema of a record kind", _schema_arguments, run_schema),
+    Command(("codes",), "list the finding codes and their default severities", lambda parser: None, run_codes),
+)

@@ -1,0 +1,46 @@
+"""What a `kb` command is: its words, its arguments and the function that runs it, declared together
+next to the code it runs. `cli.py` only mounts the declarations.
+
+Also the pieces every command shares: `--root` and how it defaults, and an argument parser whose
+usage errors are one line (exit 2), like every other error that stops the tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .findings import KbError
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    words: tuple[str, ...]  # ("check",), or ("hypothesis", "add") for a verb of a group
+    help: str
+    arguments: Callable[[argparse.ArgumentParser], None]  # declares the command's own arguments
+    run: Callable[[argparse.Namespace], int]  # the exit code: 0 fine, 1 findings, 2 could not run
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise KbError(f"{message} (see '{self.prog} --help')")
+
+
+def add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--root", type=Path, default=None,
+                        help="the knowledge base's repository (default: the one containing the current folder)")
+
+
+def root_of(args: argparse.Namespace) -> Path:
+    return args.root if args.root is not None else find_root(Path.cwd())
+
+
+def find_root(start: Path) -> Path:
+    """The repository containing `start` (the nearest folder with .git), else `start` itself."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
