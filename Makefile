@@ -8,7 +8,7 @@ ADDR ?= 127.0.0.1:8000
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test check install schemas clean
+.PHONY: serve site test test-fast check install schemas clean
 
 # Reinstall when the project's dependencies change.
 $(STAMP): pyproject.toml
@@ -31,6 +31,10 @@ site: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The everyday loop: everything but real site builds, the browser, serve and mypy (under a minute).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m 'not slow'
 
 check: $(STAMP)
 	$(BIN)/kb check

@@ -14,6 +14,8 @@ import pytest
 
 from .site_support import hostile_site, seed_site, serve  # noqa: F401
 
+pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]

@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO
+
+pytestmark = pytest.mark.slow  # fresh interpreters importing the whole site stack: left out of `make test-fast`
 
 SCRIPT = """
 import os, sys

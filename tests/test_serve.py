@@ -10,8 +10,12 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
+
 from .conftest import SEED_KNOB, edit
 from .site_support import MKDOCS_ENV, copy_knowledge_base
+
+pytestmark = pytest.mark.slow  # a real `mkdocs serve`: left out of `make test-fast`
 
 
 def _free_port() -> int:

@@ -9,11 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import pytest
+
 from generator import pipeline
 from generator.findings import finding
 
 from .conftest import break_seed_story
 from .site_support import Site, build_site, copy_knowledge_base, hostile_site, seed_site  # noqa: F401
+
+pytestmark = pytest.mark.slow  # real mkdocs builds: left out of `make test-fast`
 
 KNOB = "knobs/sglang-sm120-mma-target-ctas"
 INCIDENT = "incidents/multi-round-harness-hang"

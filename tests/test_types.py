@@ -5,7 +5,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO
+
+pytestmark = pytest.mark.slow  # mypy over the package: left out of `make test-fast`
 
 
 def test_generator_type_checks():
