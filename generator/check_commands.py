@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .checking.baseline import check_at_base, mark_pre_existing
+from .pr_mode import check_at_base, mark_pre_existing
 from .checking.formats import FORMATS, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, Severity

@@ -18,10 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..findings import Finding, KbError, Severity
-from ..history.gitio import NotARepository, iter_blobs, list_tree, open_repository, repository_state, resolve_commit
-from ..pipeline import KnowledgeBase, check_knowledge_base
-from ..records.schema import RecordKind
+from .findings import Finding, KbError, Severity
+from .history.gitio import NotARepository, iter_blobs, list_tree, open_repository, repository_state, resolve_commit
+from .pipeline import KnowledgeBase, check_knowledge_base
+from .records.schema import RecordKind
 
 if TYPE_CHECKING:
     import git

@@ -1,0 +1,135 @@
+"""The package's shape, as the README draws it: stages whose imports flow one way, no cycles (lazy
+imports inside functions count), MkDocs imported only by its glue, modules of a readable size."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from .conftest import REPO
+
+PACKAGE = REPO / "generator"
+# Each module's stage; a module may import its own stage and earlier ones, never a later one.
+# website and authoring are siblings: both consume the pipeline, neither imports the other.
+STAGES = {
+    "generator.findings": 0, "generator.command": 0,
+    "generator.records": 1,
+    "generator.history": 2,
+    "generator.checking": 3,
+    "generator.pipeline": 4, "generator.pr_mode": 4,
+    "generator.website": 5, "generator.authoring": 5,
+    "generator.check_commands": 6, "generator.cli": 6,
+}
+MKDOCS_GLUE = {"generator.website.mkdocs_glue", "generator.website.mkdocs_plugin"}
+MAX_LINES = 400
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, name: str | None = None) -> set[str]:
+    """Every module of the package (or outside it) that `path` (module `name`) imports, at any depth
+    in the file: lazy imports inside functions count."""
+    name = name or _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            # `from . import acts` imports a module, not a name
+            found.update(f"{base}.{alias.name}" for alias in node.names
+                         if (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).with_suffix(".py").exists()
+                         or (PACKAGE.parent / f"{base}.{alias.name}".replace(".", "/")).is_dir())
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                "import_module", "fresh_module") and node.args and isinstance(node.args[0], ast.Constant):
+            found.add(str(node.args[0].value))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: {m for m in _imports(path) if m in modules and m != name} for name, path in modules.items()}
+
+
+def _stage(module: str) -> tuple[int, str]:
+    for prefix, rank in sorted(STAGES.items(), key=lambda item: -len(item[0])):
+        if module == prefix or module.startswith(prefix + "."):
+            return rank, prefix
+    raise AssertionError(f"{module} belongs to no stage; add it to STAGES and to the README's architecture")
+
+
+def test_every_module_belongs_to_a_stage():
+    for module in _graph():
+        if module != "generator":
+            _stage(module)
+
+
+def test_no_stage_imports_a_later_one_or_a_sibling():
+    wrong = []
+    for module, imported in _graph().items():
+        if module == "generator":
+            continue
+        rank, stage = _stage(module)
+        for other in imported:
+            if other == "generator":
+                continue
+            other_rank, other_stage = _stage(other)
+            if other_rank > rank or (other_rank == rank and other_stage != stage and rank == 5):
+                wrong.append(f"{module} imports {other}")
+    assert not wrong, "imports must flow stage to later stage:\n" + "\n".join(sorted(wrong))
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    cycles = []
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+
+    def visit(module: str, stack: list[str]) -> None:
+        state[module] = 1
+        for other in sorted(graph[module]):
+            if state.get(other) == 1:
+                cycles.append(" -> ".join([*stack[stack.index(other):], other]))
+            elif other not in state:
+                visit(other, [*stack, other])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    # A package's __init__ importing its own modules is not a cycle a reader trips over.
+    cycles = [c for c in cycles if not all(part.startswith(c.split(" -> ")[0]) for part in c.split(" -> "))]
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_lazy_and_dynamic_imports_are_seen(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import importlib\n\ndef f():\n    from ..pipeline import load_knowledge_base\n"
+                     "    from . import model\n    return importlib.import_module('generator.cli')\n")
+    assert {"generator.pipeline", "generator.records.model", "generator.cli"} <= _imports(
+        probe, "generator.records.probe")
+
+
+def test_only_the_mkdocs_glue_imports_mkdocs():
+    wrong = [f"{name} imports {m}" for name, path in ((_module_name(p), p) for p in PACKAGE.rglob("*.py"))
+             for m in _imports(path) if m.split(".")[0] in ("mkdocs", "mkdocs_gen_files") and name not in MKDOCS_GLUE]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_modules_stay_small():
+    big = [f"{p.relative_to(REPO)}: {n} lines" for p in PACKAGE.rglob("*.py")
+           if (n := p.read_text(encoding="utf-8").count("\n")) > MAX_LINES]
+    assert not big, f"split these before they pass {MAX_LINES} lines:\n" + "\n".join(big)
+
+
+def test_no_two_modules_differ_only_by_a_suffix():
+    stems = sorted({p.stem for p in PACKAGE.rglob("*.py")} - {"__init__"})
+    clashes = [(a, b) for a in stems for b in stems if a != b and b.startswith(a + "_")]
+    assert not clashes, clashes
