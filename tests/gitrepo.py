@@ -18,6 +18,14 @@ GIT_ENV = {
 }
 
 
+def git_environment(when: str = "2026-11-01T00:00:00Z", name: str = "Ada Tester",
+                    email: str = "ada@example.invalid") -> dict[str, str]:
+    """The environment every git command of the tests runs in: this process's, with the identity and
+    both dates pinned and no global or system configuration."""
+    return {**os.environ, **GIT_ENV, "GIT_AUTHOR_NAME": name, "GIT_AUTHOR_EMAIL": email, "GIT_COMMITTER_NAME": name,
+            "GIT_COMMITTER_EMAIL": email, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+
+
 class GitRepo:
     def __init__(self, root: Path, init: bool = True) -> None:
         self.root = root
@@ -26,8 +34,8 @@ class GitRepo:
             self.git("init", "-q", "-b", "main")
 
     def git(self, *args: str, when: str = "2026-11-01T00:00:00Z", check: bool = True) -> str:
-        env = {**os.environ, **GIT_ENV, "GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
-        result = subprocess.run(["git", *args], cwd=self.root, env=env, capture_output=True, text=True)
+        result = subprocess.run(["git", *args], cwd=self.root, env=git_environment(when), capture_output=True,
+                                text=True)
         if check and result.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
         return result.stdout.strip()

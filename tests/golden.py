@@ -1,7 +1,7 @@
-"""Golden files: expected output kept under tests/golden/, compared with a readable diff.
-
-Run `UPDATE_GOLDEN=1 make test` to rewrite them after an intended change, then review the diff
-(`git diff tests/golden`) before committing it.
+"""Golden files: expected output kept under tests/golden/ (command output, rendered pages),
+compared with a readable diff. The one way to accept new output everywhere, the guide's examples
+included: run `UPDATE_GOLDEN=1 make test`, then review the diff (`git diff tests/ docs/`) before
+committing it.
 """
 
 from __future__ import annotations
@@ -13,9 +13,14 @@ from pathlib import Path
 GOLDEN = Path(__file__).resolve().parent / "golden"
 
 
+def updating() -> bool:
+    """Whether this run rewrites expected output instead of comparing with it."""
+    return bool(os.environ.get("UPDATE_GOLDEN"))
+
+
 def assert_golden(name: str, actual: str) -> None:
     path = GOLDEN / name
-    if os.environ.get("UPDATE_GOLDEN"):
+    if updating():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(actual)
         return

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .conftest import REPO
+from .gitrepo import git_environment
+from .golden import updating
 
 GUIDE = REPO / "docs" / "guide" / "writing-a-postmortem.md"
 _BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
@@ -54,10 +56,7 @@ def fresh_kb(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "docs", root / "docs")  # the guide too: its mentions are examples, not references
     for folder in ("knobs", "incidents"):
         (root / folder).mkdir()
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    env |= {"GIT_AUTHOR_NAME": "Author", "GIT_AUTHOR_EMAIL": "author@example.invalid",
-            "GIT_COMMITTER_NAME": "Author", "GIT_COMMITTER_EMAIL": "author@example.invalid",
-            "GIT_AUTHOR_DATE": "2026-11-01T09:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T09:00:00Z"}
+    env = git_environment("2026-11-01T09:00:00Z", name="Author", email="author@example.invalid")
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True, env=env)
     # A knowledge base's repository has history before its first incident: commit the skeleton.
     subprocess.run(["git", "add", "-A"], cwd=root, check=True, env=env)
@@ -83,7 +82,7 @@ def test_every_command_in_the_guide_works_as_shown(tmp_path):
             block += [*step.source, *actual]
         rewritten.append(text[end:match.start(1)] + "".join(line + "\n" for line in block))
         end = match.end(1)
-    if os.environ.get("UPDATE_GOLDEN"):
+    if updating():
         GUIDE.write_text("".join(rewritten) + text[end:])
         return
     assert not failures, "the guide shows output its commands do not print (UPDATE_GOLDEN=1 rewrites it):\n" + \

@@ -14,7 +14,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from .conftest import REPO
-from .gitrepo import GIT_ENV
+from .gitrepo import git_environment
 from .story import DEADLOCK, PERF_PLAN, story_until
 
 pytestmark = pytest.mark.usefixtures("git_env")
@@ -83,8 +83,7 @@ def test_pre_commit_hook_blocks_a_record_change_whose_docs_are_stale(tmp_path):
     hook.update(language="system", entry=f"{_kb_executable()} check")
     config = {"repos": [{"repo": "local", "hooks": [hook]}]}
     (root / ".pre-commit-config.yaml").write_text(json.dumps(config))
-    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
-           "GIT_AUTHOR_DATE": "2026-11-07T09:00:00Z", "GIT_COMMITTER_DATE": "2026-11-07T09:00:00Z"}
+    env = {**git_environment("2026-11-07T09:00:00Z"), "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     run = lambda *args: subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)  # noqa: E731
     assert run(str(pre_commit), "install").returncode == 0
     repo.commit("Add the pre-commit configuration", "2026-11-05T10:00:00Z")

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
-import os
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 
 from generator.findings import finding
 from generator.pipeline import check_knowledge_base
@@ -16,8 +13,8 @@ from generator.website.mkdocs_config import read_site_settings, settings_from_co
 from generator.website.links import SiteSettings
 
 from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
+from .golden import assert_golden
 
-SNAPSHOTS = Path(__file__).parent / "snapshots"
 SETTINGS = SiteSettings(site_name="incident-kb", docs_dir="docs",
                         edit_base="https://example.invalid/incident-kb/edit/main/docs/")
 KNOB_PAGE = "knobs/sglang-sm120-mma-target-ctas.md"
@@ -30,23 +27,12 @@ def render(root: Path, extra_findings=()) -> RenderedSite:
     return render_site(kb, SETTINGS)
 
 
-def assert_snapshot(name: str, text: str) -> None:
-    """Compare with tests/snapshots/NAME; KB_UPDATE_SNAPSHOTS=1 rewrites it (review the diff)."""
-    path = SNAPSHOTS / name
-    if os.environ.get("KB_UPDATE_SNAPSHOTS") == "1":
-        path.write_text(text, encoding="utf-8")
-    expected = path.read_text(encoding="utf-8")
-    if text != expected:
-        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True), str(path), "rendered"))
-        pytest.fail(f"{name} differs from its snapshot (KB_UPDATE_SNAPSHOTS=1 to accept):\n{diff}")
-
-
 def test_seed_knob_page_snapshot(seed_kb):
-    assert_snapshot("knob.md", render(seed_kb).files[KNOB_PAGE])
+    assert_golden("pages/knob.md", render(seed_kb).files[KNOB_PAGE])
 
 
 def test_seed_incident_page_snapshot(seed_kb):
-    assert_snapshot("incident.md", render(seed_kb).files[INCIDENT_PAGE])
+    assert_golden("pages/incident.md", render(seed_kb).files[INCIDENT_PAGE])
 
 
 def test_knob_page_answers_was_it_the_thing_that_caused_the_hang(seed_kb):
