@@ -78,12 +78,6 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
     if incident.severity is not None:
         tags.append(f"severity: {incident.severity}")
     cause = incident.root_cause
-    confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis) if cause else None
-    root_cause = None
-    if cause is not None:
-        root_cause = links.hypothesis(incident.id, cause.hypothesis)
-        if confirmed is not None:
-            root_cause += Markup(": ") + record_inline(confirmed.statement)
     return IncidentPage(
         path=path,
         front_matter=front_matter(incident.title, tags, boost=2),
@@ -95,7 +89,7 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
-        root_cause=root_cause,
+        root_cause=links.root_cause(incident),
         root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
         timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),

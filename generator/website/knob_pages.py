@@ -222,12 +222,7 @@ def _suspicion(context: SiteContext, links: Links, incident: Incident, hypothesi
     cause = incident.root_cause
     verdict = badge("hypothesis", hypothesis.status.value) + Markup(" " + _VERDICTS[standing(incident, hypothesis)])
     reasons = tuple(_evidence_line(e) for e in evidence_against(hypothesis))
-    actual = None
-    if cause is not None and cause.hypothesis != hypothesis.id:
-        confirmed = context.catalog.hypothesis(incident.id, cause.hypothesis)
-        actual = links.hypothesis(incident.id, cause.hypothesis)
-        if confirmed is not None:
-            actual += Markup(": ") + record_inline(confirmed.statement)
+    actual = links.root_cause(incident) if cause is not None and cause.hypothesis != hypothesis.id else None
     return Suspicion(links.incident(incident.id), links.hypothesis(incident.id, hypothesis.id),
                      record_inline(hypothesis.statement), verdict, reasons, actual)
 

@@ -16,8 +16,8 @@ from pathlib import Path, PurePosixPath
 from markupsafe import Markup
 
 from ..records.model import Catalog
-from ..records.schema import RecordKind
-from .markup import code, plain
+from ..records.schema import Incident, RecordKind
+from .markup import code, plain, record_inline
 
 HOME_PAGE = "index.md"
 TAGS_PAGE = "tags.md"
@@ -98,6 +98,15 @@ class Links:
             return plain(text if text is not None else hypothesis_id)
         return self.to(incident_page(incident_id), text if text is not None else hypothesis_id,
                        hypothesis_anchor(hypothesis_id))
+
+    def root_cause(self, incident: Incident) -> Markup | None:
+        """The incident's root cause: a link to the confirmed hypothesis, with its statement."""
+        cause = incident.root_cause
+        if cause is None:
+            return None
+        link = self.hypothesis(incident.id, cause.hypothesis)
+        confirmed = self.catalog.hypothesis(incident.id, cause.hypothesis)
+        return link + Markup(": ") + record_inline(confirmed.statement) if confirmed is not None else link
 
     def repo_file(self, rel_path: str, short: bool = False) -> Markup:
         """A repository file: a link when the site has it (under the docs folder), else its path.

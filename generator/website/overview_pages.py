@@ -152,12 +152,7 @@ def incident_index_view(context: SiteContext) -> IndexPage:
 
 
 def _incident_row(links: Links, incident: Incident) -> tuple[Markup, ...]:
-    cause = Markup()
-    if incident.root_cause is not None:
-        cause = links.hypothesis(incident.id, incident.root_cause.hypothesis)
-        confirmed = links.catalog.hypothesis(incident.id, incident.root_cause.hypothesis)
-        if confirmed is not None:
-            cause += Markup(": ") + record_inline(confirmed.statement)
+    cause = links.root_cause(incident) or Markup()
     return (links.incident(incident.id), badge("status", incident.status.value),
             plain("" if incident.severity is None else incident.severity), plain(when_text(incident.started)),
             plain(when_text(incident.resolved)), cause)
