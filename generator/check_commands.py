@@ -18,6 +18,7 @@ from .command import Command, add_root, root_of
 from .findings import CODES, Finding, Severity
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.schema import RecordKind, json_schema
+from .wording import plural
 
 
 def _validate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +53,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is not None:
         findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
         where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
-        after = f"; {pre_existing} finding{'s' * (pre_existing != 1)} pre-existing at {where} do not fail the run"
+        after = f"; {plural(pre_existing, 'finding')} pre-existing at {where} do not fail the run"
     code = _report(kb, args.format, after, findings)
     if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:

@@ -26,6 +26,7 @@ from .records.model import Catalog, RecordSource
 from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind
 from .records.validate import validate_record
 from .records.yaml_source import parse_yaml, read_yaml_file
+from .wording import plural
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class KnowledgeBase:
         """'1 knob, 1 incident checked': broken records count too."""
         counts = [(len(self.catalog.records(kind)) + len(self.catalog.broken_ids[kind]), kind.value)
                   for kind in RecordKind]
-        return ", ".join(f"{n} {word}{'s' * (n != 1)}" for n, word in counts) + " checked"
+        return ", ".join(plural(n, word) for n, word in counts) + " checked"
 
 
 def record_files(root: Path, kind: RecordKind) -> list[Path]:

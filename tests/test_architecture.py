@@ -12,7 +12,7 @@ PACKAGE = REPO / "generator"
 # Each module's stage; a module may import its own stage and earlier ones, never a later one.
 # website and authoring are siblings: both consume the pipeline, neither imports the other.
 STAGES = {
-    "generator.findings": 0, "generator.command": 0,
+    "generator.findings": 0, "generator.command": 0, "generator.wording": 0,
     "generator.records": 1,
     "generator.history": 2,
     "generator.checking": 3,

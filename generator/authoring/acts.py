@@ -38,6 +38,7 @@ from ..records.schema import (
 from ..records.model import last_revert
 from .yaml_splice import Editor
 from .yaml_emit import Flow
+from ..wording import day
 
 When = date | datetime
 
@@ -87,7 +88,7 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
     item = entry(Evidence, kind=kind, stance=stance, date=when, text=text)
     editor.append(("hypotheses", index, "evidence"), item, fields(Hypothesis))
     kb = save(record, editor)
-    return Outcome(f"{record.rel_path}: added {kind} evidence {stance} '{hypothesis_id}' ({_day(when)})", (),
+    return Outcome(f"{record.rel_path}: added {kind} evidence {stance} '{hypothesis_id}' ({day(when)})", (),
                    _check_incident(kb, incident_id, hypothesis_id))
 
 
@@ -121,7 +122,7 @@ def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: boo
     if resolve_on is not None:
         editor.set((), "status", "resolved", fields(Incident))
         editor.set((), "resolved", resolve_on, fields(Incident))
-        done.append(f"incident resolved ({_day(resolve_on)})")
+        done.append(f"incident resolved ({day(resolve_on)})")
     kb = save(record, editor)
     return Outcome(f"{record.rel_path}: {', '.join(done)}", (), _check_incident(kb, incident_id))
 
@@ -130,7 +131,7 @@ def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> 
     record, editor, _ = _open_incident(root, incident_id)
     editor.append(("timeline",), entry(TimelineEntry, at=when, event=event), fields(Incident))
     save(record, editor)
-    return Outcome(f"{record.rel_path}: added a timeline event ({_day(when)})")
+    return Outcome(f"{record.rel_path}: added a timeline event ({day(when)})")
 
 
 def add_follow_up(root: Path, incident_id: str, action: str, *, done: bool = False, knob: str | None = None,
@@ -156,7 +157,7 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
     record, editor, knob = _open_knob(root, knob_id)
     standing_revert = last_revert(knob)
     if standing_revert is not None:
-        raise KbError(f"knob '{knob_id}' is already reverted (since {_day(standing_revert.date)}); "
+        raise KbError(f"knob '{knob_id}' is already reverted (since {day(standing_revert.date)}); "
                       f"`kb restore {knob_id}` first")
     item = entry(HistoryEntry, date=when, status="reverted", incident=incident_id, hypothesis=hypothesis_id, note=note)
     editor.append(("history",), item, fields(Knob))
@@ -167,7 +168,7 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
-    return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {_day(when)} to test hypothesis '{hypothesis_id}' "
+    return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {day(when)} to test hypothesis '{hypothesis_id}' "
                    f"of incident '{incident_id}'", tuple(steps), _check_knob(kb, knob_id))
 
 
@@ -189,7 +190,7 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
                      f"`kb refute {last.incident} {hypothesis.id}`")
-    return Outcome(f"{record.rel_path}: '{knob_id}' restored on {_day(when)} ({knob.name}={knob.value})",
+    return Outcome(f"{record.rel_path}: '{knob_id}' restored on {day(when)} ({knob.name}={knob.value})",
                    tuple(steps), _check_knob(kb, knob_id))
 
 
@@ -272,7 +273,3 @@ def _check_incident(kb: KnowledgeBase, incident_id: str, hypothesis_id: str | No
 def _rule_findings(kb: KnowledgeBase, knob_ids: Iterable[str], exclude: set[str] | None = None) -> tuple[Finding, ...]:
     wanted, skipped = set(knob_ids), exclude or set()
     return tuple(f for f in check_rules(kb) if f.subject in wanted and f.code not in skipped)
-
-
-def _day(moment: When) -> str:
-    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()

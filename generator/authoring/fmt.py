@@ -19,6 +19,7 @@ from .record_files import RecordFile, read_record, write
 from ..checking.formats import format_text
 from ..command import Command, add_root, root_of
 from ..findings import Finding, KbError, finding
+from ..wording import plural
 from ..pipeline import record_files
 from .scaffold import MODELINE
 from ..records.schema import RECORD_SUFFIXES, Record, RecordKind
@@ -176,7 +177,7 @@ def run_fmt(args: argparse.Namespace) -> int:
         sys.stderr.write(format_text(problems, "cannot format these"))
     unchanged = len(results) - len(changed) - len(problems)
     verb = "would be reformatted" if args.check else "reformatted"
-    print(f"{len(changed)} record{'s' * (len(changed) != 1)} {verb}, {unchanged} already formatted")
+    print(f"{plural(len(changed), 'record')} {verb}, {unchanged} already formatted")
     return 1 if problems or (args.check and changed) else 0
 
 

@@ -11,14 +11,11 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from ..findings import Finding, Severity
+from ..wording import plural
 
 
 def count(findings: Sequence[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity is severity)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def format_text(findings: Sequence[Finding], summary: str) -> str:
@@ -31,7 +28,7 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
         tail = f"all good: {summary}"
     else:
         files = len({f.path for f in findings})
-        tail = f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} in {_plural(files, 'file')} ({summary})"
+        tail = f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} ({summary})"
     return "\n\n".join([*blocks, tail]) + "\n"
 
 
@@ -61,14 +58,14 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
         props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={_escape_property(f.code)}"
         lines.append(f"::{command} {props}::{_escape_data(f.message)}")
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines.append(f"kb: {_plural(errors, 'error')}, {_plural(warnings, 'warning')} ({summary})")
+    lines.append(f"kb: {plural(errors, 'error')}, {plural(warnings, 'warning')} ({summary})")
     return "\n".join(lines) + "\n"
 
 
 def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step)."""
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines = ["## kb check", "", f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')} ({summary})", ""]
+    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({summary})", ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
         lines += [f"| `{_cell(f.path)}:{f.line}` | {f.severity} | `{f.code}` | {_cell(f.message)} |" for f in findings]

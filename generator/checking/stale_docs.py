@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..history.timelines import History, RecordKey
+from ..wording import plural
 from .references import DocReference, front_matter_span
 
 _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "mention": "the text"}
@@ -35,7 +36,7 @@ def find_stale_docs(root: Path, history: History, references: Iterable[DocRefere
                 continue
             latest = since[-1]
             earlier = len(since) - 1
-            more = f", after {earlier} earlier change{'s' * (earlier != 1)}" if earlier else ""
+            more = f", after {plural(earlier, 'earlier change')}" if earlier else ""
             how = ", ".join(text for key, text in _HOW.items() if key in hows)
             yield finding(
                 "stale-doc", doc, _reviewed_line(root / doc), 1, record_id,

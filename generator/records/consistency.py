@@ -17,6 +17,7 @@ from .model import Catalog, when_key
 from .schema import HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
 from .yaml_source import Key
+from ..wording import day
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
@@ -48,7 +49,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     last = knob.history[-1]
     if last.status.knob_status is not knob.status:
         yield report("status-mismatch", ("status",),
-                     f"status is '{knob.status.value}' but the last history entry ({_day(last.date)}) says "
+                     f"status is '{knob.status.value}' but the last history entry ({day(last.date)}) says "
                      f"'{last.status.value}'; change status to '{last.status.knob_status.value}', or add a history "
                      f"entry for the change to '{knob.status.value}'")
     yield from _check_order(report, [(("history", i, "date"), e.date) for i, e in enumerate(knob.history)],
@@ -147,7 +148,7 @@ def _check_order(report: _Reporter, dated: list[tuple[Key, date | datetime]], wh
     for (_, earlier), (key, later) in zip(dated, dated[1:]):
         if when_key(later) < when_key(earlier):
             yield report("date-order", key,
-                         f"{what} are out of order: {dotted(key)} is {_day(later)}, before {_day(earlier)} above it; "
+                         f"{what} are out of order: {dotted(key)} is {day(later)}, before {day(earlier)} above it; "
                          "list them oldest first and check the dates")
 
 
@@ -173,7 +174,3 @@ def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
     except (OSError, ValueError) as exc:
         return "bad-path", f"'{rel}' cannot be resolved ({exc})"
     return None
-
-
-def _day(moment: date | datetime) -> str:
-    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()

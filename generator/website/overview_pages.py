@@ -17,6 +17,7 @@ from ..records.model import gain_of, when_key
 from .page_parts import badge, change_when, when_text
 from .markup import attribute, code, plain, record_inline
 from ..records.schema import Incident, Knob, RecordKind
+from ..wording import plural
 from .context import SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 
@@ -88,8 +89,8 @@ def home_view(context: SiteContext) -> HomePage:
         rows.append(FindingRow(badge("severity", item.severity.value), links.to(page, where) if page else code(where),
                                code(item.code), plain(item.message)))
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
-    summary = (f"kb check reports {errors} error{'s' * (errors != 1)} and {len(findings) - errors} "
-               f"warning{'s' * (len(findings) - errors != 1)}." if findings else "kb check reports nothing: all good.")
+    summary = (f"kb check reports {plural(errors, 'error')} and {plural(len(findings) - errors, 'warning')}."
+               if findings else "kb check reports nothing: all good.")
     changes = tuple(
         ChangeRow(change_when(change),
                   links.knob(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
@@ -99,15 +100,13 @@ def home_view(context: SiteContext) -> HomePage:
     knob_counts = Counter(k.status.value for k in context.catalog.knobs.values())
     incident_counts = Counter(i.status.value for i in context.catalog.incidents.values())
     browse = (
-        links.to(KNOB_INDEX, _counted(len(context.catalog.knobs), "knob")) + plain(_breakdown(knob_counts)),
-        links.to(INCIDENT_INDEX, _counted(len(context.catalog.incidents), "incident")) + plain(_breakdown(incident_counts)),
+        links.to(KNOB_INDEX, plural(len(context.catalog.knobs), "knob")) + plain(_breakdown(knob_counts)),
+        links.to(INCIDENT_INDEX, plural(len(context.catalog.incidents), "incident")) + plain(_breakdown(incident_counts)),
         links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),
     )
     return HomePage(HOME_PAGE, context.settings.site_name, reclaimable, summary, tuple(rows), changes, browse)
 
 
-def _counted(n: int, word: str) -> str:
-    return f"{n} {word}{'s' * (n != 1)}"
 
 
 def _breakdown(counts: Counter[str]) -> str:
@@ -120,7 +119,7 @@ def knob_index_view(context: SiteContext) -> IndexPage:
     return IndexPage(
         path=KNOB_INDEX,
         title="Knobs",
-        intro=f"{_counted(len(knobs), 'knob')}{_breakdown(Counter(k.status.value for k in knobs))}. "
+        intro=f"{plural(len(knobs), 'knob')}{_breakdown(Counter(k.status.value for k in knobs))}. "
               "Click a column to sort; filter by status, component or tag.",
         tools=table_tools(("Status", "Component", "Tags"), split=("Tags",)),
         columns=("Name", "Component", "Status", "Value", "Best gain", "Last change", "Tags"),
@@ -143,7 +142,7 @@ def incident_index_view(context: SiteContext) -> IndexPage:
     return IndexPage(
         path=INCIDENT_INDEX,
         title="Incidents",
-        intro=f"{_counted(len(incidents), 'incident')}{_breakdown(Counter(i.status.value for i in incidents))}, "
+        intro=f"{plural(len(incidents), 'incident')}{_breakdown(Counter(i.status.value for i in incidents))}, "
               "newest first. Click a column to sort; filter by status or severity.",
         tools=table_tools(("Status", "Severity")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),

@@ -23,6 +23,7 @@ from ..findings import Finding, Severity
 from ..pipeline import KnowledgeBase
 from .markup import attribute, code, label
 from ..records.schema import EvidenceKind, RecordKind
+from ..wording import plural
 from .links import SiteSettings
 
 
@@ -118,7 +119,7 @@ def doc_banner(findings: Sequence[Finding]) -> Markup:
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}" if n else ""
+    return plural(n, word) if n else ""
 
 
 @dataclass(frozen=True)

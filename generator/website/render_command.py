@@ -9,6 +9,7 @@ import argparse
 from pathlib import Path
 
 from ..command import Command, add_root, root_of
+from ..wording import plural
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,7 +21,7 @@ def run_render(args: argparse.Namespace) -> int:
     from .output_folder import write_rendered_site  # on use: see the module's docstring
 
     written, findings = write_rendered_site(root_of(args), args.out)
-    shown = f"; {findings} finding{'s' * (findings != 1)} of kb check shown on the pages" if findings else ""
+    shown = f"; {plural(findings, 'finding')} of kb check shown on the pages" if findings else ""
     print(f"kb render: wrote {written} files to {args.out}{shown}")
     return 0
 
