@@ -27,13 +27,16 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
     parser = Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
     top = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
-    for group in dict.fromkeys(c.words[0] for c in commands if len(c.words) > 1):
-        verbs = [c for c in commands if c.words[0] == group]
-        about = "; ".join(f"'{' '.join(c.words)}': {c.help}" for c in verbs)
-        groups[group] = top.add_parser(group, help=about).add_subparsers(dest="verb", required=True,
-                                                                         parser_class=Parser)
-    for command in commands:
-        where = groups[command.words[0]] if len(command.words) > 1 else top
+    for command in commands:  # in declaration order; a group ('hypothesis add') where its first verb is
+        where = top
+        if len(command.words) > 1:
+            group = command.words[0]
+            if group not in groups:
+                verbs = [c for c in commands if c.words[0] == group]
+                about = "; ".join(f"'{' '.join(c.words)}': {c.help}" for c in verbs)
+                groups[group] = top.add_parser(group, help=about).add_subparsers(dest="verb", required=True,
+                                                                                 parser_class=Parser)
+            where = groups[group]
         sub = where.add_parser(command.words[-1], help=command.help)
         command.arguments(sub)
         sub.set_defaults(run=command.run)
