@@ -43,7 +43,7 @@ def copy_knowledge_base(root: Path) -> Path:
 def write_site_config(root: Path) -> None:
     """The repository's mkdocs.yml, with the gen script and hook taken from this checkout."""
     text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    for shim in ("generator/website/gen_pages.py", "generator/website/mkdocs_hooks.py"):
+    for shim in ("generator/website/gen_pages.py", "generator/website/mkdocs_hooks.py", "generator/website/theme"):
         assert shim in text, f"mkdocs.yml no longer names {shim}"
         text = text.replace(shim, str(REPO / shim))
     (root / "mkdocs.yml").write_text(text, encoding="utf-8")

@@ -63,7 +63,7 @@ def test_reclaimable_knob_leads_the_home_page_and_boxes_the_knob_page(seed_kb):
     home = site.files["index.md"]
     needs_action = home[home.index("## Needs action"):home.index("## Recent changes")]
     assert "[SGLANG\\_SM120\\_MMA\\_TARGET\\_CTAS](knobs/sglang-sm120-mma-target-ctas.md) | " \
-           "+12.8% output throughput at concurrency 64, +5.7% at 96 | 2026-11-04 |" in needs_action
+           "+12.8% output throughput at concurrency 64, +5.7% at 96 | <span class=\"kb-nowrap\">2026-11-04</span> |" in needs_action
     assert "kb check reports 1 error and 0 warnings." in needs_action
     assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in needs_action.replace("\\_", "_")
     knob = site.files[KNOB_PAGE]
@@ -80,7 +80,7 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
     assert "other-hang.md" not in "".join(site.pages.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
     home = site.files["index.md"]
-    assert "<code>incidents/other-hang.yaml:3</code> | <code>yaml-syntax</code>" in home
+    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in home
 
 
 def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
@@ -129,7 +129,8 @@ def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
     from mkdocs.config import load_config
 
     config = load_config(str(REPO / "mkdocs.yml"))
-    assert settings_from_config(config, REPO) == read_site_settings(REPO) == replace(SETTINGS)
+    # This repository's mkdocs.yml names no repo_url: no edit links (an adopter sets its own).
+    assert settings_from_config(config, REPO) == read_site_settings(REPO) == replace(SETTINGS, edit_base=None)
 
 
 def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
@@ -150,7 +151,7 @@ def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
     (empty_kb / "knobs/index.yaml").write_text(
         "id: index\nname: INDEX_SIZE\nsummary: s\nvalue: 1\nstatus: active\nhistory:\n  - date: 2026-01-01\n    status: active\n")
     site = render(empty_kb)
-    assert site.files["knobs/index.md"].startswith("# Knobs")
+    assert "\n# Knobs\n" in site.files["knobs/index.md"]
     assert "[INDEX\\_SIZE](index_.md)" in site.files["knobs/index.md"]
     assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
 
@@ -162,13 +163,62 @@ def test_last_change_and_recent_changes_come_from_git_when_there_is_history(tmp_
     repo, ids = story_until(root, 4)  # step 4 restores the knob at 2026-11-07 15:00
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
     knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
-    assert f"2026-11-07 15:00 ({ids[4]})" in knob_row
-    assert f"- **Last changed:** 2026-11-07 15:00 ({ids[4]}): status reverted -&gt; active" in site.files[KNOB_PAGE]
+    # Commit times in UTC with seconds, labelled as commits (the record's own dates say 2026-11-07).
+    assert f'2026-11-07 15:00:00 UTC</span> (committed {ids[4]})' in knob_row
+    assert (f'- **Last change:** <span class="kb-nowrap">2026-11-07 15:00:00 UTC</span> (committed {ids[4]}): '
+            "status reverted -&gt; active") in site.files[KNOB_PAGE]
     home = site.files["index.md"]
     recent = home[home.index("## Recent changes"):]
-    assert recent.index(f"2026-11-07 15:00 ({ids[4]})") < recent.index(f"2026-11-04 10:00 ({ids[2]})")
+    assert "'committed' times are when the change was committed, in UTC" in recent
+    assert recent.index(f"2026-11-07 15:00:00 UTC</span> (committed {ids[4]})") < \
+        recent.index(f"2026-11-04 10:00:00 UTC</span> (committed {ids[2]})")
     assert "status active -&gt; reverted" in recent
 
     (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
-    assert "- **Last changed:** uncommitted: value 512 -&gt; 1024" in site.files[KNOB_PAGE]
+    assert "- **Last change:** not committed yet: value 512 -&gt; 1024" in site.files[KNOB_PAGE]
+
+
+def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed_kb):
+    home = render(seed_kb).files["index.md"]
+    assert "## Needs action" not in home
+    assert '!!! success "Nothing needs action"' in home
+    knobs = home[home.index("## Knobs"):home.index("## Incidents")]
+    assert ("| [SGLANG\\_SM120\\_MMA\\_TARGET\\_CTAS](knobs/sglang-sm120-mma-target-ctas.md) | "
+            '<span class="kb-badge kb-status-active">active</span> | <code>512</code> | '
+            "+12.8% output throughput at concurrency 64, +5.7% at 96 |") in knobs
+    assert "[the knobs index](knobs/index.md)" in knobs
+    incidents = home[home.index("## Incidents"):home.index("## Recent changes")]
+    assert "[Multi-round agent harness hangs after several rounds](incidents/multi-round-harness-hang.md)" in incidents
+    assert ("Root cause: [client-proxy-fault](incidents/multi-round-harness-hang.md#hypothesis-client-proxy-fault): "
+            "One of the user's client-side proxies corrupts or drops requests") in incidents
+    assert "Lesson: A revert is a hypothesis test, not a fix." in incidents
+    recent = home[home.index("## Recent changes"):]
+    assert "'recorded' dates are the dates written in the records" in recent
+    assert '| <span class="kb-nowrap">2026-11-05 20:25:00</span> (recorded) |' in recent  # seconds, as written
+
+
+def test_an_empty_knowledge_base_says_how_to_start(empty_kb):
+    home = render(empty_kb).files["index.md"]
+    assert "No knob recorded yet: <code>kb new knob</code> records one." in home
+    assert "No incident recorded yet: <code>kb new incident</code> records one." in home
+
+
+def test_code_in_finding_messages_is_shown_as_code(seed_kb):
+    break_seed_story(seed_kb)
+    site = render(seed_kb)
+    assert "`" not in site.files["index.md"].split("## Needs action")[1].split("## Knobs")[0]
+    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files["index.md"]
+    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files[KNOB_PAGE]
+    assert '| <code class="kb-nowrap">reclaimable-knob</code> |' in site.files["index.md"]
+
+
+def test_knob_page_leads_with_status_value_and_gains_then_the_story(seed_kb):
+    page = render(seed_kb).files[KNOB_PAGE]
+    body = page[page.index("# SGLANG"):]
+    order = [body.index(part) for part in (
+        '<span class="kb-badge kb-status-active">active</span> <code>SGLANG&#95;SM120&#95;MMA&#95;TARGET&#95;CTAS=512</code>'
+        ' (default <code>256</code>)',
+        "**Gains:** +12.8%", "## Gains", "## Suspected in incidents", "## Status history", "## About this knob",
+        "- **Component:** decode")]
+    assert order == sorted(order)

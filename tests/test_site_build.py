@@ -57,9 +57,24 @@ def test_knob_page_shows_what_the_issue_promises(seed_site):
     assert 'src="../sglang-sm120-mma-target-ctas.gains.svg#only-light"' in html
     assert 'src="../sglang-sm120-mma-target-ctas.gains-dark.svg#only-dark"' in html
     assert (seed_site.out / "knobs/sglang-sm120-mma-target-ctas.gains-dark.svg").is_file()
-    # Material's edit button and the page's own link open the YAML record, not a docs page.
-    assert html.count('href="https://example.invalid/incident-kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml"') == 2
     assert '<a href="../../tags/#tag:status-active" class="md-tag">status: active</a>' in html
+    # The tags follow the page (in the theme override), not a row of chips above the title.
+    article = html[html.index('<article class="md-content__inner md-typeset">'):]
+    assert article.index("<h1") < article.index("Exonerated") < article.index('class="md-tags"')
+    # This repository's mkdocs.yml names no repo_url: no header link to a placeholder, no edit links.
+    assert "md-header__source" not in html and 'rel="edit"' not in html and "Edit this record" not in html
+
+
+def test_with_a_repo_url_the_header_links_the_repository_and_records_link_their_yaml(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    config.write_text("repo_url: https://git.example.invalid/team/kb\nedit_uri: edit/main/docs/\n" + config.read_text())
+    site = Site(root, tmp_path / "site")
+    build_site(root, site.out)
+    html = site.html(KNOB)
+    assert 'href="https://git.example.invalid/team/kb"' in html  # the header's repository link
+    # Material's edit button and the page's own link open the YAML record, not a docs page.
+    assert html.count('href="https://git.example.invalid/team/kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml"') == 2
 
 
 def test_incident_page_shows_suspected_vs_actual(seed_site):

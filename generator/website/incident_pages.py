@@ -21,6 +21,7 @@ from .page_parts import (
     front_matter,
     last_changed_fact,
     source_line,
+    when_cell,
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
@@ -34,7 +35,7 @@ from .links import Links, hypothesis_anchor, incident_page
 class EvidenceRow:
     stance: Markup
     kind: Markup
-    when: str
+    when: Markup
     text: Markup
 
 
@@ -64,7 +65,7 @@ class IncidentPage:
     hypotheses: tuple[HypothesisView, ...]
     root_cause: Markup | None
     root_cause_summary: Markup | None
-    timeline: tuple[tuple[str, Markup], ...]
+    timeline: tuple[tuple[Markup, Markup], ...]
     follow_ups: tuple[Markup, ...]
     lessons: tuple[Markup, ...]
     docs: tuple[Markup, ...]
@@ -91,7 +92,7 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
         root_cause=links.root_cause(incident),
         root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
-        timeline=tuple((when_text(e.at), record_inline(e.event)) for e in incident.timeline),
+        timeline=tuple((when_cell(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
         docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.INCIDENT, incident.id), ())),
@@ -143,7 +144,7 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),
         suspect if suspect is not None else Markup("—"),
         plain(evidence),
-        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + plain(when_text(entry.date))
+        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + when_cell(entry.date)
                             for _, entry in changes) or Markup("—"),
     )
     return HypothesisView(
@@ -152,7 +153,7 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         status=badge("hypothesis", status),
         statement=record_inline(hypothesis.statement),
         suspect=suspect,
-        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), evidence_badge(e.kind), when_text(e.date),
+        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), evidence_badge(e.kind), when_cell(e.date),
                                    record_inline(e.text)) for e in hypothesis.evidence),
         warning=warning,
         changes=change_lines,

@@ -23,6 +23,7 @@ from .page_parts import (
     front_matter,
     last_changed_fact,
     source_line,
+    when_cell,
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
@@ -67,10 +68,10 @@ class KnobPage:
     front_matter: Markup
     title: str
     knob_id: str
-    status: Markup
+    lead: Markup  # status and the tuned setting, the first line under the title
     summary: Markup
     glance: tuple[Fact, ...]  # the answers people come for: what it gains, was it suspected
-    facts: tuple[Fact, ...]
+    facts: tuple[Fact, ...]  # the details, after the story
     findings: tuple[Markup, ...]
     gains: Table | None
     gain_notes: tuple[Markup, ...]
@@ -99,7 +100,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         front_matter=front_matter(knob.name, tags, boost=2),
         title=knob.name,
         knob_id=knob.id,
-        status=badge("status", knob.status.value),
+        lead=_lead(knob),
         summary=record_inline(knob.summary),
         glance=tuple(_glance(knob, suspicions)),
         facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change(RecordKind.KNOB, knob.id))),
@@ -117,12 +118,16 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
     )
 
 
+def _lead(knob: Knob) -> Markup:
+    """'active SGLANG_..._CTAS=512 (default 256)': the status and the tuned setting as it is set."""
+    lead = badge("status", knob.status.value) + Markup(" ") + code(f"{knob.name}={knob.value}")
+    if knob.default is not None:
+        lead += Markup(" (default ") + code(knob.default) + Markup(")")
+    return lead
+
+
 def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
     yield Fact("Setting", code(knob.name) + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
-    value = code(f"{knob.name}={knob.value}")
-    if knob.default is not None:
-        value += Markup(" (default ") + code(knob.default) + Markup(")")
-    yield Fact("Tuned value", value)
     yield Fact("Id", code(knob.id))
     if knob.component:
         yield Fact("Component", plain(knob.component))
@@ -133,8 +138,6 @@ def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
             links.repo_file(d.path) + Markup(" (matching ") + code(d.pattern) + Markup(")") for d in knob.applies_to))
     if knob.owners:
         yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
-    if knob.keep_reverted:
-        yield Fact("Kept reverted because", record_inline(knob.keep_reverted))
 
 
 def _glance(knob: Knob, suspicions: tuple[Suspicion, ...]) -> Iterable[Fact]:
@@ -142,6 +145,8 @@ def _glance(knob: Knob, suspicions: tuple[Suspicion, ...]) -> Iterable[Fact]:
     yield Fact("Gains", plain(gains) if gains else Markup("no measured gain on record"))
     for item in suspicions:
         yield Fact("Suspected in", item.incident + Markup(": ") + item.verdict)
+    if knob.keep_reverted:
+        yield Fact("Kept reverted because", record_inline(knob.keep_reverted))
 
 
 def _number(value: float | int | None, unit: str | None) -> Markup:
@@ -168,7 +173,7 @@ def _gains_table(knob: Knob, links: Links) -> Table | None:
         source = links.reference(m.evidence, short=True) if m.evidence else Markup()
         rows.append((metric, plain(_conditions(m)),
                      *((_number(m.baseline, m.unit), _number(m.value, m.unit)) if absolute else ()),
-                     change, plain(when_text(m.date)), source))
+                     change, when_cell(m.date), source))
     return Table(columns, tuple(rows))
 
 

@@ -80,9 +80,23 @@ def plain(value: object) -> Markup:
     return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
 
 
-def code(value: object) -> Markup:
-    """A value in code type (a setting name, a path), safe anywhere in a line."""
-    return Markup(f"<code>{_entities(html.escape(str(value), quote=False))}</code>")
+def code(value: object, nowrap: bool = False) -> Markup:
+    """A value in code type (a setting name, a path), safe anywhere in a line. `nowrap` keeps a
+    short name (a finding code) on one line in a narrow table column."""
+    css = ' class="kb-nowrap"' if nowrap else ""
+    return Markup(f"<code{css}>{_entities(html.escape(str(value), quote=False))}</code>")
+
+
+def finding_message(text: str, in_markdown: bool = True) -> Markup:
+    """A `kb check` message: text in `backticks` as code, the rest as text. `in_markdown`: the
+    result stands in a markdown line (a table cell), so markdown's characters are written as
+    entities; otherwise it goes into HTML that markdown does not read (a finding box, a banner)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick is just a character
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    escape = (lambda t: _entities(html.escape(t, quote=False))) if in_markdown else \
+        (lambda t: html.escape(t, quote=False))
+    return Markup("".join(f"<code>{escape(part)}</code>" if i % 2 else escape(part) for i, part in enumerate(parts)))
 
 
 _LOOK_ALIKES = str.maketrans({"<": "‹", ">": "›", "&": "＆", '"': "”"})

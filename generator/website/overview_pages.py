@@ -1,8 +1,11 @@
 """View data for the pages that look across records: the home page and one index per record kind.
 
-The home page leads with what needs action (reclaimable knobs and the gains at stake, then every
-`kb check` finding, each linked to the page that shows it), then recent changes. The index tables
-carry a marker that the site's script turns into sort and filter controls.
+The home page is useful in every state: it leads with what needs action when something does
+(reclaimable knobs and the gains at stake, then every `kb check` finding, each linked to the page
+that shows it), and always shows what the knowledge base holds (the knobs with the largest gains,
+the newest incidents with their root cause and a lesson) and what changed lately, saying where
+each time comes from. The index tables carry a marker that the site's script turns into sort and
+filter controls.
 """
 
 from __future__ import annotations
@@ -13,15 +16,17 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..findings import Severity
-from ..records.model import gain_of, when_key
-from .page_parts import badge, change_when, when_text
-from .markup import attribute, code, plain, record_inline
+from ..records.model import describe_gains, gain_of, knob_gains, when_key
+from .changes import Change
+from .page_parts import badge, change_when, when_cell, when_text
+from .markup import attribute, code, finding_message, plain, record_inline
 from ..records.schema import Incident, Knob, RecordKind
 from ..wording import plural
 from .context import SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 
 RECENT_CHANGES = 15
+HOME_ROWS = 10  # knobs and incidents the home page lists before pointing to the index
 
 
 def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup:
@@ -34,7 +39,7 @@ def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup
 class ReclaimRow:
     knob: Markup
     gains: Markup
-    reverted: str
+    reverted: Markup
     why: Markup
 
 
@@ -48,18 +53,34 @@ class FindingRow:
 
 @dataclass(frozen=True)
 class ChangeRow:
-    when: str
+    when: Markup
     record: Markup
     what: Markup
+
+
+@dataclass(frozen=True)
+class KnobRow:
+    knob: Markup
+    status: Markup
+    value: Markup
+    gains: Markup
 
 
 @dataclass(frozen=True)
 class HomePage:
     path: str
     title: str
+    intro: str
+    needs_action: bool  # something to reclaim or a finding: the page leads with it
+    all_good: str  # said instead when nothing needs action
     reclaimable: tuple[ReclaimRow, ...]
     findings_summary: str
     findings: tuple[FindingRow, ...]
+    knobs_intro: Markup
+    knobs: tuple[KnobRow, ...]
+    incidents_intro: Markup
+    incidents: tuple[Markup, ...]
+    changes_note: str
     changes: tuple[ChangeRow, ...]
     browse: tuple[Markup, ...]
 
@@ -77,7 +98,7 @@ class IndexPage:
 def home_view(context: SiteContext) -> HomePage:
     links = Links(HOME_PAGE, context.catalog, context.settings, context.root)
     reclaimable = tuple(
-        ReclaimRow(links.knob(item.knob.id), plain(item.gains_text), when_text(item.revert.date),
+        ReclaimRow(links.knob(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
                    Markup("hypothesis ") + links.hypothesis(item.incident.id, item.hypothesis.id) + Markup(" of ")
                    + links.incident(item.incident.id) + Markup(" ") + badge("hypothesis", item.hypothesis.status.value))
         for item in sorted(context.reclaimable.values(), key=lambda r: r.knob.id))
@@ -87,7 +108,7 @@ def home_view(context: SiteContext) -> HomePage:
         where = f"{item.path}:{item.line}" if item.line else item.path
         page = context.places.page_of(item, context.settings)
         rows.append(FindingRow(badge("severity", item.severity.value), links.to(page, where) if page else code(where),
-                               code(item.code), plain(item.message)))
+                               code(item.code, nowrap=True), finding_message(item.message)))
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     summary = (f"kb check reports {plural(errors, 'error')} and {plural(len(findings) - errors, 'warning')}."
                if findings else "kb check reports nothing: all good.")
@@ -99,12 +120,91 @@ def home_view(context: SiteContext) -> HomePage:
         for change in context.changes.recent(RECENT_CHANGES))
     knob_counts = Counter(k.status.value for k in context.catalog.knobs.values())
     incident_counts = Counter(i.status.value for i in context.catalog.incidents.values())
+    knobs_text = plural(len(context.catalog.knobs), "knob") + _breakdown(knob_counts)
+    incidents_text = plural(len(context.catalog.incidents), "incident") + _breakdown(incident_counts)
     browse = (
-        links.to(KNOB_INDEX, plural(len(context.catalog.knobs), "knob")) + plain(_breakdown(knob_counts)),
-        links.to(INCIDENT_INDEX, plural(len(context.catalog.incidents), "incident")) + plain(_breakdown(incident_counts)),
+        links.to(KNOB_INDEX, knobs_text),
+        links.to(INCIDENT_INDEX, incidents_text),
         links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),
     )
-    return HomePage(HOME_PAGE, context.settings.site_name, reclaimable, summary, tuple(rows), changes, browse)
+    knobs, knobs_intro = _knob_overview(context, links, knobs_text)
+    incidents, incidents_intro = _incident_overview(context, links, incidents_text)
+    return HomePage(
+        path=HOME_PAGE,
+        title=context.settings.site_name,
+        intro="What was tuned and what it gains, the incidents that touched it and what they taught, "
+              "and what changed lately.",
+        needs_action=bool(reclaimable or findings),
+        all_good="Nothing to reclaim and nothing to fix: no knob stays reverted under a hypothesis that "
+                 "fell, and kb check reports no finding.",
+        reclaimable=reclaimable,
+        findings_summary=summary,
+        findings=tuple(rows),
+        knobs_intro=knobs_intro,
+        knobs=knobs,
+        incidents_intro=incidents_intro,
+        incidents=incidents,
+        changes_note=_changes_note(context.changes.recent(RECENT_CHANGES)),
+        changes=changes,
+        browse=browse,
+    )
+
+
+def _best_gain(knob: Knob) -> float | None:
+    gains = [g.pct for g in knob_gains(knob)]
+    return max(gains) if gains else None
+
+
+def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tuple[KnobRow, ...], Markup]:
+    """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
+    knobs = sorted(context.catalog.knobs.values(),
+                   key=lambda k: (_best_gain(k) is None, -(_best_gain(k) or 0.0), k.name.lower()))
+    if not knobs:
+        return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
+    shown = knobs[:HOME_ROWS]
+    rows = tuple(KnobRow(links.knob(knob.id), badge("status", knob.status.value), code(knob.value),
+                         plain(describe_gains(knob_gains(knob)) or "no measured gain on record"))
+                 for knob in shown)
+    which = "the largest gains first" if len(shown) == len(knobs) else f"the {len(shown)} with the largest gains"
+    return rows, (plain(f"{counted}; {which}. ") + Markup("Every knob, sortable and filterable: ")
+                  + links.to(KNOB_INDEX, "the knobs index") + Markup("."))
+
+
+def _incident_overview(context: SiteContext, links: Links, counted: str) -> tuple[tuple[Markup, ...], Markup]:
+    """The newest incidents (at most HOME_ROWS): status, root cause, and the first lesson."""
+    incidents = sorted(context.catalog.incidents.values(), key=lambda i: (when_key(i.started), i.id), reverse=True)
+    if not incidents:
+        return (), Markup("No incident recorded yet: <code>kb new incident</code> records one.")
+    lines = []
+    for incident in incidents[:HOME_ROWS]:
+        line = (links.incident(incident.id) + Markup(" ") + badge("status", incident.status.value)
+                + plain(f" started {when_text(incident.started)}"))
+        cause = links.root_cause(incident)
+        if cause is not None:
+            line += Markup("<br>Root cause: ") + cause
+        elif incident.hypotheses:
+            line += Markup("<br>") + plain(
+                f"No root cause yet; {plural(len(incident.hypotheses), 'hypothesis', 'hypotheses')} recorded.")
+        if incident.lessons:
+            more = len(incident.lessons) - 1
+            line += (Markup("<br>Lesson: ") + record_inline(incident.lessons[0])
+                     + (plain(f" ({plural(more, 'more lesson')} on its page)") if more else Markup()))
+        lines.append(line)
+    which = "newest first" if len(incidents) <= HOME_ROWS else f"the {HOME_ROWS} newest"
+    return tuple(lines), (plain(f"{counted}; {which}. ") + Markup("All of them: ")
+                          + links.to(INCIDENT_INDEX, "the incidents index") + Markup("."))
+
+
+def _changes_note(changes: tuple[Change, ...]) -> str:
+    """Says where the times come from, for the kinds of time the table shows."""
+    committed = any(c.from_git for c in changes)
+    recorded = any(not c.from_git for c in changes)
+    parts = []
+    if committed:
+        parts.append("'committed' times are when the change was committed, in UTC")
+    if recorded:
+        parts.append("'recorded' dates are the dates written in the records (for records git does not know yet)")
+    return ("Newest first; " + "; ".join(parts) + ".") if parts else ""
 
 
 
@@ -133,7 +233,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     best_text = f"{best.pct:+.1f}% {best.metric}" if best else ""
     change = context.changes.last_change(RecordKind.KNOB, knob.id)
     return (links.knob(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
-            plain(best_text), plain(change_when(change) if change else ""), plain(", ".join(knob.tags)))
+            plain(best_text), change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 
 def incident_index_view(context: SiteContext) -> IndexPage:
@@ -153,5 +253,5 @@ def incident_index_view(context: SiteContext) -> IndexPage:
 def _incident_row(links: Links, incident: Incident) -> tuple[Markup, ...]:
     cause = links.root_cause(incident) or Markup()
     return (links.incident(incident.id), badge("status", incident.status.value),
-            plain("" if incident.severity is None else incident.severity), plain(when_text(incident.started)),
-            plain(when_text(incident.resolved)), cause)
+            plain("" if incident.severity is None else incident.severity), when_cell(incident.started),
+            when_cell(incident.resolved), cause)

@@ -21,9 +21,9 @@ from markupsafe import Markup
 from .changes import Change
 from ..findings import Finding, Severity
 from ..pipeline import KnowledgeBase
-from .markup import attribute, code, label
+from .markup import attribute, code, finding_message, label, plain
 from ..records.schema import EvidenceKind, RecordKind
-from ..wording import plural
+from ..wording import day, plural
 from .links import SiteSettings
 
 
@@ -61,27 +61,41 @@ def evidence_badge(kind: EvidenceKind) -> Markup:
 
 
 def when_text(moment: date | datetime | None) -> str:
-    """2026-11-05, or 2026-11-05 20:25 for a date-time (UTC)."""
-    if moment is None:
-        return ""
-    if isinstance(moment, datetime):
-        return moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second else "%Y-%m-%d %H:%M")
-    return moment.isoformat()
+    """A date or date-time as a record gives it: 2026-11-05, or 2026-11-05 20:25:00 (always with
+    seconds; record date-times carry no zone once loaded, so none is claimed)."""
+    return "" if moment is None else day(moment)
 
 
-def change_when(change: Change) -> str:
-    """When a change happened: its date, with the commit for changes read from git."""
-    if change.from_git and change.commit is None:
-        return "uncommitted"
-    return when_text(change.when) + (f" ({change.commit})" if change.commit else "")
+def when_cell(moment: date | datetime | None) -> Markup:
+    """when_text for a table cell: kept on one line, so a narrow column never splits a date."""
+    return _nowrap(when_text(moment)) if moment else Markup()
+
+
+def commit_time_text(moment: datetime) -> str:
+    """A commit's time in UTC, saying so: 2026-11-30 13:50:00 UTC."""
+    return moment.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+
+
+def change_when(change: Change) -> Markup:
+    """When a change happened, saying where the time comes from: '2026-11-30 13:50:00 UTC
+    (committed a51c212)' for a commit, '2026-11-07 (recorded)' for a date written in the record."""
+    if change.from_git:
+        if change.commit is None or not isinstance(change.when, datetime):
+            return Markup("not committed yet")
+        return _nowrap(commit_time_text(change.when)) + plain(f" (committed {change.commit})")
+    return when_cell(change.when) + Markup(" (recorded)")
 
 
 def last_changed_fact(change: Change | None) -> tuple[Fact, ...]:
-    """'Last changed: 2026-11-07 09:00 (abc1234): status reverted -> active', when known."""
+    """'Last change: 2026-11-07 09:00:00 UTC (committed abc1234): status reverted -> active', when known."""
     if change is None:
         return ()
-    what = f": {change.what}" if change.from_git else ""
-    return (Fact("Last changed", Markup.escape(change_when(change) + what)),)
+    what = plain(f": {change.what}") if change.from_git else Markup()
+    return (Fact("Last change", change_when(change) + what),)
+
+
+def _nowrap(text: str) -> Markup:
+    return Markup('<span class="kb-nowrap">') + plain(text) + Markup("</span>")
 
 
 def badge(family: str, value: str, text: str | None = None) -> Markup:
@@ -101,7 +115,7 @@ def finding_box(item: Finding) -> Markup:
     return Markup(
         f'<div class="admonition {kind} kb-finding" data-search-exclude>\n'
         f'<p class="admonition-title">{html.escape(finding_title(item))}</p>\n'
-        f"<p>{html.escape(item.message)}</p>\n</div>")
+        f"<p>{finding_message(item.message, in_markdown=False)}</p>\n</div>")
 
 
 def doc_banner(findings: Sequence[Finding]) -> Markup:
@@ -111,7 +125,7 @@ def doc_banner(findings: Sequence[Finding]) -> Markup:
     counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
     kind = "danger" if errors else "warning"
     items = "\n".join(f"<li><strong>{html.escape(f.code)}</strong>"
-                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: {html.escape(f.message)}</li>"
+                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: {finding_message(f.message, in_markdown=False)}</li>"
                       for f in findings)
     return Markup(
         f'<div class="admonition {kind} kb-finding kb-banner" data-search-exclude>\n'
