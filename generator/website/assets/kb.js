@@ -1,5 +1,5 @@
-/* incident-kb: sorting and filtering for the index tables. No dependencies; served from the site
-   itself so it works offline. A <div class="kb-table-tools" data-filters="Status,Tags"
+/* incident-kb: sorting and filtering for the index tables, and column labels for tables shown as
+   cards on a phone. No dependencies; served from the site itself so it works offline. A <div class="kb-table-tools" data-filters="Status,Tags"
    data-split="Tags"> before a table names the columns that get a filter; columns listed in
    data-split hold comma-separated values (tags). Filters can be preset from the URL:
    knobs/?status=reverted&tags=decode. */
@@ -35,8 +35,13 @@
     var headers = table.tHead ? table.tHead.rows[0].cells : [];
     table.setAttribute("data-kb-sortable", ""); // not a class: Material styles only tables without one
     Array.prototype.forEach.call(headers, function (header, index) {
-      header.setAttribute("role", "button");
-      header.setAttribute("tabindex", "0");
+      // A real button in the header cell: reachable with Tab, pressed with Enter or Space, and the
+      // cell keeps its column-header role (which is where aria-sort belongs).
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "kb-sort";
+      while (header.firstChild) button.appendChild(header.firstChild);
+      header.appendChild(button);
       function sort() {
         var ascending = header.getAttribute("aria-sort") !== "ascending";
         Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
@@ -53,11 +58,26 @@
         });
         keyed.forEach(function (item) { body.appendChild(item.row); });
       }
-      header.addEventListener("click", sort);
-      header.addEventListener("keydown", function (event) {
-        if (event.key === "Enter" || event.key === " ") { event.preventDefault(); sort(); }
+      header.addEventListener("click", sort); // the button's clicks (and key presses) bubble here
+    });
+  }
+
+  // On a phone, tables of two or more columns show one card per row (kb.css); each cell is
+  // labelled with its column's name.
+  function labelCells(table) {
+    if (!table.tHead || !table.tHead.rows.length) return;
+    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (h) {
+      return h.textContent.replace(/\s+/g, " ").trim();
+    });
+    if (names.length < 2) return;
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, index) {
+          if (names[index]) cell.setAttribute("data-label", names[index]);
+        });
       });
     });
+    table.setAttribute("data-kb-cards", "");
   }
 
   function makeFilterable(table, marker) {
@@ -123,6 +143,9 @@
   }
 
   function setUp() {
+    document.querySelectorAll("article table").forEach(function (table) {
+      if (!table.hasAttribute("data-kb-cards")) labelCells(table);
+    });
     document.querySelectorAll(".kb-table-tools").forEach(function (marker) {
       if (marker.getAttribute("data-ready")) return;
       var table = nextTable(marker);
