@@ -17,7 +17,7 @@ from markupsafe import Markup
 
 from ..records.model import Catalog
 from ..records.schema import Incident, RecordKind
-from .markup import code, plain, record_inline
+from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"
 TAGS_PAGE = "tags.md"
@@ -79,13 +79,20 @@ class Links:
         return _relative_url(target, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
 
     def to(self, target: str, text: object, anchor: str | None = None) -> Markup:
-        return Markup(f"[{plain(text)}]({self.url(target, anchor)})")
+        """A link; `text` is shown as plain text unless it is already markup."""
+        label = text if isinstance(text, Markup) else plain(text)
+        return Markup(f"[{label}]({self.url(target, anchor)})")
 
     def knob(self, knob_id: str, text: object | None = None) -> Markup:
         knob = self.catalog.knobs.get(knob_id)
         if knob is None:
             return plain(knob_id)
         return self.to(knob_page(knob_id), text if text is not None else knob.name)
+
+    def knob_in_table(self, knob_id: str) -> Markup:
+        """A knob's link for a narrow table column: its name may break after an underscore."""
+        knob = self.catalog.knobs.get(knob_id)
+        return self.knob(knob_id, breakable(knob.name)) if knob is not None else plain(knob_id)
 
     def incident(self, incident_id: str, text: object | None = None) -> Markup:
         incident = self.catalog.incidents.get(incident_id)
@@ -114,11 +121,13 @@ class Links:
         text = PurePosixPath(rel_path).name if short else rel_path
         inside = self.settings.docs_path(rel_path)
         if inside is not None and (self.root / PurePosixPath(rel_path)).is_file():
-            return self.to(inside, text)
+            return self.to(inside, breakable(text) if short else text)  # short: a table's Source column
         return code(text)
 
     def reference(self, where: str, short: bool = False) -> Markup:
-        """A path or a URL, as measurement evidence gives it."""
+        """A path or a URL, as measurement evidence gives it. `short` shows a file's name, or a
+        URL's host (a whole dashboard URL would widen a table past the page)."""
         if where.startswith(("https://", "http://")):
-            return Markup(f"[{plain(where)}](<{urllib.parse.quote(where, safe=_URL_SAFE)}>)")
+            text = breakable(urllib.parse.urlsplit(where).hostname or where) if short else plain(where)
+            return Markup(f"[{text}](<{urllib.parse.quote(where, safe=_URL_SAFE)}>)")
         return self.repo_file(where, short)

@@ -80,6 +80,12 @@ def plain(value: object) -> Markup:
     return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
 
 
+def breakable(value: object) -> Markup:
+    """plain() for a long identifier (SGLANG_SM120_MMA_TARGET_CTAS, a file name, a host name): a
+    narrow column may break it after an underscore or a dot, never inside a word."""
+    return Markup("<wbr>").join(plain(part) for part in re.split(r"(?<=[_.])", str(value)))
+
+
 def code(value: object, nowrap: bool = False) -> Markup:
     """A value in code type (a setting name, a path), safe anywhere in a line. `nowrap` keeps a
     short name (a finding code) on one line in a narrow table column."""

@@ -98,7 +98,7 @@ class IndexPage:
 def home_view(context: SiteContext) -> HomePage:
     links = Links(HOME_PAGE, context.catalog, context.settings, context.root)
     reclaimable = tuple(
-        ReclaimRow(links.knob(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
+        ReclaimRow(links.knob_in_table(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
                    Markup("hypothesis ") + links.hypothesis(item.incident.id, item.hypothesis.id) + Markup(" of ")
                    + links.incident(item.incident.id) + Markup(" ") + badge("hypothesis", item.hypothesis.status.value))
         for item in sorted(context.reclaimable.values(), key=lambda r: r.knob.id))
@@ -114,7 +114,7 @@ def home_view(context: SiteContext) -> HomePage:
                if findings else "kb check reports nothing: all good.")
     changes = tuple(
         ChangeRow(change_when(change),
-                  links.knob(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
+                  links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
                   plain(change.what) if change.from_git
                   else badge("status", change.what) if change.kind is RecordKind.KNOB else record_inline(change.what))
         for change in context.changes.recent(RECENT_CHANGES))
@@ -162,7 +162,7 @@ def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tu
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]
-    rows = tuple(KnobRow(links.knob(knob.id), badge("status", knob.status.value), code(knob.value),
+    rows = tuple(KnobRow(links.knob_in_table(knob.id), badge("status", knob.status.value), code(knob.value),
                          plain(describe_gains(knob_gains(knob)) or "no measured gain on record"))
                  for knob in shown)
     which = "the largest gains first" if len(shown) == len(knobs) else f"the {len(shown)} with the largest gains"
@@ -232,7 +232,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     best = max(gains, key=lambda g: g.pct, default=None)
     best_text = f"{best.pct:+.1f}% {best.metric}" if best else ""
     change = context.changes.last_change(RecordKind.KNOB, knob.id)
-    return (links.knob(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
+    return (links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
             plain(best_text), change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 

@@ -67,8 +67,9 @@ def when_text(moment: date | datetime | None) -> str:
 
 
 def when_cell(moment: date | datetime | None) -> Markup:
-    """when_text for a table cell: kept on one line, so a narrow column never splits a date."""
-    return _nowrap(when_text(moment)) if moment else Markup()
+    """when_text for a table cell: a narrow column may put the time under the date, but never
+    splits either."""
+    return Markup(" ").join(map(_nowrap, when_text(moment).split(" "))) if moment else Markup()
 
 
 def commit_time_text(moment: datetime) -> str:
@@ -82,7 +83,8 @@ def change_when(change: Change) -> Markup:
     if change.from_git:
         if change.commit is None or not isinstance(change.when, datetime):
             return Markup("not committed yet")
-        return _nowrap(commit_time_text(change.when)) + plain(f" (committed {change.commit})")
+        date_part, time_part = commit_time_text(change.when).split(" ", 1)
+        return _nowrap(date_part) + Markup(" ") + _nowrap(time_part) + plain(f" (committed {change.commit})")
     return when_cell(change.when) + Markup(" (recorded)")
 
 
