@@ -15,6 +15,8 @@ from .gitrepo import GitRepo
 from .site_support import Site, build_site, copy_knowledge_base, seed_site, serve  # noqa: F401
 from .test_browser import browser  # noqa: F401
 
+pytestmark = pytest.mark.slow  # real builds in a real browser: left out of `make test-fast`
+
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 KNOB = "knobs/sglang-sm120-mma-target-ctas/"
 WIDE_KNOB = "knobs/decode-batch-tokens/"
