@@ -11,19 +11,34 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from datetime import date
 
 from .pr_mode import check_at_base, mark_pre_existing
 from .checking.formats import FORMATS, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, Severity
-from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .pipeline import TODAY_VARIABLE, KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.schema import RecordKind, json_schema
 from .wording import plural
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-30") from None
+
+
+def _add_today(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--today", type=_day, metavar="DATE", default=None,
+                        help=f"the date rules count from, e.g. for revert-overdue (default: ${TODAY_VARIABLE}, "
+                             "else the clock's date), so a CI run can be reproduced")
 
 
 def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     add_root(parser)
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    _add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -39,13 +54,14 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
                              "and do not fail the run")
     parser.add_argument("--allow-shallow", action="store_true",
                         help="check a shallow clone with the history it has, instead of refusing")
+    _add_today(parser)
 
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
-        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow)
-    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow)
+        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today)
     for note in kb.notes:
         print(f"kb: {note}", file=sys.stderr)
     findings: Sequence[Finding] = kb.findings
@@ -53,7 +69,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is not None:
         findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
         where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
-        after = f"; {plural(pre_existing, 'finding')} pre-existing at {where} do not fail the run"
+        after = (f"; {plural(pre_existing, 'finding')} pre-existing at {where} "
+                 f"{'does' if pre_existing == 1 else 'do'} not fail the run")
     code = _report(kb, args.format, after, findings)
     if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:

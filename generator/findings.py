@@ -55,6 +55,9 @@ _CODES = (
     Code("restore-candidate", Severity.WARNING, "evidence after a revert speaks against the hypothesis it tested"),
     Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
     Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),
+    Code("changed-under-refuted", Severity.WARNING,
+         "a knob's value or status was last changed under a hypothesis later refuted (or another root cause)"),
+    Code("revert-overdue", Severity.WARNING, "a knob stays reverted under a hypothesis still open past its review date"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
 )

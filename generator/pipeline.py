@@ -11,12 +11,14 @@ here, and only here), and every consumer (the CLI, the site, the authoring comma
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from .checking.references import DocReference, find_doc_references
-from .checking.rules import RULES
+from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .checking.stale_docs import find_stale_docs
 from .findings import Finding, KbError, Severity, finding
@@ -40,6 +42,11 @@ class KnowledgeBase:
     notes: tuple[str, ...] = ()  # one-line remarks for stderr (git checks skipped...)
     references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
     history: History | None = None  # read once by check_knowledge_base; None without git
+    today: date | None = None  # the reference date the rules were checked against
+
+    @property
+    def rule_settings(self) -> RuleSettings:
+        return RuleSettings(self.today or reference_date(), self.config.revert_overdue_days)
 
     @property
     def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
@@ -56,6 +63,23 @@ class KnowledgeBase:
         counts = [(len(self.catalog.records(kind)) + len(self.catalog.broken_ids[kind]), kind.value)
                   for kind in RecordKind]
         return ", ".join(plural(n, word) for n, word in counts) + " checked"
+
+
+TODAY_VARIABLE = "KB_TODAY"
+
+
+def reference_date(today: date | None = None) -> date:
+    """The date rules count from: `today` when given, else $KB_TODAY (so a CI run or a site build
+    can be reproduced), else the clock's date."""
+    if today is not None:
+        return today
+    text = os.environ.get(TODAY_VARIABLE, "").strip()
+    if not text:
+        return date.today()
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise KbError(f"{TODAY_VARIABLE}={text!r} is not a date; give e.g. {TODAY_VARIABLE}=2026-11-30") from None
 
 
 def record_files(root: Path, kind: RecordKind) -> list[Path]:
@@ -77,25 +101,28 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
 
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
                          rev: str | None = None, timelines: bool = False,
-                         replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+                         replaced: Mapping[str, str] | None = None, today: date | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
     `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
-    record's material changes (the site shows them), not only those that docs refer to."""
+    record's material changes (the site shows them), not only those that docs refer to; `today` is
+    the date rules count from (default: `reference_date()`)."""
+    today = reference_date(today)
     catalog, config, findings = _load(root, replaced or {})
-    findings.extend(item for rule in RULES for item in rule(catalog, root))
+    settings = RuleSettings(today, config.revert_overdue_days)
+    findings.extend(item for rule in RULES for item in rule(catalog, root, settings))
     references = tuple(find_doc_references(root, catalog))
     traced = [r for r in references if (root / r.doc).is_file()]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
                                    rev=rev, allow_shallow=allow_shallow)
     if history is not None:
         findings.extend(find_stale_docs(root, history, traced))
-    return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history)
+    return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history, today)
 
 
 def check_rules(kb: KnowledgeBase) -> tuple[Finding, ...]:
     """What the rules that need no git find in a loaded knowledge base, with configured severities."""
-    return _configured(kb.config, [item for rule in RULES for item in rule(kb.catalog, kb.root)])
+    return _configured(kb.config, [item for rule in RULES for item in rule(kb.catalog, kb.root, kb.rule_settings)])
 
 
 def material_changes(root: Path, catalog: Catalog | None = None, *,

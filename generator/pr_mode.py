@@ -15,6 +15,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +30,8 @@ if TYPE_CHECKING:
 _Key = tuple[str, str, str | None, str]  # code, file, record, message
 
 
-def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple[str, list[Finding]]:
+def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
+                  today: date | None = None) -> tuple[str, list[Finding]]:
     """(commit id, findings) of the knowledge base at `root` as it stood at commit `ref`."""
     try:
         with open_repository(root) as repo:
@@ -43,7 +45,8 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False) -> tuple
                 _write_tree(repo, commit, state.prefix, base_root)
                 if not any((base_root / kind.folder).is_dir() for kind in RecordKind):
                     return commit, []  # no knowledge base there yet: everything today is new
-                kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit)
+                kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
+                                          today=today)
                 return commit, _relocated(kb, base_root)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "

@@ -18,6 +18,16 @@ SEED_KNOB = "knobs/sglang-sm120-mma-target-ctas.yaml"
 SEED_INCIDENT = "incidents/multi-round-harness-hang.yaml"
 
 
+STORY_TODAY = "2026-11-08"  # the day after the seed story ends
+
+
+@pytest.fixture(autouse=True)
+def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rules that count days (revert-overdue) count from a fixed date, not the clock: a test's
+    outcome must not depend on when it runs. Tests about the date itself set their own."""
+    monkeypatch.setenv("KB_TODAY", STORY_TODAY)
+
+
 @dataclass
 class Result:
     code: int

@@ -87,8 +87,10 @@ CASES: list[tuple[str, str, str | bytes, str, int]] = [
      "bad-path", line_of(GOOD_KNOB, "  - path: deploy/decode.sh")),
     ("missing deploy file", K, knob_with("  - path: deploy/decode.sh", "  - path: deploy/decoder.sh"),
      "missing-path", line_of(GOOD_KNOB, "  - path: deploy/decode.sh")),
-    ("invalid regular expression", K, knob_with("pattern: '^", "pattern: '(^"), "bad-value",
-     line_of(GOOD_KNOB, "    pattern:")),
+    # The seed knob relies on the default pattern; this one gives its own, with a placeholder.
+    ("invalid regular expression", K, knob_with("  - path: deploy/decode.sh\n",
+                                                "  - path: deploy/decode.sh\n    pattern: '(^{name}='\n"),
+     "bad-value", line_of(GOOD_KNOB, "  - path: deploy/decode.sh") + 1),
 ]
 
 

@@ -34,7 +34,7 @@ def test_findings_already_at_the_base_do_not_fail_the_run(kb, tmp_path):
     repo.commit("Unrelated", "2026-11-07T12:00:00Z")
     result = kb("check", "--root", root, "--base", ids[3])
     assert result.code == 0
-    assert f"{PERF_PLAN}:2:1: warning stale-doc: pre-existing at {ids[3]} (error): this doc refers" in result.out
+    assert f"{PERF_PLAN}:8:1: warning stale-doc: pre-existing at {ids[3]} (error): this doc refers" in result.out
     assert f"{SEED_KNOB}:8:1: warning reclaimable-knob: pre-existing at {ids[3]} (error): knob" in result.out
     assert result.out.endswith(f"0 errors, 3 warnings in 3 files (1 knob, 1 incident checked; 3 findings "
                                f"pre-existing at {ids[3]} do not fail the run)\n")

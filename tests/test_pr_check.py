@@ -27,7 +27,8 @@ def test_gitlab_code_quality_report(kb, tmp_path):
     assert result.code == 1
     issues = json.loads(result.out)
     assert [(i["check_name"], i["severity"], i["location"]["path"], i["location"]["lines"]["begin"])
-            for i in issues] == [("stale-doc", "major", PERF_PLAN, 2)] * 2 + [("stale-doc", "major", DEADLOCK, 2)] * 2
+            for i in issues] == [("stale-doc", "major", PERF_PLAN, 7), ("stale-doc", "major", PERF_PLAN, 8),
+                                 ("stale-doc", "major", DEADLOCK, 2), ("stale-doc", "major", DEADLOCK, 7)]
     assert len({i["fingerprint"] for i in issues}) == 4
     assert all(i["description"].startswith("this doc refers to") for i in issues)
 
@@ -56,7 +57,7 @@ def test_github_format_writes_every_finding_to_the_step_summary(kb, tmp_path, mo
     text = summary.read_text()
     assert text.startswith("earlier step\n## kb check\n\n4 errors, 0 warnings (1 knob, 1 incident checked)\n")
     rows = [line for line in text.splitlines() if line.startswith("| `")]
-    assert len(rows) == 4 and rows[0].startswith(f"| `{PERF_PLAN}:2` | error | `stale-doc` | this doc refers")
+    assert len(rows) == 4 and rows[0].startswith(f"| `{PERF_PLAN}:7` | error | `stale-doc` | this doc refers")
 
 
 def test_other_formats_leave_the_step_summary_alone(kb, seed_kb, tmp_path, monkeypatch):

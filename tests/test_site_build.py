@@ -140,7 +140,7 @@ def test_a_finding_about_a_hand_written_page_is_a_banner_on_top_of_it(tmp_path, 
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    def stale_doc(catalog, root):
+    def stale_doc(catalog, root, settings):  # a rule: catalog, root, RuleSettings
         yield finding("missing-path", f"docs/{DOC}.md", 12, 1, None, "this page still blames TARGET_CTAS (stale)")
 
     monkeypatch.setattr(pipeline, "RULES", (*pipeline.RULES, stale_doc))

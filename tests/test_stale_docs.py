@@ -34,30 +34,36 @@ def test_seed_story_step_by_step(kb, tmp_path):
     ids[3] = step(repo, 3)  # root cause found; the docs still blame the knob
     code, found = check(kb, root)
     assert code == 1
+    # A mention in the text: the finding points at its line and names the word; the deadlock doc only
+    # lists the incident (front matter, the record's docs), so its finding is at 'reviewed:'.
     assert brief(found) == [
-        ("stale-doc", "error", PERF_PLAN, 2, INCIDENT),
+        ("stale-doc", "error", PERF_PLAN, 8, INCIDENT),
         ("stale-doc", "error", DEADLOCK, 2, INCIDENT),
         ("reclaimable-knob", "error", SEED_KNOB, 8, KNOB),
     ]
     deadlock = found[1]["message"]
     assert deadlock == (
-        f"this doc refers to incident '{INCIDENT}' (through the record's docs, the front matter, the text), which "
+        f"this doc refers to incident '{INCIDENT}' (through the record's docs, the front matter), which "
         "changed after the doc's last commit: status open -> resolved, root cause none -> client-proxy-fault, "
         "hypothesis 'target-ctas-causes-hang' open -> refuted, hypothesis 'client-proxy-fault' open -> "
         f"confirmed in commit {ids[3]} (2026-11-07); the doc was last committed in {ids[2]} (2026-11-04). Review "
         "the doc against the record and commit it (updating 'reviewed:' in its front matter is enough)")
-    assert f"incident '{INCIDENT}' (through the text)" in found[0]["message"]
+    assert f"incident '{INCIDENT}' (through the text: '{INCIDENT}' on line 8)" in found[0]["message"]
+    assert found[0]["message"].endswith(f"; if the doc is not about it, add 'not_about: [{INCIDENT}]' to its "
+                                        "front matter")
 
     ids[4] = step(repo, 4)  # knob restored; still no doc touched
     code, found = check(kb, root)
     assert code == 1
     assert brief(found) == [
-        ("stale-doc", "error", PERF_PLAN, 2, INCIDENT),
-        ("stale-doc", "error", PERF_PLAN, 2, KNOB),
+        ("stale-doc", "error", PERF_PLAN, 7, KNOB),
+        ("stale-doc", "error", PERF_PLAN, 8, INCIDENT),
         ("stale-doc", "error", DEADLOCK, 2, INCIDENT),
-        ("stale-doc", "error", DEADLOCK, 2, KNOB),
+        ("stale-doc", "error", DEADLOCK, 7, KNOB),
     ]
-    assert f"status reverted -> active in commit {ids[4]} (2026-11-07)" in found[1]["message"]
+    assert f"status reverted -> active in commit {ids[4]} (2026-11-07)" in found[0]["message"]
+    assert "(through the record's docs, the front matter, the text: 'SGLANG_SM120_MMA_TARGET_CTAS' on line 7)" \
+        in found[0]["message"]
 
     step(repo, 5)  # docs corrected
     assert check(kb, root) == (0, [])

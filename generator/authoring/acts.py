@@ -2,9 +2,13 @@
 of evidence, refute or confirm a hypothesis, revert a knob to test one, restore it, and note a
 measurement, a timeline event, a follow-up or a lesson.
 
-Each act edits one record in place (`editing.py` checks the result and writes it) and returns what
-it did and what else now needs doing: deploy files to change, docs that tell the story, and what
-`kb check` now holds the author to. Knows what the records mean; parses no arguments, prints nothing.
+Each act edits one record in place (`record_files.py` checks the result and writes it) and returns
+what it did and what else now needs doing: deploy files to change, docs that tell the story, and
+what `kb check` now reports (the whole check, git-based rules included, run after the write).
+An edit that makes no sense (reverting a retired knob, or under a refuted hypothesis) is refused
+with one line (KbError, exit 2) before anything is written; unknown records, hypotheses and
+entries are reported the same way by every act. Knows what the records mean; parses no
+arguments, prints nothing.
 """
 
 from __future__ import annotations
@@ -17,25 +21,29 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .record_files import RecordFile, open_record, save
+from .record_files import RecordFile, Refused, open_record, require_record, save
 from ..findings import Finding, KbError
-from ..pipeline import KnowledgeBase, check_rules
-from ..checking.references import docs_referring_to, find_doc_references
+from ..pipeline import KnowledgeBase, check_knowledge_base
+from ..checking.references import docs_referring_to
 from ..checking.rules import find_setting
+from ..records.deployments import value_text
 from ..records.schema import (
     Evidence,
     FollowUp,
+    FollowUpStatus,
     HistoryEntry,
     Hypothesis,
     HypothesisStatus,
     Incident,
     Knob,
+    KnobStatus,
     Measurement,
     RecordKind,
     RootCause,
     TimelineEntry,
 )
 from ..records.model import last_revert
+from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
 from .yaml_emit import Flow
 from ..wording import day
@@ -67,6 +75,8 @@ def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
 def add_hypothesis(root: Path, incident_id: str, hypothesis_id: str, statement: str,
                    suspect_knob: str | None = None) -> Outcome:
     record, editor, incident = _open_incident(root, incident_id)
+    if suspect_knob:
+        require_record(root, RecordKind.KNOB, suspect_knob)
     if _hypothesis(incident, hypothesis_id) is not None:
         raise KbError(f"incident '{incident_id}' already has a hypothesis '{hypothesis_id}'; pick another id")
     item = entry(Hypothesis, id=hypothesis_id, statement=statement, status="open",
@@ -87,17 +97,17 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
     index = _hypothesis_index(incident, hypothesis_id)
     item = entry(Evidence, kind=kind, stance=stance, date=when, text=text)
     editor.append(("hypotheses", index, "evidence"), item, fields(Hypothesis))
-    kb = save(record, editor)
+    save(record, editor)
     return Outcome(f"{record.rel_path}: added {kind} evidence {stance} '{hypothesis_id}' ({day(when)})", (),
-                   _check_incident(kb, incident_id, hypothesis_id))
+                   _check(root))
 
 
 def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
-    kb = save(record, editor)
-    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check_incident(kb, incident_id))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check(root))
 
 
 def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: bool = False,
@@ -123,8 +133,8 @@ def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: boo
         editor.set((), "status", "resolved", fields(Incident))
         editor.set((), "resolved", resolve_on, fields(Incident))
         done.append(f"incident resolved ({day(resolve_on)})")
-    kb = save(record, editor)
-    return Outcome(f"{record.rel_path}: {', '.join(done)}", (), _check_incident(kb, incident_id))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: {', '.join(done)}", (), _check(root))
 
 
 def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> Outcome:
@@ -137,10 +147,41 @@ def add_timeline_event(root: Path, incident_id: str, when: When, event: str) -> 
 def add_follow_up(root: Path, incident_id: str, action: str, *, done: bool = False, knob: str | None = None,
                   owner: str | None = None) -> Outcome:
     record, editor, _ = _open_incident(root, incident_id)
+    if knob:
+        require_record(root, RecordKind.KNOB, knob)
     item = entry(FollowUp, action=action, status="done" if done else "open", knob=knob, owner=owner)
     editor.append(("follow_ups",), item, fields(Incident))
     save(record, editor)
     return Outcome(f"{record.rel_path}: added a follow-up ({item['status']})")
+
+
+def follow_up_done(root: Path, incident_id: str, which: str) -> Outcome:
+    """Mark a follow-up done; `which` is its number as listed (1 for the first) or its action's text
+    (the whole text, or a part of it that only one follow-up contains, ignoring case)."""
+    record, editor, incident = _open_incident(root, incident_id)
+    index = _follow_up_index(incident, which)
+    item = incident.follow_ups[index]
+    if item.status is FollowUpStatus.DONE:
+        raise KbError(f"follow-up {index + 1} of incident '{incident_id}' ('{item.action}') is already done")
+    editor.set(("follow_ups", index), "status", "done", fields(FollowUp))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: follow-up {index + 1} done ('{item.action}')", (), _check(root))
+
+
+def _follow_up_index(incident: Incident, which: str) -> int:
+    actions = [item.action for item in incident.follow_ups]
+    if which.isdigit() and 1 <= int(which) <= len(actions):
+        return int(which) - 1
+    exact = [i for i, action in enumerate(actions) if action == which]
+    partial = [i for i, action in enumerate(actions) if which.strip() and which.lower() in action.lower()]
+    if exact or len(partial) == 1:
+        return (exact or partial)[0]
+    listed = "; ".join(f"{i + 1} '{action}'" for i, action in enumerate(actions)) or "none yet"
+    if len(partial) > 1:
+        raise KbError(f"incident '{incident.id}': more than one follow-up contains '{which}' (it has: {listed}); "
+                      "give its number")
+    raise KbError(f"incident '{incident.id}' has no follow-up '{which}' (it has: {listed}); give its number or its "
+                  f"text, or add one with `kb follow-up add {incident.id} --action '...'`")
 
 
 def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
@@ -153,23 +194,37 @@ def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
 # ---- knobs -------------------------------------------------------------------------------------
 
 def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
-           note: str | None = None) -> Outcome:
+           note: str | None = None, review_by: When | None = None) -> Outcome:
     record, editor, knob = _open_knob(root, knob_id)
     standing_revert = last_revert(knob)
     if standing_revert is not None:
         raise KbError(f"knob '{knob_id}' is already reverted (since {day(standing_revert.date)}); "
                       f"`kb restore {knob_id}` first")
-    item = entry(HistoryEntry, date=when, status="reverted", incident=incident_id, hypothesis=hypothesis_id, note=note)
+    if knob.status is KnobStatus.RETIRED:
+        raise KbError(f"knob '{knob_id}' is retired; there is nothing deployed to revert")
+    incident = _readable_incident(root, incident_id)
+    hypothesis = incident.hypotheses[_hypothesis_index(incident, hypothesis_id)] if incident else None
+    verdict = standing(incident, hypothesis) if incident and hypothesis else None
+    if verdict is Standing.REFUTED:
+        raise KbError(f"hypothesis '{hypothesis_id}' of incident '{incident_id}' is already refuted; a revert under "
+                      "it would test nothing (and be reclaimable at once)")
+    if verdict is Standing.SUPERSEDED:
+        cause = incident.root_cause.hypothesis if incident and incident.root_cause else "?"
+        raise KbError(f"incident '{incident_id}' is resolved on another root cause ('{cause}'); a revert under "
+                      f"hypothesis '{hypothesis_id}' would test nothing (and be reclaimable at once)")
+    item = entry(HistoryEntry, date=when, status="reverted", incident=incident_id, hypothesis=hypothesis_id,
+                 review_by=review_by, note=note)
     editor.append(("history",), item, fields(Knob))
     editor.set((), "status", "reverted", fields(Knob))
     kb = save(record, editor)
     knob = kb.catalog.knobs[knob_id]
-    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(kb, knob_id),
+    checked = check_knowledge_base(root)
+    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(checked, knob_id),
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
     return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {day(when)} to test hypothesis '{hypothesis_id}' "
-                   f"of incident '{incident_id}'", tuple(steps), _check_knob(kb, knob_id))
+                   f"of incident '{incident_id}'", tuple(steps), checked.findings)
 
 
 def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Outcome:
@@ -183,7 +238,8 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     editor.set((), "status", "active", fields(Knob))
     kb = save(record, editor)
     knob = kb.catalog.knobs[knob_id]
-    steps = [*_deploy_steps(kb, knob, want_set=True), *_doc_steps(kb, knob_id)]
+    checked = check_knowledge_base(root)
+    steps = [*_deploy_steps(kb, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
     hypothesis = kb.catalog.hypothesis(last.incident, last.hypothesis)
@@ -191,7 +247,57 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
                      f"`kb refute {last.incident} {hypothesis.id}`")
     return Outcome(f"{record.rel_path}: '{knob_id}' restored on {day(when)} ({knob.name}={knob.value})",
-                   tuple(steps), _check_knob(kb, knob_id))
+                   tuple(steps), checked.findings)
+
+
+def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None = None,
+              incident_id: str | None = None, hypothesis_id: str | None = None) -> Outcome:
+    """A new tuned value (or, with the same value and a note, a record of why it stays): a history
+    entry that keeps the status and records the value, the note, and the incident and hypothesis
+    it was made under, if any."""
+    record, editor, knob = _open_knob(root, knob_id)
+    if knob.status in (KnobStatus.RETIRED, KnobStatus.REVERTED):
+        hint = f"`kb restore {knob_id}` first" if knob.status is KnobStatus.REVERTED else "it is no longer deployed"
+        raise KbError(f"knob '{knob_id}' is {knob.status.value}; kb set changes an active or proposed knob ({hint})")
+    if hypothesis_id is not None and incident_id is None:
+        raise KbError("--hypothesis names a hypothesis of an incident; give --incident too")
+    if incident_id is not None:
+        incident = _readable_incident(root, incident_id)
+        if hypothesis_id is not None and incident is not None:
+            _hypothesis_index(incident, hypothesis_id)
+    same = value_text(value) == value_text(knob.value) and type(value) is type(knob.value)
+    if same and note is None:
+        raise KbError(f"knob '{knob_id}' is already {knob.name}={value_text(knob.value)}; to record why it stays, "
+                      "give --note")
+    old = knob.value
+    item = entry(HistoryEntry, date=when, status=knob.history[-1].status.value, value=value, incident=incident_id,
+                 hypothesis=hypothesis_id,
+                 note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
+    editor.set((), "value", value, fields(Knob))
+    editor.append(("history",), item, fields(Knob))
+    kb = save(record, editor)
+    knob = kb.catalog.knobs[knob_id]
+    checked = check_knowledge_base(root)
+    steps = [*(_deploy_steps(kb, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
+             *_doc_steps(checked, knob_id)]
+    done = (f"'{knob_id}' stays {knob.name}={value_text(value)} ({day(when)})" if same else
+            f"'{knob_id}' set to {knob.name}={value_text(value)} on {day(when)} (was {value_text(old)})")
+    return Outcome(f"{record.rel_path}: {done}", tuple(steps), checked.findings)
+
+
+def retire(root: Path, knob_id: str, when: When, note: str | None = None) -> Outcome:
+    record, editor, knob = _open_knob(root, knob_id)
+    if knob.status is KnobStatus.RETIRED:
+        raise KbError(f"knob '{knob_id}' is already retired (since {day(knob.history[-1].date)})")
+    editor.append(("history",), entry(HistoryEntry, date=when, status="retired", note=note), fields(Knob))
+    editor.set((), "status", "retired", fields(Knob))
+    kb = save(record, editor)
+    knob = kb.catalog.knobs[knob_id]
+    checked = check_knowledge_base(root)
+    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(checked, knob_id)]
+    if knob.keep_reverted:
+        steps.append(f"'keep_reverted' in {record.rel_path} no longer applies: the knob is retired")
+    return Outcome(f"{record.rel_path}: '{knob_id}' retired on {day(when)}", tuple(steps), checked.findings)
 
 
 def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
@@ -203,8 +309,8 @@ def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float |
                  baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
                  higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
     editor.append(("measurements",), item, fields(Knob))
-    kb = save(record, editor)
-    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), _check_knob(kb, knob_id))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), _check(root))
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -221,6 +327,15 @@ def _open_incident(root: Path, incident_id: str) -> tuple[RecordFile, Editor, In
     incident, editor = record.open()
     assert isinstance(incident, Incident)
     return record, editor, incident
+
+
+def _readable_incident(root: Path, incident_id: str) -> Incident | None:
+    """The incident a knob change names: it must exist; one with errors of its own does not block
+    the change (None: its hypotheses cannot be checked now, `kb check` will)."""
+    try:
+        return _open_incident(root, incident_id)[2]
+    except Refused:
+        return None
 
 
 def _hypothesis(incident: Incident, hypothesis_id: str) -> Hypothesis | None:
@@ -241,35 +356,30 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
         return [f"make the change where {knob.name} is deployed (the knob lists no file under 'applies_to', "
                 "so kb check cannot catch drift there)"]
     steps = []
+    setting = f"{knob.name}={value_text(knob.value)}"
     for deployment in knob.applies_to:
-        found = find_setting(kb.root, deployment)
+        found = find_setting(kb.root, knob, deployment)
         if found is None:
             steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
+        elif want_set and not found.is_set and found.other is not None:
+            steps.append(f"{deployment.path}:{found.other[0]}: change '{found.other[1]}' to set {setting} (kb check "
+                         f"reports knob-drift until a line matches `{found.pattern}`)")
         elif want_set and not found.is_set:
-            steps.append(f"{deployment.path}: set {knob.name}={knob.value} again (kb check reports knob-drift "
-                         f"until a line matches '{deployment.pattern}')")
+            steps.append(f"{deployment.path}: set {setting} again (kb check reports knob-drift "
+                         f"until a line matches `{found.pattern}`)")
         elif not want_set and found.is_set:
-            steps.append(f"{deployment.path}:{found.line}: remove {found.text!r} (kb check reports knob-drift "
+            steps.append(f"{deployment.path}:{found.line}: remove '{found.text}' (kb check reports knob-drift "
                          "until then)")
         else:
-            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {knob.name}={knob.value}")
+            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {setting}")
     return steps
 
 
 def _doc_steps(kb: KnowledgeBase, knob_id: str) -> list[str]:
-    docs = docs_referring_to(find_doc_references(kb.root, kb.catalog), RecordKind.KNOB, knob_id)
+    docs = docs_referring_to(kb.references, RecordKind.KNOB, knob_id)
     return [f"{doc} refers to the knob: make sure it tells the story as it now stands" for doc in docs]
 
 
-def _check_knob(kb: KnowledgeBase, knob_id: str) -> tuple[Finding, ...]:
-    return _rule_findings(kb, {knob_id}, exclude={"knob-drift"})
-
-
-def _check_incident(kb: KnowledgeBase, incident_id: str, hypothesis_id: str | None = None) -> tuple[Finding, ...]:
-    """What the rules now say about the knobs changed under this incident (and hypothesis)."""
-    return _rule_findings(kb, {knob.id for knob, _ in kb.catalog.changes_under(incident_id, hypothesis_id)})
-
-
-def _rule_findings(kb: KnowledgeBase, knob_ids: Iterable[str], exclude: set[str] | None = None) -> tuple[Finding, ...]:
-    wanted, skipped = set(knob_ids), exclude or set()
-    return tuple(f for f in check_rules(kb) if f.subject in wanted and f.code not in skipped)
+def _check(root: Path) -> tuple[Finding, ...]:
+    """What `kb check` reports now, for the whole knowledge base (git-based rules too, where git is)."""
+    return check_knowledge_base(root).findings

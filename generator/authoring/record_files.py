@@ -76,13 +76,19 @@ def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
 
 def open_record(root: Path, kind: RecordKind, record_id: str) -> RecordFile:
     """The record `record_id` of `kind`; a missing or unreadable file is a KbError (exit 2)."""
+    return read_record(root, kind, require_record(root, kind, record_id))
+
+
+def require_record(root: Path, kind: RecordKind, record_id: str) -> Path:
+    """The file of the record `record_id` of `kind`; one that does not exist is a KbError, worded
+    the same for every command: "there is no knob 'x' (knobs/x.yaml does not exist); ..."."""
     path = record_path(root, kind, record_id)
-    rel = path.relative_to(root).as_posix()
     if not path.is_file():
+        rel = path.relative_to(root).as_posix()
         hint = f"`kb new {kind} {record_id}` creates it" if (root / kind.folder).is_dir() else \
             "is --root the knowledge base's repository?"
         raise KbError(f"there is no {kind} '{record_id}' ({rel} does not exist); {hint}")
-    return read_record(root, kind, path)
+    return path
 
 
 def read_record(root: Path, kind: RecordKind, path: Path) -> RecordFile:

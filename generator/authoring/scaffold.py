@@ -9,7 +9,6 @@ Knows the schema's fields, not the command line.
 from __future__ import annotations
 
 import enum
-import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -76,16 +75,3 @@ def _empty(info: FieldInfo) -> Any:
     if origin is dict:
         return {}
     return None
-
-
-def default_pattern(kind: str | None, name: str, value: Any) -> str:
-    """A pattern that matches a deploy file line setting `name` to `value`, for the usual syntax of
-    each kind of setting."""
-    shown = str(value).lower() if isinstance(value, bool) else str(value)
-    end = r"\b" if re.match(r"\w", shown[-1:]) else r"(?!\S)"
-    setting, wanted = re.escape(name), re.escape(shown)
-    if kind in (None, "env"):
-        return rf"^\s*(export\s+)?{setting}={wanted}{end}"
-    if kind == "flag":
-        return rf"(^|\s){setting}(=|\s+){wanted}{end}"
-    return rf"^\s*{setting}\s*[=:]\s*{wanted}{end}"

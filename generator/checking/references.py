@@ -1,26 +1,32 @@
 """Which hand-written docs refer to which records.
 
 A doc refers to a record when the record lists it under `docs`, when its front matter lists the
-record's id (`records:`, `knobs:` or `incidents:`), or when its text mentions a knob's id or
-setting name (also the name without its common prefix, e.g. TARGET_CTAS for
-SGLANG_SM120_MMA_TARGET_CTAS, where no other knob's name ends the same way) or an incident's id,
-unless its front matter says `mentions: false` (a guide that uses records as examples).
-Each doc is read and tokenised once; matching is a dictionary lookup per token, so the cost grows
-with the size of the docs, not with docs x records. Reads docs; knows nothing of git.
+record's id (`records:`, `knobs:` or `incidents:`), or when its text (below the front matter)
+contains, as a whole word, a knob's id, its setting name, one of its `aliases:`, or a short name
+that is a `_`-suffix of two or more words of exactly one knob's name (TARGET_CTAS for
+SGLANG_SM120_MMA_TARGET_CTAS; REDIS_POOL_SIZE is not PAYMENTS_DB_POOL_SIZE), or an incident's id.
+A doc opts out of the text mentions of some records with `not_about: [id, ...]` in its front
+matter, or of all of them with `mentions: false` (a guide that uses records as examples).
+
+Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots
+such as a file name, each dotted part), so the cost grows linearly with the size of the docs, never
+with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing of git.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..records.model import Catalog
 from ..records.schema import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+# A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
+# names). Each repetition starts with a separator, so matching is linear.
+_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
 _MAX_DOC_BYTES = 5 << 20
@@ -32,6 +38,9 @@ class DocReference:
     kind: RecordKind
     record_id: str
     how: str  # 'listed' (in the record's docs), 'front-matter' or 'mention'
+    # For a mention: the word as written and the 1-based line of its first occurrence in the doc.
+    word: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
 
 
 def doc_paths(root: Path, catalog: Catalog) -> list[str]:
@@ -45,24 +54,32 @@ def doc_paths(root: Path, catalog: Catalog) -> list[str]:
 
 
 def name_aliases(catalog: Catalog) -> dict[str, str]:
-    """Token -> knob id, for each knob's id, setting name and unambiguous name suffixes."""
+    """Word -> knob id: each knob's id, setting name, `aliases:` and unambiguous short names."""
     aliases: dict[str, str] = {}
     suffix_owners: dict[str, set[str]] = {}
     for knob in catalog.knobs.values():
-        aliases[knob.id] = knob.id
-        aliases[knob.name] = knob.id
+        for term in (knob.id, knob.name, *knob.aliases):
+            aliases.setdefault(_term(term), knob.id)
         parts = knob.name.split("_")
         for start in range(1, len(parts) - 1):  # suffixes of two or more words
             suffix_owners.setdefault("_".join(parts[start:]), set()).add(knob.id)
     for suffix, owners in suffix_owners.items():
         if len(owners) == 1 and suffix not in aliases:
             aliases[suffix] = next(iter(owners))
+    aliases.pop("", None)
     return aliases
+
+
+def _term(name: str) -> str:
+    """A name as the word a doc would contain: '--max-num-seqs' is written max-num-seqs in prose."""
+    found = _WORD.search(name)
+    return name if found is None or found.group(0) != name.strip("-. ") else found.group(0)
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None) -> list[DocReference]:
     docs = doc_paths(root, catalog) if docs is None else list(docs)
-    knob_tokens = name_aliases(catalog)
+    words = {**{incident_id: (RecordKind.INCIDENT, incident_id) for incident_id in catalog.incidents},
+             **{word: (RecordKind.KNOB, knob_id) for word, knob_id in name_aliases(catalog).items()}}
     references: set[DocReference] = set()
     for kind in RecordKind:
         for record in catalog.records(kind).values():
@@ -73,28 +90,45 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
             continue
         for kind, record_id in _front_matter_records(text, catalog):
             references.add(DocReference(doc, kind, record_id, "front-matter"))
-        if _front_matter(text).get("mentions") is False:
+        meta = _front_matter(text)
+        if meta.get("mentions") is False:
             continue
-        for token in set(_TOKEN.findall(text)):
-            for candidate in _token_variants(token):
-                if candidate in knob_tokens:
-                    references.add(DocReference(doc, RecordKind.KNOB, knob_tokens[candidate], "mention"))
-                if candidate in catalog.incidents:
-                    references.add(DocReference(doc, RecordKind.INCIDENT, candidate, "mention"))
+        not_about = _ids(meta.get("not_about"))
+        span = front_matter_span(text)
+        body_start = _FRONT_MATTER.match(text).end() if span else 0  # type: ignore[union-attr]
+        for (kind, record_id), (word, line) in first_mentions(text, words, body_start).items():
+            if record_id not in not_about:
+                references.add(DocReference(doc, kind, record_id, "mention", word, line))
     return sorted(references)
+
+
+def first_mentions(text: str, words: dict[str, tuple[RecordKind, str]],
+                   start: int = 0) -> dict[tuple[RecordKind, str], tuple[str, int]]:
+    """Each record mentioned in `text` from `start` on, with the word and line of its first mention.
+    One pass over the text; each word costs a dictionary lookup per dotted part (`word_candidates`)."""
+    found: dict[tuple[RecordKind, str], tuple[str, int]] = {}
+    line, counted = 1, 0
+    for match in _WORD.finditer(text, start):
+        for candidate in word_candidates(match.group(0)):
+            record = words.get(candidate)
+            if record is None or record in found:
+                continue
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            found[record] = (candidate, line)
+    return found
+
+
+def word_candidates(word: str) -> Iterator[str]:
+    """What a word of a doc is looked up as: itself and, for a dotted word (a file name such as
+    knob-id.yaml), each dotted part. Never its '_'- or '-'-fragments: REDIS_POOL_SIZE is one word."""
+    yield word
+    if "." in word:
+        yield from word.split(".")
 
 
 def docs_referring_to(references: Iterable[DocReference], kind: RecordKind, record_id: str) -> list[str]:
     return sorted({r.doc for r in references if r.kind == kind and r.record_id == record_id})
-
-
-def _token_variants(token: str) -> Iterable[str]:
-    """The token and its '_'-suffixes of two or more words (MMA_TARGET_CTAS, TARGET_CTAS)."""
-    yield token
-    if "_" in token:
-        parts = token.split("_")
-        for start in range(1, len(parts) - 1):
-            yield "_".join(parts[start:])
 
 
 def front_matter_span(text: str) -> tuple[int, int] | None:
@@ -109,13 +143,16 @@ def _front_matter(text: str) -> dict[str, object]:
     return meta if isinstance(meta, dict) else {}
 
 
+def _ids(value: object) -> set[str]:
+    """The ids a front-matter key lists: one id, or a list of them."""
+    listed = value if isinstance(value, list) else [value]
+    return {item for item in listed if isinstance(item, str)}
+
+
 def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[RecordKind, str]]:
     meta = _front_matter(text)
     for key, kind in _FRONT_MATTER_KEYS.items():
-        ids = meta.get(key)
-        for record_id in ids if isinstance(ids, list) else [ids] if isinstance(ids, str) else []:
-            if not isinstance(record_id, str):
-                continue
+        for record_id in sorted(_ids(meta.get(key))):
             if kind in (None, RecordKind.KNOB) and record_id in catalog.knobs:
                 yield RecordKind.KNOB, record_id
             if kind in (None, RecordKind.INCIDENT) and record_id in catalog.incidents:

@@ -1,12 +1,17 @@
 """The knowledge base's own settings: `[tool.incident-kb]` in its pyproject.toml.
 
-Today: a severity per finding code, so a team can start a rule in warn mode and enforce it later:
+A severity per finding code, so a team can start a rule in warn mode and enforce it later, and
+the few settings the rules take:
+
+    [tool.incident-kb]
+    revert-overdue-days = 14       # a revert whose hypothesis is still open after this is overdue
 
     [tool.incident-kb.severity]
     reclaimable-knob = "warning"   # or "error", or "off"
 
-(Codes may also be written directly under [tool.incident-kb].) Problems with the settings are
-findings on pyproject.toml, not exceptions.
+Codes may also be written directly under [tool.incident-kb]: there, a key is a setting when it
+names one (setting names are never finding codes, asserted below), else a code. Problems with the
+settings are findings on pyproject.toml, not exceptions.
 """
 
 from __future__ import annotations
@@ -20,11 +25,15 @@ from pathlib import Path
 from ..findings import CODES, Finding, Severity, finding
 
 _LEVELS = ("error", "warning", "off")
+DEFAULT_OVERDUE_DAYS = 14
+SETTINGS = {"revert-overdue-days": "days a revert may test a still-open hypothesis before it is overdue"}
+assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
 
 
 @dataclass(frozen=True)
 class Config:
     severities: dict[str, str] = field(default_factory=dict)  # code -> error | warning | off
+    revert_overdue_days: int = DEFAULT_OVERDUE_DAYS
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings with configured severities; those turned off are dropped."""
@@ -54,20 +63,28 @@ def load_config(root: Path) -> tuple[Config, list[Finding]]:
     section = document.get("tool", {}).get("incident-kb", {})
     if not isinstance(section, dict):
         return Config(), [_bad(text, "incident-kb", "[tool.incident-kb] must be a table")]
-    entries = dict(section.get("severity", {}) or {})
-    entries.update({k: v for k, v in section.items() if k != "severity"})
+    severity_table = section.get("severity", {}) or {}
+    if not isinstance(severity_table, dict):
+        return Config(), [_bad(text, "severity", "[tool.incident-kb.severity] must be a table of code = level")]
+    entries = dict(severity_table)
+    entries.update({k: v for k, v in section.items() if k != "severity" and k not in SETTINGS})
     severities: dict[str, str] = {}
     findings = []
+    overdue_days = section.get("revert-overdue-days", DEFAULT_OVERDUE_DAYS)
+    if isinstance(overdue_days, bool) or not isinstance(overdue_days, int) or overdue_days < 1:
+        findings.append(_bad(text, "revert-overdue-days", f"revert-overdue-days is {overdue_days!r}; give a whole "
+                             "number of days, e.g. revert-overdue-days = 14"))
+        overdue_days = DEFAULT_OVERDUE_DAYS
     for code, level in entries.items():
         if code not in CODES:
-            close = difflib.get_close_matches(code, list(CODES), n=1)
+            close = difflib.get_close_matches(code, [*CODES, *SETTINGS], n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see `kb codes` for the list"
-            findings.append(_bad(text, code, f"'{code}' in [tool.incident-kb] is not a finding code; {hint}"))
+            findings.append(_bad(text, code, f"'{code}' in [tool.incident-kb] is not a finding code or setting; {hint}"))
         elif level not in _LEVELS:
             findings.append(_bad(text, code, f"severity of '{code}' is {level!r}; use \"error\", \"warning\" or \"off\""))
         else:
             severities[code] = level
-    return Config(severities), findings
+    return Config(severities, overdue_days), findings
 
 
 def _bad(text: str, key: str, message: str) -> Finding:

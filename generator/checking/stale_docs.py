@@ -1,8 +1,8 @@
 """The stale-doc rule: a doc whose last commit is older than a material change of a record it refers to.
 
 Any commit that touches the doc after the change makes it fresh again (a doc changed in the same
-commit as the record is fresh). Findings land on the doc's path, at its `reviewed:` front-matter
-line when it has one. Creating a record is not a change a doc can be stale against. This module
+commit as the record is fresh). Findings land on the doc's path: at the first mention of the record
+in its text (the message names the word), else at its `reviewed:` front-matter line when it has one. Creating a record is not a change a doc can be stale against. This module
 decides staleness from the history and references the pipeline hands it; it runs no git command.
 """
 
@@ -22,14 +22,14 @@ _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)
 
 
 def find_stale_docs(root: Path, history: History, references: Iterable[DocReference]) -> Iterator[Finding]:
-    refers: dict[str, dict[RecordKey, list[str]]] = {}
+    refers: dict[str, dict[RecordKey, list[DocReference]]] = {}
     for ref in references:
-        refers.setdefault(ref.doc, {}).setdefault((ref.kind, ref.record_id), []).append(ref.how)
+        refers.setdefault(ref.doc, {}).setdefault((ref.kind, ref.record_id), []).append(ref)
     for doc, records in sorted(refers.items()):
         touched = history.doc_changes.get(doc)
         if touched is None:
             continue  # never committed and not visible to git (ignored): nothing to compare
-        for (kind, record_id), hows in sorted(records.items()):
+        for (kind, record_id), refs in sorted(records.items()):
             since = [c for c in history.changes.get((kind, record_id), [])
                      if not c.created and c.at.index > touched.index]
             if not since:
@@ -37,13 +37,20 @@ def find_stale_docs(root: Path, history: History, references: Iterable[DocRefere
             latest = since[-1]
             earlier = len(since) - 1
             more = f", after {plural(earlier, 'earlier change')}" if earlier else ""
+            hows = {ref.how: ref for ref in refs}
             how = ", ".join(text for key, text in _HOW.items() if key in hows)
+            mention = hows.get("mention")
+            if mention is not None:  # point at the word, so a false alarm is seen for what it is
+                how += f": '{mention.word}' on line {mention.line}"
+            line = mention.line if mention is not None else _reviewed_line(root / doc)
             yield finding(
-                "stale-doc", doc, _reviewed_line(root / doc), 1, record_id,
+                "stale-doc", doc, line, 1, record_id,
                 f"this doc refers to {kind} '{record_id}' (through {how}), which changed after the doc's last "
                 f"commit: {latest.summary} in {latest.at}{more}; the doc was last committed in "
                 f"{str(touched).removeprefix('commit ')}. Review the doc against the record and commit it "
-                "(updating 'reviewed:' in its front matter is enough)")
+                "(updating 'reviewed:' in its front matter is enough)"
+                + (f"; if the doc is not about it, add 'not_about: [{record_id}]' to its front matter"
+                   if mention is not None else ""))
 
 
 def _reviewed_line(path: Path) -> int:

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
+from .deployments import deploy_pattern
 from .model import Catalog, when_key
 from .schema import HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
@@ -71,7 +72,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                              "fix the id or add the hypothesis to the incident")
     for i, deployment in enumerate(knob.applies_to):
         try:
-            re.compile(deployment.pattern)
+            re.compile(deploy_pattern(knob, deployment))
         except re.error as exc:
             yield report("bad-value", ("applies_to", i, "pattern"),
                          f"applies_to[{i}].pattern is not a valid regular expression ({exc}); e.g. "

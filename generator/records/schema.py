@@ -120,7 +120,7 @@ class Record(BaseModel):
 
 class Deployment(Record):
     path: Text = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
-    pattern: Text = Field(description="Regular expression that matches in that file when the tuned value is set.")
+    pattern: Text | None = Field(default=None, description="Regular expression that matches in that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Default: built from the knob's kind, name and current value.")
 
 
 class Measurement(Record):
@@ -138,10 +138,12 @@ class Measurement(Record):
 
 
 class HistoryEntry(Record):
-    date: When = Field(description="When the status changed.")
+    date: When = Field(description="When the status or value changed.")
     status: HistoryStatus = Field(description="The status from this date on.")
+    value: Scalar | None = Field(default=None, description="The value set by this change, when it changed the value (kb set).")
     incident: Slug | None = Field(default=None, description="Id of the incident that caused the change.")
     hypothesis: Slug | None = Field(default=None, description="Id of the hypothesis (in that incident) the change acted on.")
+    review_by: When | None = Field(default=None, description="For a revert: the date by which its hypothesis should be settled (else revert-overdue-days after it).")
     note: Text | None = Field(default=None, description="Why, in a sentence.")
 
 
@@ -150,12 +152,13 @@ class Knob(Record):
     name: Text = Field(description="The setting as written in config, e.g. the environment variable.")
     summary: Text = Field(description="One line: what the setting does.")
     value: Scalar = Field(description="The tuned value.")
-    status: KnobStatus = Field(description="Current status; must equal the last history entry's.")
+    status: KnobStatus = Field(description="Current status: that of the last history entry, where `restored` counts as active.")
     kind: Literal["env", "flag", "config", "sysctl", "other"] | None = Field(default=None, description="How the setting is applied.")
     component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
     default: Scalar | None = Field(default=None, description="The value when the setting is not given.")
     description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
     tags: tuple[Text, ...] = Field(default=(), description="Free-form tags.")
+    aliases: tuple[Text, ...] = Field(default=(), description="Other names docs use for the setting (an old name, a config key); a doc that contains one as a whole word refers to the knob.")
     owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
     scope: dict[str, Scalar] = Field(default_factory=dict, description="Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}.")
     docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
 from .model import Catalog, last_revert
 from .schema import (
     Evidence,
     EvidenceKind,
     HistoryEntry,
+    HistoryStatus,
     Hypothesis,
     HypothesisStatus,
     Incident,
     IncidentStatus,
     Knob,
+    KnobStatus,
     Stance,
 )
 
@@ -112,6 +115,21 @@ class Revert:
         """The revert is a hypothesis test still running: its hypothesis is open."""
         return self.standing is Standing.OPEN and not self.knob.keep_reverted
 
+    def review_due(self, overdue_days: int) -> date:
+        """When the hypothesis test should be settled: the entry's `review_by`, else `overdue_days`
+        after the revert."""
+        if self.entry.review_by is not None:
+            return day_of(self.entry.review_by)
+        return day_of(self.entry.date) + timedelta(days=overdue_days)
+
+    def is_overdue(self, today: date, overdue_days: int) -> bool:
+        """A hypothesis test still running past its review date."""
+        return self.tests_open_hypothesis and today > self.review_due(overdue_days)
+
+
+def day_of(moment: date | datetime) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
+
 
 def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
     """The revert the knob stands on, if it stands reverted."""
@@ -124,3 +142,59 @@ def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
 
 def current_reverts(catalog: Catalog) -> tuple[Revert, ...]:
     return tuple(r for r in (current_revert(catalog, knob) for knob in catalog.knobs.values()) if r is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class UnsettledChange:
+    """A knob whose current value or status was set by a change (not a restore, not a revert: a
+    revert is `Revert`'s) made under a hypothesis that has since fallen, and not reviewed since:
+    the change was made to fix something that turned out not to be the cause."""
+
+    knob: Knob
+    entry: HistoryEntry
+    incident: Incident
+    hypothesis: Hypothesis
+    standing: Standing
+    previous_value: object | None  # the value before the change, when the history records it
+
+
+def unsettled_change(catalog: Catalog, knob: Knob) -> UnsettledChange | None:
+    """The change the knob stands on, if it was made under a hypothesis that no longer stands.
+    Any later history entry (a `kb set` that records why the value stays) settles it."""
+    if knob.status is KnobStatus.REVERTED:
+        return None
+    entry = knob.history[-1]
+    if entry.status in (HistoryStatus.RESTORED, HistoryStatus.REVERTED):
+        return None
+    incident = catalog.incidents.get(entry.incident or "")
+    hypothesis = catalog.hypothesis(entry.incident, entry.hypothesis)
+    if incident is None or hypothesis is None:
+        return None
+    verdict = standing(incident, hypothesis)
+    if verdict.stands:
+        return None
+    if entry.value is not None and entry.value != knob.value:
+        return None  # the value was changed by hand since: this entry no longer set it
+    previous = next((e.value for e in reversed(knob.history[:-1]) if e.value is not None), None)
+    return UnsettledChange(knob, entry, incident, hypothesis, verdict, previous)
+
+
+class EvidenceEffect(enum.Enum):
+    """What a piece of evidence turned out to be, once its hypothesis was settled."""
+
+    PENDING = "pending"  # the hypothesis is still open
+    BORNE_OUT = "borne-out"  # it pointed the way the verdict went
+    MISLEADING = "misleading"  # it pointed the other way
+
+
+def evidence_effect(incident: Incident, hypothesis: Hypothesis, evidence: Evidence) -> EvidenceEffect:
+    verdict = standing(incident, hypothesis)
+    if verdict is Standing.OPEN:
+        return EvidenceEffect.PENDING
+    agrees = (evidence.stance is Stance.FOR) == (verdict is Standing.CONFIRMED)
+    return EvidenceEffect.BORNE_OUT if agrees else EvidenceEffect.MISLEADING
+
+
+def has_experiment(hypothesis: Hypothesis) -> bool:
+    """Whether an experiment (for or against) is on record: the test a revert asks for was done."""
+    return any(e.kind is EvidenceKind.EXPERIMENT for e in hypothesis.evidence)

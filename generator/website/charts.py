@@ -91,27 +91,19 @@ def _panel(metric: str, measurements: list[Measurement]) -> Panel:
             baselines.append(float(m.baseline))
             tuned.append(float(m.value))
             baseline_labels.append(f"{m.baseline:g}")
-            labels.append(f"{m.value:g} ({gain.pct:+.1f}%)")
+            labels.append(f"{m.value:g} ({gain.change_text})")
         else:
             baselines.append(100.0)
-            tuned.append(100.0 + _change_pct(m))
+            tuned.append(100.0 + gain.change_pct)
             baseline_labels.append("100%")
-            labels.append(f"{gain.pct:+.1f}%")
-        better.append(gain.pct >= 0)
+            labels.append(gain.change_text)
+        better.append(gain.is_better)
     unit = next(iter(units)) if absolute else None
     scale = (f" ({unit})" if unit else "") if absolute else " (% of baseline)"
     conditions = tuple(", ".join(f"{k} {v}" for k, v in m.conditions.items()) or "overall" for m in measurements)
     title = metric + scale + ("" if measurements[0].higher_is_better else ", lower is better")
     return Panel(title, conditions, tuple(baselines), tuple(tuned), tuple(baseline_labels), tuple(labels),
                  tuple(better))
-
-
-def _change_pct(m: Measurement) -> float:
-    """The raw change of the metric in percent (gain_of says whether that is better)."""
-    if m.delta_pct is not None:
-        return float(m.delta_pct)
-    assert m.baseline is not None and m.value is not None
-    return (m.value - m.baseline) / abs(m.baseline) * 100
 
 
 def draw_gain_chart(knob: Knob, cache_dir: Path | None = None) -> GainChart | None:

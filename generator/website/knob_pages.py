@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from ..records.deployments import deploy_pattern
 from ..records.model import describe_gains, gain_of, knob_gains
 from .page_parts import (
     Fact,
@@ -135,7 +136,8 @@ def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
         yield Fact(f"Scope: {key}", plain(scope_value))
     if knob.applies_to:
         yield Fact("Deployed in", Markup(", ").join(
-            links.repo_file(d.path) + Markup(" (matching ") + code(d.pattern) + Markup(")") for d in knob.applies_to))
+            links.repo_file(d.path) + Markup(" (matching ") + code(deploy_pattern(knob, d)) + Markup(")")
+            for d in knob.applies_to))
     if knob.owners:
         yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
 
@@ -168,7 +170,7 @@ def _gains_table(knob: Knob, links: Links) -> Table | None:
         elif gain is None:
             change = Markup("no figure")
         else:
-            change = badge("gain", "better" if gain.pct >= 0 else "worse", f"{gain.pct:+.1f}%")
+            change = badge("gain", "better" if gain.is_better else "worse", gain.change_text)
         metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
         source = links.reference(m.evidence, short=True) if m.evidence else Markup()
         rows.append((metric, plain(_conditions(m)),

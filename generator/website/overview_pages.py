@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..findings import Severity
-from ..records.model import describe_gains, gain_of, knob_gains, when_key
+from ..records.model import best_gain, describe_gains, knob_gains, when_key
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
@@ -228,12 +228,13 @@ def knob_index_view(context: SiteContext) -> IndexPage:
 
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
-    gains = [g for g in map(gain_of, knob.measurements) if g is not None]
-    best = max(gains, key=lambda g: g.pct, default=None)
-    best_text = f"{best.pct:+.1f}% {best.metric}" if best else ""
+    best = best_gain(knob_gains(knob))
+    # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
+    best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
+        if best else Markup()
     change = context.changes.last_change(RecordKind.KNOB, knob.id)
     return (links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
-            plain(best_text), change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
+            best_text, change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 
 def incident_index_view(context: SiteContext) -> IndexPage:

@@ -1,5 +1,6 @@
 """The commands that write an incident as it unfolds: `kb hypothesis add`, `kb evidence add`,
-`kb refute`, `kb confirm`, `kb timeline add`, `kb follow-up add` and `kb lesson add`."""
+`kb refute`, `kb confirm`, `kb timeline add`, `kb follow-up add`, `kb follow-up done` and
+`kb lesson add`."""
 
 from __future__ import annotations
 
@@ -97,6 +98,17 @@ def run_follow_up_add(args: argparse.Namespace) -> int:
                                                knob=args.knob, owner=args.owner))
 
 
+def _follow_up_done_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("incident")
+    parser.add_argument("follow_up", metavar="INDEX_OR_TEXT",
+                        help="its number as listed (1 for the first), or its action's text (or a part only it has)")
+    add_root(parser)
+
+
+def run_follow_up_done(args: argparse.Namespace) -> int:
+    return run_edit(lambda: acts.follow_up_done(root_of(args), args.incident, args.follow_up))
+
+
 def _lesson_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("incident")
     parser.add_argument("lesson", help="what to do differently")
@@ -115,5 +127,7 @@ COMMANDS = (
             run_confirm),
     Command(("timeline", "add"), "add an event to an incident's timeline", _timeline_arguments, run_timeline_add),
     Command(("follow-up", "add"), "add a follow-up action to an incident", _follow_up_arguments, run_follow_up_add),
+    Command(("follow-up", "done"), "mark a follow-up of an incident done", _follow_up_done_arguments,
+            run_follow_up_done),
     Command(("lesson", "add"), "add a lesson to an incident", _lesson_arguments, run_lesson_add),
 )

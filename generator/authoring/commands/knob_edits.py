@@ -1,5 +1,5 @@
-"""The commands that change a knob: `kb revert` (as the test of a hypothesis), `kb restore` and
-`kb measurement add`."""
+"""The commands that change a knob: `kb revert` (as the test of a hypothesis), `kb restore`,
+`kb set` (a new value), `kb retire` and `kb measurement add`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 from ...command import Command, add_root, root_of
 from ...findings import KbError
 from .. import acts
-from .argument_types import number, pair, today_unless, when
+from .argument_types import number, pair, scalar, today_unless, when
 from .edit_output import run_edit
 
 
@@ -18,12 +18,42 @@ def _revert_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hypothesis", required=True, help="the hypothesis the revert tests")
     parser.add_argument("--note", help="why, in a sentence")
     parser.add_argument("--date", type=when, help="when (default: today)")
+    parser.add_argument("--review-by", type=when, metavar="DATE",
+                        help="settle the hypothesis by then: after it, kb check reports revert-overdue while the "
+                             "hypothesis is open (default: revert-overdue-days after the revert)")
     add_root(parser)
 
 
 def run_revert(args: argparse.Namespace) -> int:
     return run_edit(lambda: acts.revert(root_of(args), args.knob, args.incident, args.hypothesis,
-                                        today_unless(args.date), args.note))
+                                        today_unless(args.date), args.note, args.review_by))
+
+
+def _set_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("knob")
+    parser.add_argument("value", type=scalar, help="the new tuned value (the current one, with --note, records why "
+                                                    "it stays)")
+    parser.add_argument("--note", help="why, in a sentence")
+    parser.add_argument("--incident", help="the incident the change was made for, if any")
+    parser.add_argument("--hypothesis", help="the hypothesis (of that incident) the change acted on, if any")
+    parser.add_argument("--date", type=when, help="when (default: today)")
+    add_root(parser)
+
+
+def run_set(args: argparse.Namespace) -> int:
+    return run_edit(lambda: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date), args.note,
+                                           args.incident, args.hypothesis))
+
+
+def _retire_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("knob")
+    parser.add_argument("--note", help="why, in a sentence")
+    parser.add_argument("--date", type=when, help="when (default: today)")
+    add_root(parser)
+
+
+def run_retire(args: argparse.Namespace) -> int:
+    return run_edit(lambda: acts.retire(root_of(args), args.knob, today_unless(args.date), args.note))
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,5 +95,7 @@ def run_measurement_add(args: argparse.Namespace) -> int:
 COMMANDS = (
     Command(("revert",), "record a knob reverted to test a hypothesis", _revert_arguments, run_revert),
     Command(("restore",), "record a reverted knob restored", _restore_arguments, run_restore),
+    Command(("set",), "record a new value for a knob (deploy lines to change are listed)", _set_arguments, run_set),
+    Command(("retire",), "record a knob retired (no longer deployed)", _retire_arguments, run_retire),
     Command(("measurement", "add"), "add a measured gain to a knob", _measurement_arguments, run_measurement_add),
 )

@@ -9,7 +9,7 @@ from ...command import Command, add_root, root_of
 from ...records.schema import HistoryEntry, IncidentStatus, Knob, KnobStatus, RecordKind
 from .. import acts
 from ..acts import Outcome
-from ..scaffold import allowed_values, create_record, default_pattern
+from ..scaffold import allowed_values, create_record
 from ..yaml_emit import FlowList, Quoted
 from .argument_types import pair, scalar, today_unless, when
 from .edit_output import run_edit
@@ -34,8 +34,9 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where it applies, e.g. model=DeepSeek-V4-Flash (repeatable)")
     parser.add_argument("--doc", action="append", default=[], help="a doc about it (repeatable)")
     parser.add_argument("--applies-to", action="append", default=[], metavar="PATH[:PATTERN]",
-                        help="a deploy file that sets it, with a pattern matching the tuned value "
-                             "(default for env: '^\\s*(export\\s+)?NAME=VALUE\\b'; repeatable)")
+                        help="a deploy file that sets it, with a pattern matching the tuned value ({name} and "
+                             "{value} stand for the knob's current name and value); without one, kb check builds "
+                             "it from the knob's kind, name and current value (repeatable)")
     add_root(parser)
 
 
@@ -44,8 +45,7 @@ def run_new_knob(args: argparse.Namespace) -> int:
     deployments = []
     for spec in args.applies_to:
         path, sep, pattern = spec.partition(":")
-        pattern = pattern if sep else default_pattern(args.kind, args.name, args.value)
-        deployments.append({"path": path, "pattern": Quoted(pattern)})
+        deployments.append({"path": path, "pattern": Quoted(pattern)} if sep else {"path": path})
     history = acts.entry(HistoryEntry, date=today_unless(args.date), status=args.status, note=args.note)
     values = {"name": args.name, "summary": args.summary, "value": args.value, "status": args.status,
               "kind": args.kind, "component": args.component, "default": args.default,

@@ -20,7 +20,14 @@
     return cell ? cell.textContent.replace(/\s+/g, " ").trim() : "";
   }
 
-  function sortKey(text) {
+  function cellSortValue(row, index) { // a cell can say what it sorts by (a gain: its improvement)
+    var cell = row.cells[index];
+    var marked = cell ? cell.querySelector("[data-sort]") : null;
+    return marked ? marked.getAttribute("data-sort") : null;
+  }
+
+  function sortKey(text, value) {
+    if (value !== null && value !== "" && !isNaN(parseFloat(value))) return { n: parseFloat(value), t: text };
     var number = /^[+-]?\d+(\.\d+)?%?(\s|$)/.exec(text);
     return number ? { n: parseFloat(text), t: text } : { n: null, t: text.toLowerCase() };
   }
@@ -49,7 +56,7 @@
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
         var keyed = rows.map(function (row, position) {
-          return { row: row, key: sortKey(cellText(row, index)), position: position };
+          return { row: row, key: sortKey(cellText(row, index), cellSortValue(row, index)), position: position };
         });
         keyed.sort(function (a, b) {
           var order = compare(a.key, b.key);
