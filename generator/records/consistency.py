@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
 from .model import Catalog, when_key
-from .schema import HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
+from .schema import RECORD_SUFFIXES, HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
 from .yaml_source import Key
 from ..wording import day
@@ -56,7 +56,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     yield from _check_order(report, [(("history", i, "date"), e.date) for i, e in enumerate(knob.history)],
                             "history entries")
     for i, entry in enumerate(knob.history):
-        if entry.incident is not None and not catalog.exists(RecordKind.INCIDENT, entry.incident):
+        if entry.incident is not None and not _exists(catalog, root, RecordKind.INCIDENT, entry.incident):
             yield report("dangling-ref", ("history", i, "incident"),
                          f"{dotted(('history', i, 'incident'))} names incident '{entry.incident}', but there is no "
                          f"incidents/{entry.incident}.yaml; fix the id or add the incident")
@@ -101,7 +101,7 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                          f"hypothesis id '{hypothesis.id}' is used twice (also hypotheses[{seen[hypothesis.id]}]); "
                          "give each hypothesis its own id")
         seen.setdefault(hypothesis.id, i)
-        if hypothesis.suspect is not None and not catalog.exists(RecordKind.KNOB, hypothesis.suspect.knob):
+        if hypothesis.suspect is not None and not _exists(catalog, root, RecordKind.KNOB, hypothesis.suspect.knob):
             yield report("dangling-ref", ("hypotheses", i, "suspect", "knob"),
                          f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}', but there is no "
                          f"knobs/{hypothesis.suspect.knob}.yaml; fix the id or add the knob")
@@ -130,11 +130,18 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
     yield from _check_order(report, [(("timeline", i, "at"), e.at) for i, e in enumerate(incident.timeline)],
                             "timeline entries")
     for i, follow_up in enumerate(incident.follow_ups):
-        if follow_up.knob is not None and not catalog.exists(RecordKind.KNOB, follow_up.knob):
+        if follow_up.knob is not None and not _exists(catalog, root, RecordKind.KNOB, follow_up.knob):
             yield report("dangling-ref", ("follow_ups", i, "knob"),
                          f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
     for i, doc in enumerate(incident.docs):
         yield from _check_path(report, root, ("docs", i), doc)
+
+
+def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> bool:
+    """A record with that id, or a record file of that name (whose id differs from it: id-mismatch
+    reports that, and a reference by the file's name is not dangling too)."""
+    return catalog.exists(kind, record_id) or any(
+        (root / kind.folder / f"{record_id}{suffix}").is_file() for suffix in RECORD_SUFFIXES)
 
 
 def _check_id(report: _Reporter, kind: RecordKind, record_id: str) -> Iterator[Finding]:

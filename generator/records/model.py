@@ -83,8 +83,8 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
     """How a gain is said, everywhere (messages, pages, indexes, the home page):
     '+12.8% output throughput at concurrency 64, +5.7% at 96' (repeated words are said once), and
     in the metric's own direction: '\u221226.2% p99 checkout latency, 420 \u2192 310 ms' for a
-    latency cut. Gains that show their numbers are separated by ';'."""
-    parts = []
+    latency cut. A gain that shows its numbers is set off from its neighbours by ';'."""
+    text_so_far = ""
     previous: Gain | None = None
     for gain in gains:
         same_metric = previous is not None and previous.metric == gain.metric
@@ -99,9 +99,11 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
                 text += " at " + ", ".join(f"{k} {v}" for k, v in gain.conditions)
         if gain.values_text:
             text += f", {gain.values_text}"
-        parts.append(text)
+        if previous is not None:
+            text_so_far += "; " if previous.values_text or gain.values_text else ", "
+        text_so_far += text
         previous = gain
-    return ("; " if any(g.values_text for g in gains) else ", ").join(parts)
+    return text_so_far
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,11 +121,29 @@ def parse_yaml(text: str) -> LoadedYaml:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = " ".join(p for p in (exc.context, exc.problem) if p) or str(exc)
-        loaded.error = LoadError(f"invalid YAML: {problem}", mark.line + 1 if mark else 1,
-                                 mark.column + 1 if mark else 1)
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        tab = _tab_near(text, line, column)
+        if tab is not None:
+            line, column = tab
+            problem = ("a tab character indents this line; YAML indents with spaces only: replace the tab with "
+                       f"spaces ({problem})")
+        loaded.error = LoadError(f"invalid YAML: {problem}", line, column)
     except (YAMLError, ValueError, TypeError, OverflowError) as exc:
         loaded.error = LoadError(f"invalid YAML: {exc}", 1, 1)
     return loaded
+
+
+def _tab_near(text: str, line: int, column: int) -> tuple[int, int] | None:
+    """(line, column) of a tab in the indentation of the line a parse error points at (or of the
+    line before, where libyaml sometimes stops), else None."""
+    lines = text.split("\n")
+    for number in (line, line - 1):
+        if 1 <= number <= len(lines):
+            content = lines[number - 1]
+            indent = content[: len(content) - len(content.lstrip(" \t"))]
+            if "\t" in indent or (number == line and content[column - 1: column] == "\t"):
+                return number, (indent.index("\t") if "\t" in indent else column - 1) + 1
+    return None
 
 
 def _failed(message: str, code: str, line: int = 1) -> LoadedYaml:

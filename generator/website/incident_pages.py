@@ -21,12 +21,13 @@ from .page_parts import (
     front_matter,
     last_changed_fact,
     source_line,
+    stance_badge,
     when_cell,
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
 from ..records.schema import FollowUp, HistoryStatus, Hypothesis, Incident, RecordKind
-from ..records.verdicts import Support, evidence_against, support, supporting_evidence
+from ..records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
 from .context import SiteContext
 from .links import Links, hypothesis_anchor, incident_page
 
@@ -153,8 +154,9 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         status=badge("hypothesis", status),
         statement=record_inline(hypothesis.statement),
         suspect=suspect,
-        evidence=tuple(EvidenceRow(badge("stance", e.stance.value), evidence_badge(e.kind), when_cell(e.date),
-                                   record_inline(e.text)) for e in hypothesis.evidence),
+        evidence=tuple(EvidenceRow(stance_badge(e.stance, evidence_effect(incident, hypothesis, e)),
+                                   evidence_badge(e.kind), when_cell(e.date), record_inline(e.text))
+                       for e in hypothesis.evidence),
         warning=warning,
         changes=change_lines,
         overview=overview,

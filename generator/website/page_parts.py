@@ -22,7 +22,8 @@ from .changes import Change
 from ..findings import Finding, Severity
 from ..pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain
-from ..records.schema import EvidenceKind, RecordKind
+from ..records.schema import EvidenceKind, RecordKind, Stance
+from ..records.verdicts import EvidenceEffect
 from ..wording import day, plural
 from .links import SiteSettings
 
@@ -58,6 +59,20 @@ def source_line(settings: SiteSettings, rel_path: str) -> Markup:
 def evidence_badge(kind: EvidenceKind) -> Markup:
     """Evidence marked by kind; CSS makes correlation, the weak kind, stand out."""
     return badge("evidence", kind.value)
+
+
+_EFFECT_TITLES = {
+    EvidenceEffect.PENDING: "the hypothesis is still open",
+    EvidenceEffect.BORNE_OUT: "borne out by the verdict",
+    EvidenceEffect.MISLEADING: "the verdict went the other way",
+}
+
+
+def stance_badge(stance: Stance, effect: EvidenceEffect) -> Markup:
+    """For or against, coloured by what the evidence turned out to be once the hypothesis was
+    settled (not by its stance: evidence for the confirmed cause is not alarming)."""
+    css = f"kb-badge kb-stance-{stance.value} kb-effect-{effect.value}"
+    return Markup(f'<span class="{css}" title="{attribute(_EFFECT_TITLES[effect])}">{attribute(stance.value)}</span>')
 
 
 def when_text(moment: date | datetime | None) -> str:
