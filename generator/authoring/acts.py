@@ -270,7 +270,7 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         raise KbError(f"knob '{knob_id}' is already {knob.name}={value_text(knob.value)}; to record why it stays, "
                       "give --note")
     old = knob.value
-    item = entry(HistoryEntry, date=when, status=knob.history[-1].status.value, value=value, incident=incident_id,
+    item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
                  note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
     editor.set((), "value", value, fields(Knob))
