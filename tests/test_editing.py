@@ -13,7 +13,7 @@ import pytest
 from generator.authoring.record_files import write_atomically
 from generator.findings import KbError
 
-from .conftest import edit
+from .conftest import REPO, edit
 from .test_authoring import HYP, INCIDENT, KNOB, PROXY, commented_kb  # noqa: F401 - a fixture
 
 KNOB_FILE = f"knobs/{KNOB}.yaml"
@@ -209,3 +209,96 @@ def test_fmt_leaves_a_file_it_cannot_read_as_yaml(kb, commented_kb):
 def test_a_folder_that_cannot_be_written_is_a_one_line_error(tmp_path):
     with pytest.raises(KbError, match="cannot write next to it .*; nothing changed"):
         write_atomically(tmp_path / "gone" / "record.yaml", b"id: a\n", expected=None)
+
+
+def test_one_crlf_line_does_not_make_an_edit_rewrite_every_line_end(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    lines = path.read_bytes().split(b"\n")
+    lines[3] += b"\r"  # one line ends in CRLF, as a Windows editor leaves a pasted line
+    path.write_bytes(b"\n".join(lines))
+    assert kb("lesson", "add", INCIDENT, "Check the proxy first.", "--root", commented_kb).code == 0
+    assert kb("refute", INCIDENT, HYP, "--root", commented_kb).code == 0
+    raw = path.read_bytes()
+    assert raw.count(b"\r\n") == 1 and raw.split(b"\n")[3] == lines[3]
+    assert b"  - Check the proxy first.\n" in raw
+
+
+def test_each_kept_line_keeps_its_own_ending(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    lines = path.read_text().split("\n")
+    ends = ["\r\n" if i % 2 else "\n" for i in range(len(lines) - 1)] + [""]
+    path.write_bytes("".join(line + end for line, end in zip(lines, ends)).encode())
+    assert kb("refute", INCIDENT, HYP, "--root", commented_kb).code == 0
+    after = path.read_bytes().decode()
+    changed = [i for i, (old, new) in enumerate(zip("".join(a + b for a, b in zip(lines, ends)).splitlines(True),
+                                                      after.splitlines(True))) if old != new]
+    assert len(changed) == 1 and "status: refuted" in after.splitlines()[changed[0]]
+    assert after.splitlines(True)[changed[0]].endswith(ends[changed[0]])  # changed in place: its own ending
+
+
+def test_a_record_over_the_size_limit_is_not_edited(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    path.write_text(path.read_text() + "# " + "x" * (1 << 20) + "\n")
+    assert kb("validate", "--root", commented_kb).code == 1  # refused by validation...
+    code, err = refused(kb, commented_kb, "lesson", "add", INCIDENT, "more")
+    assert code == 2 and err.count("\n") == 1  # ...and by editing, with the same limit
+    assert err.startswith(f"kb: {INCIDENT_FILE} is 1026 KiB; a record must be under 1024 KiB")
+
+
+def test_an_edit_that_would_pass_the_size_limit_is_not_written(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    text = path.read_text()
+    path.write_text(text + "# " + "x" * ((1 << 20) - len(text.encode()) - 10) + "\n")
+    assert kb("validate", "--root", commented_kb).code == 0
+    code, err = refused(kb, commented_kb, "lesson", "add", INCIDENT, "a lesson long enough to pass the limit")
+    assert code == 2
+    assert err.startswith(f"kb: not written: {INCIDENT_FILE} would be 1025 KiB; a record must be under 1024 KiB")
+
+
+def test_a_read_only_record_is_refused_not_replaced(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    path.chmod(0o444)
+    code, err = refused(kb, commented_kb, "refute", INCIDENT, HYP)
+    assert (code, err) == (2, f"kb: {INCIDENT_FILE} is read-only; kb does not replace it (make it writable, e.g. "
+                              f"chmod u+w {INCIDENT_FILE}, to edit it); nothing changed\n")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o444
+
+
+def test_a_symlinked_record_is_not_replaced_by_a_copy(kb, commented_kb):
+    path = commented_kb / INCIDENT_FILE
+    target = commented_kb / "elsewhere.yaml"
+    path.rename(target)
+    path.symlink_to(target)
+    code, err = refused(kb, commented_kb, "refute", INCIDENT, HYP)
+    assert code == 2 and err.startswith(f"kb: {INCIDENT_FILE} is a symbolic link; kb edits only regular files")
+    assert path.is_symlink()
+
+
+def test_temporary_files_a_killed_edit_left_are_ignored_and_cleaned_up(kb, commented_kb):
+    from .gitrepo import GitRepo
+
+    for name in (".gitignore",):  # the repository's own ignore rules, as an adopter copies them
+        (commented_kb / name).write_bytes((REPO / name).read_bytes())
+    repo = GitRepo(commented_kb)
+    leftover = commented_kb / "incidents" / f".{INCIDENT}.yaml.k3j9x_2a.tmp"
+    leftover.write_text("half a record")
+    assert repo.git("status", "--porcelain", "--", "incidents") == "?? incidents/"  # the record, not the leftover
+    assert repo.git("check-ignore", str(leftover.relative_to(commented_kb))) != ""
+    other = commented_kb / "incidents" / ".another-record.yaml.k3j9x_2a.tmp"
+    other.write_text("not this record's")
+    assert kb("lesson", "add", INCIDENT, "x", "--root", commented_kb).code == 0
+    assert not leftover.exists() and other.exists()
+
+
+def test_fmt_in_a_read_only_folder_says_nothing_was_reformatted(kb, commented_kb):
+    folder = commented_kb / "knobs"
+    before = files(commented_kb)
+    folder.chmod(0o555)
+    try:
+        result = kb("fmt", "--root", commented_kb)
+    finally:
+        folder.chmod(0o755)
+    assert result.code == 2 and "reformatted" not in result.out
+    assert result.err == f"kb: {folder} is read-only; kb does not write into it (make it writable to edit records " \
+                         "there); nothing changed\n"
+    assert files(commented_kb) == before

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .edit_lock import editing_lock
 from .record_files import RecordFile, read_record, write
 from ..checking.formats import format_text
 from ..command import Command, add_root, root_of
@@ -165,20 +166,31 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_fmt(args: argparse.Namespace) -> int:
     root = root_of(args)
-    results = [format_file(root, path) for path in files_to_format(root, args.files)]
+    paths = files_to_format(root, args.files)
+    if args.check:
+        return _report([format_file(root, path) for path in paths], check=True)
+    with editing_lock(root):  # read and written under the lock, so no concurrent edit is lost
+        results = [format_file(root, path) for path in paths]
+        for result in results:
+            if result.changed:
+                assert result.record is not None and result.text is not None
+                write(result.record, result.text)  # a file that cannot be written stops here, unreported
+                print(f"reformatted {result.rel_path}: {'; '.join(result.changes)}")
+    return _report(results, check=False)
+
+
+def _report(results: list[Formatted], *, check: bool) -> int:
     problems = [r.problem for r in results if r.problem is not None]
     changed = [r for r in results if r.changed]
-    for result in changed:
-        print(f"{'would reformat' if args.check else 'reformatted'} {result.rel_path}: {'; '.join(result.changes)}")
-        if not args.check:
-            assert result.record is not None and result.text is not None
-            write(result.record, result.text)
+    if check:
+        for result in changed:
+            print(f"would reformat {result.rel_path}: {'; '.join(result.changes)}")
     if problems:
         sys.stderr.write(format_text(problems, "cannot format these"))
     unchanged = len(results) - len(changed) - len(problems)
-    verb = "would be reformatted" if args.check else "reformatted"
+    verb = "would be reformatted" if check else "reformatted"
     print(f"{plural(len(changed), 'record')} {verb}, {unchanged} already formatted")
-    return 1 if problems or (args.check and changed) else 0
+    return 1 if problems or (check and changed) else 0
 
 
 FMT = Command(("fmt",), "put records in canonical shape (key order, quotes), keeping comments", _arguments, run_fmt)

@@ -5,14 +5,20 @@ The result is checked the way `kb validate` checks records (the schema, then the
 base's consistency with the changed record in place) before anything is written. A change that
 would leave the records invalid is refused with the findings, and the file stays byte-identical.
 Writing goes to a temporary file in the same folder, renamed over the record with the record's
-mode; a file that changed on disk while it was being edited is not overwritten. Knows how to change
-a file safely, not what an author means by it: that is `authoring.py`.
+mode; a file that changed on disk while it was being edited is not overwritten, a read-only one is
+not replaced, and one size limit (the one validation applies) holds for reading and writing. A
+command holds the knowledge base's edit lock (`edit_lock.py`) from reading to writing, so concurrent
+commands take turns. Temporary files a killed command left behind (`.NAME.*.tmp`, git-ignored) are
+removed by the next write of that record. Knows how to change a file safely, not what an author
+means by it: that is `acts.py`.
 """
 
 from __future__ import annotations
 
+import glob
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,8 +28,9 @@ from ..findings import Finding, KbError, Severity
 from ..pipeline import KnowledgeBase, load_knowledge_base
 from ..records.schema import RECORD_SUFFIXES, SLUG_PATTERN, Incident, Knob, RecordKind
 from ..records.validate import validate_record
+from ..records.yaml_source import MAX_BYTES, parse_yaml
+from .line_ends import LineEnds
 from .yaml_splice import Editor
-from ..records.yaml_source import parse_yaml
 
 
 class Refused(Exception):
@@ -44,7 +51,7 @@ class RecordFile:
     path: Path
     raw: bytes | None  # None for a file that does not exist yet
     text: str
-    newline: str = "\n"
+    line_ends: LineEnds | None = None  # each line's own ending in the file
     bom: bool = False
 
     @property
@@ -60,7 +67,9 @@ class RecordFile:
         return record, Editor(self.text, self.rel_path)
 
     def encode(self, text: str) -> bytes:
-        return (("\ufeff" if self.bom else "") + text.replace("\n", self.newline)).encode("utf-8")
+        """`text` as the file's bytes: its byte order mark, and each kept line's own line ending."""
+        ends = self.line_ends.restore(text) if self.line_ends is not None else text
+        return (("\ufeff" if self.bom else "") + ends).encode("utf-8")
 
 
 def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
@@ -75,8 +84,12 @@ def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
 
 
 def open_record(root: Path, kind: RecordKind, record_id: str) -> RecordFile:
-    """The record `record_id` of `kind`; a missing or unreadable file is a KbError (exit 2)."""
-    return read_record(root, kind, require_record(root, kind, record_id))
+    """The record `record_id` of `kind`, to edit; a missing, unreadable or read-only file is a KbError
+    (exit 2)."""
+    path = require_record(root, kind, record_id)
+    record = read_record(root, kind, path)
+    _refuse_read_only(path, record.rel_path, path.stat().st_mode)
+    return record
 
 
 def require_record(root: Path, kind: RecordKind, record_id: str) -> Path:
@@ -92,16 +105,44 @@ def require_record(root: Path, kind: RecordKind, record_id: str) -> Path:
 
 
 def read_record(root: Path, kind: RecordKind, path: Path) -> RecordFile:
-    """A record file as it is on disk; an unreadable one is a KbError."""
+    """A record file as it is on disk, to be replaced by an edit; a file kb must not edit (too big
+    for a record, a link, unreadable) is a KbError."""
+    rel = path.relative_to(root).as_posix()
     try:
-        raw = path.read_bytes()
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
+            raise KbError(f"{rel} is a symbolic link; kb edits only regular files (an edit would replace the "
+                          "link with a copy), so edit the file it points to by hand")
+        if not stat.S_ISREG(info.st_mode):
+            raise KbError(f"{rel} is not a regular file; kb edits only regular files")
+        if info.st_size > MAX_BYTES:
+            raise KbError(_too_big(rel, info.st_size))
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise KbError(f"{path.relative_to(root).as_posix()}: cannot read the record ({exc})") from None
+        raise KbError(f"{rel}: cannot read the record ({exc})") from None
+    if len(raw) > MAX_BYTES:  # it grew since it was measured
+        raise KbError(_too_big(rel, len(raw)))
     bom = text.startswith("\ufeff")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    return RecordFile(root, kind, path, raw, text, newline, bom)
+    line_ends = LineEnds.of(text.removeprefix("\ufeff"))
+    return RecordFile(root, kind, path, raw, line_ends.text, line_ends, bom)
+
+
+def _too_big(rel: str, size: int) -> str:
+    return (f"{rel} is {_kib(size)}; a record must be under {MAX_BYTES // 1024} KiB (the limit kb check "
+            "applies), so kb does not edit it; nothing changed")
+
+
+def _kib(size: int) -> str:
+    return f"{-(-size // 1024)} KiB"
+
+
+def _refuse_read_only(path: Path, rel: str, mode: int) -> None:
+    """A file its owner made read-only stays as it is, whoever runs kb (root included)."""
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise KbError(f"{rel} is read-only; kb does not replace it (make it writable, e.g. chmod u+w {rel}, "
+                      "to edit it); nothing changed")
 
 
 def new_record(root: Path, kind: RecordKind, record_id: str) -> RecordFile:
@@ -123,6 +164,10 @@ def save(record: RecordFile, editor: Editor) -> KnowledgeBase:
 def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
     """Validate the knowledge base with `text` as the record, then write it atomically (unless it is
     what the file already holds)."""
+    size = len(record.encode(text))
+    if size > MAX_BYTES:
+        raise KbError(f"not written: {record.rel_path} would be {_kib(size)}; a record must be under "
+                      f"{MAX_BYTES // 1024} KiB (the limit kb check applies); nothing changed")
     kb = load_knowledge_base(record.root, {record.rel_path: text})
     errors = _errors_caused(record, kb.findings)
     if errors:
@@ -135,8 +180,26 @@ def write_checked(record: RecordFile, text: str) -> KnowledgeBase:
 
 
 def write(record: RecordFile, text: str) -> None:
-    """Write `text` as the record, with the file's own line ends, if the file still holds what was read."""
+    """Write `text` as the record, with the file's own line ends, if the file still holds what was read.
+
+    The caller holds the edit lock, so temporary files of this record that are lying around were
+    left by a command that was killed: they go first."""
+    remove_leftovers(record.path)
     write_atomically(record.path, record.encode(text), record.raw)
+
+
+def remove_leftovers(path: Path) -> None:
+    """Delete the temporary files a killed write of `path` left behind (`.NAME.*.tmp`)."""
+    try:
+        leftovers = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return
+    for leftover in leftovers:
+        try:
+            if leftover.is_file() and not leftover.is_symlink():
+                leftover.unlink()
+        except OSError:
+            pass  # not ours to fight over: it stays ignored by git
 
 
 def _errors_caused(record: RecordFile, after: Sequence[Finding]) -> list[Finding]:
@@ -163,12 +226,20 @@ def write_atomically(path: Path, data: bytes, expected: bytes | None) -> None:
             mode = path.stat().st_mode & 0o7777
         except OSError as exc:
             raise KbError(f"{path}: cannot read it again before writing ({exc})") from None
+        _refuse_read_only(path, str(path), mode)
         if current != expected:
             raise KbError(f"{path}: the file changed while kb was editing it; nothing written, run the command again")
     else:
         umask = os.umask(0)
         os.umask(umask)
         mode = 0o666 & ~umask
+    try:
+        folder_mode = path.parent.stat().st_mode
+    except OSError as exc:
+        raise KbError(f"{path}: cannot write next to it ({exc.strerror or exc}); nothing changed") from None
+    if not folder_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise KbError(f"{path.parent} is read-only; kb does not write into it (make it writable to edit records "
+                      "there); nothing changed")
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{rel}.", suffix=".tmp")
     except OSError as exc:

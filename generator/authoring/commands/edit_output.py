@@ -4,18 +4,24 @@ or (exit 1) why the change was refused with nothing written.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Callable
 
 from ...checking.formats import format_text
+from ...command import root_of
 from ..acts import Outcome
+from ..edit_lock import editing_lock
 from ..record_files import Refused
 
 
-def run_edit(action: Callable[[], Outcome]) -> int:
-    """Run an editing act and print what it did and what else now needs doing."""
+def run_edit(args: argparse.Namespace, action: Callable[[], Outcome]) -> int:
+    """Run an editing act holding the knowledge base's edit lock (it reads what the command before
+    it wrote, and writes before the next one reads), then print what it did and what else now
+    needs doing."""
     try:
-        outcome = action()
+        with editing_lock(root_of(args)):
+            outcome = action()
     except Refused as exc:
         print(f"kb: {exc.headline}:", file=sys.stderr)
         sys.stderr.write(format_text(exc.findings, "nothing written"))

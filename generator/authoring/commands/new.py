@@ -52,7 +52,7 @@ def run_new_knob(args: argparse.Namespace) -> int:
               "description": args.description, "tags": FlowList(args.tag), "owners": FlowList(args.owner),
               "scope": dict(args.scope), "docs": args.doc, "applies_to": deployments, "history": [history]}
     given = {k: v for k, v in values.items() if v is not None}
-    return run_edit(lambda: Outcome(
+    return run_edit(args, lambda: Outcome(
         f"{create_record(root, RecordKind.KNOB, args.id, given)}: new knob '{args.id}' ({args.name}={args.value}, "
         f"{args.status})",
         (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... --condition KEY=VALUE",)))
@@ -77,7 +77,7 @@ def run_new_incident(args: argparse.Namespace) -> int:
               "severity": args.severity, "summary": args.summary, "systems": args.system,
               "symptoms": args.symptom, "docs": args.doc}
     given = {k: v for k, v in values.items() if v is not None}
-    return run_edit(lambda: Outcome(
+    return run_edit(args, lambda: Outcome(
         f"{create_record(root, RecordKind.INCIDENT, args.id, given)}: new incident '{args.id}' ({args.status})",
         (f"add what you suspect: kb hypothesis add {args.id} HYPOTHESIS --statement '...' [--suspect-knob KNOB]",)))
 
