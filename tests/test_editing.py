@@ -302,3 +302,64 @@ def test_fmt_in_a_read_only_folder_says_nothing_was_reformatted(kb, commented_kb
     assert result.err == f"kb: {folder} is read-only; kb does not write into it (make it writable to edit records " \
                          "there); nothing changed\n"
     assert files(commented_kb) == before
+
+
+COMMENT = "  # ask #perf-team before changing this"
+
+
+@pytest.mark.parametrize("command, field, file", [
+    (("revert", KNOB, "--incident", INCIDENT, "--hypothesis", HYP, "--date", "2026-11-04"), "\nstatus:", KNOB_FILE),
+    (("refute", INCIDENT, HYP), "\n    status:", INCIDENT_FILE),
+    (("confirm", INCIDENT, HYP, "--resolve", "--date", "2026-11-07"), "\nstatus:", INCIDENT_FILE),
+])
+def test_a_comment_between_a_key_and_its_value_survives_the_edit(kb, commented_kb, command, field, file):
+    path = commented_kb / file
+    text = path.read_text()
+    start = text.index(field) + len(field)
+    end = text.index("\n", start)
+    value = text[start:end].split("#")[0].strip()
+    indent = " " * (len(field) - len(field.lstrip("\n ")) - 1 + 2)
+    path.write_text(text[:start] + COMMENT + "\n" + indent + value + text[end:])
+    result = kb(*command, "--root", commented_kb)
+    assert result.code == 0, result.err
+    after = path.read_text()
+    assert field + COMMENT + "\n" in after
+    assert after.count("#perf-team") == 1
+
+
+def test_condition_keys_yaml_reads_otherwise_are_quoted(kb, commented_kb):
+    result = kb("measurement", "add", KNOB, "--metric", "m", "--delta-pct", "3", "--condition", "a: b=c",
+                "--condition", "true=1", "--condition", "*a=1", "--condition", "? q=2", "--root", commented_kb)
+    assert result.code == 0, result.err
+    from generator.records.yaml_source import read_yaml_file
+
+    measurement = read_yaml_file(commented_kb / KNOB_FILE).value["measurements"][-1]
+    assert measurement["conditions"] == {"a: b": "c", "true": 1, "*a": 1, "? q": 2}
+
+
+@pytest.mark.parametrize("text", ["next\x85line", "line\u2028separator", "lone\rcarriage return", "ends in cr\r"])
+def test_text_with_line_breaks_yaml_also_knows_is_quoted(kb, commented_kb, text):
+    result = kb("lesson", "add", INCIDENT, text, "--root", commented_kb)
+    assert result.code == 0, result.err
+    from generator.records.yaml_source import read_yaml_file
+
+    assert read_yaml_file(commented_kb / INCIDENT_FILE).value["lessons"] == [text]
+    raw = (commented_kb / INCIDENT_FILE).read_bytes().decode()
+    assert not any(char in raw for char in "\r\x85\u2028")  # escaped, not written as a line break
+
+
+@pytest.mark.parametrize("last_line", ["     ", "   \t"])
+def test_fmt_a_block_whose_last_line_is_only_spaces(kb, commented_kb, last_line):
+    path = commented_kb / INCIDENT_FILE
+    text = path.read_text()
+    summary = text[text.index("summary: >-\n"):text.index("\nsymptoms:")]
+    block = f"summary: |\n  The harness wedges.\n{last_line}\n"
+    path.write_text(text.replace(summary + "\n", "").replace("lessons: []   # none yet\n",
+                                                             "lessons: []   # none yet\n" + block))
+    assert kb("validate", "--root", commented_kb).code == 0
+    result = kb("fmt", "--root", commented_kb)
+    assert result.code == 0, result.err
+    assert f"reformatted {INCIDENT_FILE}: keys in schema order in the record\n" in result.out
+    assert block in path.read_text() and path.read_text().index(block) < path.read_text().index("symptoms:")
+    again = kb("fmt", "--check", "--root", commented_kb)
+    assert again.code == 0

@@ -16,8 +16,11 @@ TRICKY = [
     "trailing ", "it's", 'say "hi"', "a: b", "a #b", "#hash", "- dash", "? q", "{x}", "[x]", "a, b", "@at", "`tick",
     "%pct", "!bang", "*star", "&amp", "|pipe", ">gt", "tab\there", "bell\x07", "ünïcödé ✓", "x" * 150,
     "word " * 40 + "end", "two\nlines", "ends with newline\n", "blank\n\nline\n\n", " indented\nfirst line",
-    'quote " and \' both',
+    'quote " and \' both', "next\x85line", "line\u2028separator", "para\u2029separator", "lone\rcr",
+    "lone cr at the end\r", "crlf\r\ninside", "del\x7f", "nbsp\xa0", "bom\ufeff", "zero\u200bwidth", "\U0001f600 emoji",
 ]
+KEYS = [value for value in TRICKY if "\n" not in value and len(value) < 100] + [
+    "a: b", "true", "*a", "&a", "!tag", "? q", "?q", "-", ":", "1", "1.5", "null", "~", "2026-11-05", "x'y", "k,v"]
 
 
 @pytest.mark.parametrize("value", TRICKY)
@@ -27,6 +30,15 @@ def test_any_text_reads_back_as_itself(value):
     editor.set((), "b", {"nested": value, "flow": Flow(k=value)})
     editor.append(("list",), value)
     editor.append(("list",), {"k": value, "other": value})
+    editor.check()
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_any_key_reads_back_as_itself(key):
+    editor = Editor("a: 1\nlist:\n  - x\n")
+    editor.set((), "conditions", Flow({key: 1, "other": key}))
+    editor.set((), "block", {key: key})
+    editor.append(("list",), {key: 2})
     editor.check()
 
 
@@ -80,3 +92,29 @@ def test_blank_lines_kept_by_a_block_scalar_stay_with_it():
     editor.append(("list",), "new")
     editor.check()
     assert editor.text == "list:\n  - |+\n    kept\n\n\n  - new\nnext: 1\n"
+
+
+@pytest.mark.parametrize("value", ["reverted", "two\nlines\n", "x" * 150, {"nested": 1}])
+def test_a_comment_between_a_key_and_its_value_stays(value):
+    text = "id: x\nstatus:  # ask #perf-team before changing this\n  active   # since May\nnext: 1\n"
+    editor = Editor(text)
+    editor.set((), "status", value)
+    editor.check()
+    assert "status:  # ask #perf-team before changing this\n" in editor.text
+    assert editor.text.endswith("next: 1\n")
+
+
+def test_only_the_value_below_its_key_changes():
+    editor = Editor("status:  # ask first\n\n  # really\n  active  # now\nnext: 1\n")
+    editor.set((), "status", "reverted")
+    assert editor.text == "status:  # ask first\n\n  # really\n  reverted  # now\nnext: 1\n"
+
+
+@pytest.mark.parametrize("block", ["|", "|-", ">", "|2"])
+def test_a_block_whose_last_line_is_spaces_keeps_them(block):
+    text = f"a: 1\nlist:\n  - {block}\n    text\n     \n  - |\n    more\n      \nnext: 1\n"
+    editor = Editor(text)
+    editor.append(("list",), "new")
+    editor.set((), "next", 2)
+    editor.check()
+    assert editor.text == text.replace("      \nnext: 1", "      \n  - new\nnext: 2")

@@ -48,8 +48,9 @@ class Formatted:
 def format_record(text: str, kind: RecordKind) -> tuple[str, list[str]]:
     """The formatted text and what changed; raises EditError when the text is not a YAML mapping."""
     changes: list[str] = []
-    if not text.endswith("\n") or text.endswith("\n\n"):
-        text = text.rstrip("\n") + "\n"
+    ended = text.rstrip("\n") + "\n"
+    if ended != text and parse_yaml(ended).value == parse_yaml(text).value:  # not when a block's text ends there
+        text = ended
         changes.append("one newline at the end")
     if not any(_MODELINE_MARK in line for line in _leading_comments(text)):
         text = MODELINE.format(kind=kind) + "\n" + text

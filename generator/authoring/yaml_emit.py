@@ -1,19 +1,21 @@
 """Writing values as YAML lines, in the style hand-written records use: plain text where it reads
 back as itself, single quotes where quotes are needed, long prose folded (`>-`), several lines as
 a literal block (`|`), small mappings and lists inline when asked. Every line is indented in full,
-ready to splice into a file (`yaml_edit.py` does the splicing). Parses nothing.
+ready to splice into a file (`yaml_splice.py` does the splicing). Parses only to make sure a key
+or an inline value it writes bare reads back as itself.
 """
 
 from __future__ import annotations
 
 import io
-import json
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
 from ruamel.yaml import YAML
+
+from ..records.yaml_source import parse_yaml
 
 WIDTH = 100  # new prose longer than this is folded (`>-`), as hand-written records do
 _FLOW_UNSAFE = re.compile(r"[,\[\]{}]")
@@ -53,23 +55,59 @@ def render_scalar(value: Any, flow: bool = False) -> str:
         return ""
     if isinstance(value, datetime | date):
         return value.isoformat()
-    if isinstance(value, str) and "\n" in value:
-        return json.dumps(value, ensure_ascii=False)  # a JSON string is a YAML double-quoted string
-    if isinstance(value, Quoted) and value.isprintable():
+    if isinstance(value, str) and not value.isprintable():  # line breaks (YAML's too: U+0085, U+2028...), tabs
+        return _double_quoted(value)
+    if isinstance(value, Quoted):
         return "'" + value.replace("'", "''") + "'"
     buffer = io.StringIO()
     _dumper.dump([value], buffer)
     text = buffer.getvalue()[2:].rstrip("\n")
     if "\n" in text:  # pragma: no cover - width is unlimited
         raise RenderError(f"cannot write {value!r} on one line")
-    if flow and isinstance(value, str) and text == value and _FLOW_UNSAFE.search(value):
+    if flow and isinstance(value, str) and text == value and (_FLOW_UNSAFE.search(value) or
+                                                               not _reads_back("{k: %s}" % text, {"k": value})):
         text = "'" + value.replace("'", "''") + "'"
     return text
 
 
+def render_key(key: str, flow: bool = False) -> str:
+    """A mapping key that reads back as this text: `concurrency`, but `'true'`, `'a: b'`, `'*a'`."""
+    text = render_scalar(key, flow)
+    if len(text) > 1000:  # YAML allows no longer key on one line
+        raise RenderError(f"the key {key[:40]!r}... is longer than 1000 characters")
+    if text == key and not _reads_back(("{%s: 0}" if flow else "%s: 0") % text, {key: 0}):
+        text = "'" + key.replace("'", "''") + "'"  # plain text the dumper allows, but not as a key here
+    return text or "''"
+
+
+def _reads_back(text: str, expected: dict[str, Any]) -> bool:
+    loaded = parse_yaml(text)
+    return loaded.error is None and loaded.value == expected
+
+
+def _double_quoted(text: str) -> str:
+    """`text` in double quotes with every character that is not printable escaped, so no line
+    break of any kind (YAML also breaks lines at U+0085, U+2028 and U+2029) is left raw."""
+    out = []
+    for char in text:
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif char.isprintable():
+            out.append(char)
+        elif "\ud800" <= char <= "\udfff":
+            raise RenderError(f"the text {text[:40]!r} holds bytes that are not UTF-8; give it as UTF-8 text")
+        else:
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}")
+    return '"' + "".join(out) + '"'
+
+
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _render_flow(value: Any) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{render_key(k, flow=True)}: {_render_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_render_flow(v) for v in value) + "]"
     return render_scalar(value, flow=True)
@@ -115,6 +153,7 @@ def _wrap(text: str, width: int) -> list[str]:
 def render_entry(key: str, value: Any, column: int, indent: Indent) -> list[str]:
     """`key: value` at `column`, with any nested lines, each line indented in full."""
     pad = " " * column
+    key = render_key(key)
     if isinstance(value, Flow | FlowList) or (isinstance(value, dict | list) and not value):
         return [f"{pad}{key}: {_render_flow(value)}"]
     if isinstance(value, dict):

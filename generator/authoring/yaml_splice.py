@@ -30,7 +30,7 @@ from ruamel.yaml.events import (
 )
 
 from ..findings import KbError
-from .yaml_emit import Indent, RenderError, render_entry, render_item
+from .yaml_emit import Indent, RenderError, render_entry, render_item, render_key
 from ..records.yaml_source import Key, event_parser, parse_yaml
 
 class EditError(KbError):
@@ -138,8 +138,8 @@ def _parse(text: str) -> Node:
             if kind is ScalarEvent:
                 style = event.style or None
                 end = event.end_mark.index
-                if style in ("|", ">") and not event.value.endswith("\n\n"):  # kept blank lines ('|+') are content
-                    end = event.start_mark.index + len(text[event.start_mark.index:end].rstrip())
+                if style in ("|", ">"):
+                    end = _block_content_end(text, event.start_mark.index, end)
                 node = Node("scalar", event.start_mark.index, end, style=style, value=event.value)
             elif kind is MappingStartEvent or kind is SequenceStartEvent:
                 node = Node("map" if kind is MappingStartEvent else "seq", event.start_mark.index,
@@ -168,6 +168,30 @@ def _parse(text: str) -> Node:
     if root is None or root.kind != "map":
         raise EditError("the file's top level is not a mapping of fields")
     return root
+
+
+def _block_content_end(text: str, start: int, end: int) -> int:
+    """Where a block scalar's content ends: after its last line that holds content. The blank lines
+    below it are not part of it, unless kept ('|+'); a line of spaces deeper than the block's
+    indentation is content (a space at the end of the text), not a blank line."""
+    header_end = text.find("\n", start, end)
+    header = text[start:end if header_end < 0 else header_end].split("#", 1)[0]
+    if header_end < 0:
+        return start + len(header.rstrip())
+    if "+" in header:
+        return end
+    lines = text[header_end + 1:end].split("\n")
+    explicit = re.search(r"[1-9]", header)
+    if explicit:  # '|2': content sits that much deeper than the line the block starts on
+        starts_at = text.rfind("\n", 0, start) + 1
+        line = text[starts_at:start]
+        indent = len(line) - len(line.lstrip(" -")) + int(explicit.group())
+    else:  # the first line with anything but spaces sets the indentation
+        indent = next((len(line) - len(line.lstrip(" ")) for line in lines if line.strip(" ")), 0)
+    last = max((i for i, line in enumerate(lines) if line.strip(" ") or len(line) > indent), default=None)
+    if last is None:
+        return start + len(header.rstrip())
+    return header_end + 1 + sum(len(line) + 1 for line in lines[:last]) + len(lines[last])
 
 
 # ---- edits -------------------------------------------------------------------------------------
@@ -200,17 +224,20 @@ def _set_existing(doc: Document, mapping: Node, index: int, value: Any, indent: 
                         "replace; edit them by hand")
     column = doc.column_of(key.start)
     lines = render_entry(key.value, value, column, indent)
-    head = lines[0][column + len(key.value) + 1:]  # ' value', ' |' or '' (a nested block follows)
+    head = lines[0][column + len(render_key(key.value)) + 1:]  # ' value', ' |' or '' (a nested block follows)
     colon = _after_colon(doc, key)
-    end = colon if old.is_empty_scalar else old.end
+    start, end = colon, colon if old.is_empty_scalar else old.end
+    if not old.is_empty_scalar and "\n" in doc.text[colon:old.start]:
+        # The value sits below its key, after a comment or a blank line: only the value changes.
+        start, head = old.start, head.lstrip(" ")
     if len(lines) == 1:
-        return _splice(doc.text, colon, end, head)
-    # The value moves below the key line, which keeps any comment it had.
+        return _splice(doc.text, start, end, head)
+    # The value's lines go below its line, which keeps any comment it had.
     line_end = doc.line_start(doc.line_of(end) + 1)
     rest = doc.text[end:line_end]
     if not rest.endswith("\n"):
         rest += "\n"
-    return doc.text[:colon] + head + rest + "".join(line + "\n" for line in lines[1:]) + doc.text[line_end:]
+    return doc.text[:start] + head + rest + "".join(line + "\n" for line in lines[1:]) + doc.text[line_end:]
 
 
 def _insert_key(doc: Document, mapping: Node, key: str, value: Any, order: Sequence[str], indent: Indent) -> str:
