@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 
 class Severity(str, enum.Enum):
@@ -75,6 +75,9 @@ class Finding:
     column: int  # 1-based
     subject: str | None  # the record id, when known
     message: str
+    # The field the finding is about, as a key path ('measurements[1].delta_pct'), when it was made
+    # from one: PR mode matches findings by it, so a finding that moves lines stays the same one.
+    key: str | None = field(default=None, compare=False)
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:
@@ -89,6 +92,7 @@ class Finding:
         return replace(self, severity=severity)
 
 
-def finding(code: str, path: str, line: int, column: int, subject: str | None, message: str) -> Finding:
+def finding(code: str, path: str, line: int, column: int, subject: str | None, message: str,
+            key: str | None = None) -> Finding:
     """A finding with the code's default severity (configuration may change it later)."""
-    return Finding(code, CODES[code].severity, path, line, column, subject, message)
+    return Finding(code, CODES[code].severity, path, line, column, subject, message, key)

@@ -168,7 +168,8 @@ def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, lis
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
                 findings.append(finding("duplicate-id", rel_path, line, column, record.id,
-                                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id"))
+                                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
+                                        "id"))
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     catalog = Catalog.of(records, broken)

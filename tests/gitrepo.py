@@ -33,9 +33,10 @@ class GitRepo:
             root.mkdir(parents=True, exist_ok=True)
             self.git("init", "-q", "-b", "main")
 
-    def git(self, *args: str, when: str = "2026-11-01T00:00:00Z", check: bool = True) -> str:
+    def git(self, *args: str, when: str = "2026-11-01T00:00:00Z", check: bool = True,
+            input_text: str | None = None) -> str:
         result = subprocess.run(["git", *args], cwd=self.root, env=git_environment(when), capture_output=True,
-                                text=True)
+                                text=True, input=input_text)
         if check and result.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed: {result.stderr}")
         return result.stdout.strip()

@@ -20,6 +20,7 @@ from ..records.consistency import path_problem
 from ..records.deployments import any_value_pattern, deploy_pattern
 from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob, KnobStatus, RecordKind, Stance
+from ..records.validate import dotted
 from ..records.verdicts import (
     Standing,
     Support,
@@ -75,7 +76,7 @@ def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
 def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:
     source = catalog.source(RecordKind.KNOB, knob.id)
     line, column = source.source_map.locate(key)
-    return finding(code, source.rel_path, line, column, knob.id, message)
+    return finding(code, source.rel_path, line, column, knob.id, message, dotted(key))
 
 
 def _setting(knob: Knob) -> str:

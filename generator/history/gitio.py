@@ -201,13 +201,24 @@ def iter_blobs(repo: git.Repo, ids: Iterable[str]) -> Iterator[tuple[str, bytes]
         process.proc.wait()
 
 
-def list_tree(repo: git.Repo, rev: str, folder: str = "") -> list[TreeEntry]:
-    """Every file under `folder` ('' or 'sub/dir/') in commit `rev`, paths relative to `folder`."""
-    out = repo.git.ls_tree("-r", "-z", "--full-tree", f"{rev}:{folder}", stdout_as_string=False)
+def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] | None = None) -> list[TreeEntry]:
+    """Every file under `folder` ('' or 'sub/dir/') in commit `rev`, or only those under `paths`
+    (relative to `folder`) when given; paths relative to `folder`. Nothing when the folder is not
+    there. Paths are taken literally (no glob patterns), and git's tree entries as they are: a
+    tree made by hand can hold '..' or a link, so readers must check them."""
+    if paths is None:
+        specs = [folder.rstrip("/")] if folder else []
+    else:
+        specs = [folder + path for path in paths]
+        if not specs:
+            return []
+    out = repo.git.ls_tree("-r", "-z", "--full-tree", rev, "--", *specs, stdout_as_string=False,
+                           env={"GIT_LITERAL_PATHSPECS": "1"})
     entries = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         if item:
             meta, path = item.split("\t", 1)
             mode, kind, blob = meta.split(" ")
-            entries.append(TreeEntry(mode, kind, blob, path))
+            if path.startswith(folder):
+                entries.append(TreeEntry(mode, kind, blob, path[len(folder):]))
     return entries

@@ -41,7 +41,7 @@ class _Reporter:
 
     def __call__(self, code: str, key: Key, message: str) -> Finding:
         line, column = self.source.source_map.locate(key)
-        return finding(code, self.source.rel_path, line, column, self.subject, message)
+        return finding(code, self.source.rel_path, line, column, self.subject, message, dotted(key))
 
 
 def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:

@@ -58,7 +58,7 @@ def _translate(exc: ValidationError, raw: dict[str, Any], model: type[BaseModel]
             continue
         line, column = loaded.source_map.locate(path)
         code, message = _explain(errors, path, raw, model)
-        findings.append(finding(code, rel_path, line, column, subject, message))
+        findings.append(finding(code, rel_path, line, column, subject, message, dotted(path) or None))
     return findings
 
 
