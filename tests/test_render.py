@@ -228,3 +228,47 @@ def test_knob_page_leads_with_status_value_and_gains_then_the_story(seed_kb):
         "**Gains:** +12.8%", "## Gains", "## Suspected in incidents", "## Status history", "## About this knob",
         "- **Component:** decode")]
     assert order == sorted(order)
+
+
+def rendered(kb, seed_kb, out):
+    result = kb("render", "--root", seed_kb, "--out", out)
+    assert result.code == 0, result.err
+    return (out / ".incident-kb-render").read_text()
+
+
+def test_kb_render_deletes_only_files_it_wrote_inside_out(kb, seed_kb, tmp_path):
+    out, outside = tmp_path / "out", tmp_path / "precious"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    manifest = rendered(kb, seed_kb, out)
+    (out / ".incident-kb-render").write_text(
+        manifest + f"{outside / 'keep.txt'}\n../precious/keep.txt\n{'0' * 64} {outside / 'keep.txt'}\n")
+    assert kb("render", "--root", seed_kb, "--out", out).code == 0
+    assert (outside / "keep.txt").read_text() == "mine"
+
+
+def test_kb_render_never_follows_a_linked_subfolder(kb, seed_kb, tmp_path):
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    rendered(kb, seed_kb, out)
+    elsewhere.mkdir()
+    (elsewhere / INCIDENT_PAGE.split("/")[-1]).write_text("not kb's")
+    folder = out / INCIDENT_PAGE.split("/")[0]
+    for page in folder.iterdir():
+        page.unlink()
+    folder.rmdir()
+    folder.symlink_to(elsewhere, target_is_directory=True)
+    (seed_kb / SEED_INCIDENT).unlink()  # its page is stale now: the manifest names it
+    result = kb("render", "--root", seed_kb, "--out", out)
+    assert result.code == 2 and result.err == (f"kb: {folder} is a symbolic link; kb render writes only inside "
+                                               f"{out}, never through a link\n")
+    assert [p.name for p in elsewhere.iterdir()] == [INCIDENT_PAGE.split("/")[-1]]
+    assert (elsewhere / INCIDENT_PAGE.split("/")[-1]).read_text() == "not kb's"
+
+
+def test_kb_render_keeps_a_stale_page_someone_changed(kb, seed_kb, tmp_path):
+    out = tmp_path / "out"
+    rendered(kb, seed_kb, out)
+    (out / INCIDENT_PAGE).write_text("my notes on the incident")
+    (seed_kb / SEED_INCIDENT).unlink()
+    assert kb("render", "--root", seed_kb, "--out", out).code == 0
+    assert (out / INCIDENT_PAGE).read_text() == "my notes on the incident"
