@@ -213,6 +213,10 @@ def _insert_after(doc: Document, line: int, lines: list[str]) -> str:
     at = doc.line_start(line + 1)
     text = doc.text
     if at == len(text) and text and not text.endswith("\n"):
+        if parse_yaml(text + "\n").value != parse_yaml(text).value:
+            raise EditError(f"line {doc.line_count}: the file ends inside a text block ('|' or '>') with no line "
+                            "break, and a line added below would change that text; end the block's header with "
+                            "'-' (e.g. '|-') and the file with a line break, then run the command again")
         text, at = text + "\n", at + 1
     return _splice(text, at, at, "".join(entry + "\n" for entry in lines))
 
@@ -230,6 +234,7 @@ def _set_existing(doc: Document, mapping: Node, index: int, value: Any, indent: 
     if not old.is_empty_scalar and "\n" in doc.text[colon:old.start]:
         # The value sits below its key, after a comment or a blank line: only the value changes.
         start, head = old.start, head.lstrip(" ")
+    head += _header_comment(doc, old)
     if len(lines) == 1:
         return _splice(doc.text, start, end, head)
     # The value's lines go below its line, which keeps any comment it had.
@@ -238,6 +243,16 @@ def _set_existing(doc: Document, mapping: Node, index: int, value: Any, indent: 
     if not rest.endswith("\n"):
         rest += "\n"
     return doc.text[:start] + head + rest + "".join(line + "\n" for line in lines[1:]) + doc.text[line_end:]
+
+
+def _header_comment(doc: Document, old: Node) -> str:
+    """The comment after a block scalar's indicator ('|  # why'), which outlives the block's text."""
+    if old.style not in ("|", ">"):
+        return ""
+    header_end = doc.text.find("\n", old.start, old.end)
+    header = doc.text[old.start:old.end if header_end < 0 else header_end]
+    mark = header.find("#")
+    return header[len(header[:mark].rstrip()):] if mark > 0 else ""
 
 
 def _insert_key(doc: Document, mapping: Node, key: str, value: Any, order: Sequence[str], indent: Indent) -> str:
