@@ -1,0 +1,84 @@
+"""What PR mode (`kb check --base REF`) costs, and that files the knowledge base does not read cost
+it nothing.
+
+Builds two repositories holding the repository's own knowledge base (knobs, incidents, docs,
+deploy files), one of them also with `--unrelated-mb` of unrelated files (a vendored SDK, say),
+each with two commits; then times, in the same run and as CI runs them (fresh processes):
+
+- `kb check`, the baseline (reading the work tree's state costs more with more files in it);
+- `kb check --base HEAD^`, which also checks the knowledge base at HEAD^.
+
+Prints seconds and `--base / check` for each repository; the goal is the same ratio with and
+without the unrelated files: only what the knowledge base reads is read from the base. (Before,
+the whole tree at the base was written out: 1.7 s -> 9.8 s with 120 MB.)
+Usage: .venv/bin/python bench/base_check.py [--unrelated-mb 120] [--runs 3] [--out bench/out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+KB = Path(sys.executable).parent / "kb"
+ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+       "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+       "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid"}
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, env=ENV, check=True, capture_output=True)
+
+
+def build(root: Path, unrelated_mb: int) -> None:
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    for folder in ("knobs", "incidents", "docs", "deploy"):
+        shutil.copytree(REPO / folder, root / folder)
+    for i in range(unrelated_mb):
+        path = root / "vendor" / f"part{i // 20}" / f"blob{i}.bin"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(os.urandom(1 << 20))
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    (root / "deploy" / "decode.sh").write_text((root / "deploy" / "decode.sh").read_text() + "# a change\n")
+    git(root, "commit", "-q", "-am", "change")
+
+
+def best_of(runs: int, *args: str | Path) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = subprocess.run([str(KB), *map(str, args)], env=ENV, capture_output=True, text=True)
+        times.append(time.perf_counter() - start)
+        if result.returncode == 2:
+            raise SystemExit(f"kb {' '.join(map(str, args))} could not run: {result.stderr}")
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--unrelated-mb", type=int, default=120)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "out")
+    args = parser.parse_args()
+    plain, heavy = args.out / "base-plain", args.out / "base-unrelated"
+    build(plain, 0)
+    build(heavy, args.unrelated_mb)
+    check_plain = best_of(args.runs, "check", "--root", plain)
+    check_heavy = best_of(args.runs, "check", "--root", heavy)
+    base_plain = best_of(args.runs, "check", "--root", plain, "--base", "HEAD^")
+    base_heavy = best_of(args.runs, "check", "--root", heavy, "--base", "HEAD^")
+    print(f"{'':34} {'kb check':>9} {'--base HEAD^':>13} {'ratio':>7}")
+    print(f"{'the knowledge base alone':34} {check_plain:8.2f}s {base_plain:12.2f}s {base_plain / check_plain:6.2f}x")
+    print(f"{f'with {args.unrelated_mb} MB of unrelated files':34} {check_heavy:8.2f}s {base_heavy:12.2f}s "
+          f"{base_heavy / check_heavy:6.2f}x")
+
+if __name__ == "__main__":
+    main()
