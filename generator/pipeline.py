@@ -25,7 +25,7 @@ from .findings import Finding, KbError, Severity, finding
 from .history.timelines import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
 from .records.consistency import check_consistency
 from .records.model import Catalog, RecordSource
-from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind
+from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind, record_kind_of
 from .records.validate import validate_record
 from .records.yaml_source import parse_yaml, read_yaml_file
 from .wording import plural
@@ -83,10 +83,12 @@ def reference_date(today: date | None = None) -> date:
 
 
 def record_files(root: Path, kind: RecordKind) -> list[Path]:
+    """The record files of `kind`, in its folder and any subfolder of it (see `record_kind_of`)."""
     folder = root / kind.folder
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.suffix in RECORD_SUFFIXES and not p.name.startswith("."))
+    found = (path for path in folder.rglob("*") if path.suffix in RECORD_SUFFIXES and path.is_file())
+    return sorted(path for path in found if record_kind_of(path.relative_to(root).as_posix()) is kind)
 
 
 def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
@@ -152,7 +154,7 @@ def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, lis
     broken: dict[RecordKind, set[str]] = {kind: set() for kind in RecordKind}
     seen: dict[tuple[RecordKind, str], str] = {}
     for kind in RecordKind:
-        paths = set(record_files(root, kind)) | {root / rel for rel in replaced if rel.startswith(kind.folder + "/")}
+        paths = set(record_files(root, kind)) | {root / rel for rel in replaced if record_kind_of(rel) is kind}
         for path in sorted(paths):
             rel_path = path.relative_to(root).as_posix()
             text = replaced.get(rel_path)

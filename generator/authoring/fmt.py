@@ -22,8 +22,8 @@ from ..command import Command, add_root, root_of
 from ..findings import Finding, KbError, finding
 from ..wording import plural
 from ..pipeline import record_files
-from .scaffold import MODELINE
-from ..records.schema import RECORD_SUFFIXES, Record, RecordKind
+from .scaffold import modeline
+from ..records.schema import Record, RecordKind, record_kind_of
 from ..records.validate import dotted, fields_at
 from .yaml_splice import Document, EditError, Node, reorder_entries
 from ..records.yaml_source import Key, parse_yaml
@@ -45,7 +45,7 @@ class Formatted:
         return bool(self.changes)
 
 
-def format_record(text: str, kind: RecordKind) -> tuple[str, list[str]]:
+def format_record(text: str, kind: RecordKind, rel_path: str) -> tuple[str, list[str]]:
     """The formatted text and what changed; raises EditError when the text is not a YAML mapping."""
     changes: list[str] = []
     ended = text.rstrip("\n") + "\n"
@@ -53,7 +53,7 @@ def format_record(text: str, kind: RecordKind) -> tuple[str, list[str]]:
         text = ended
         changes.append("one newline at the end")
     if not any(_MODELINE_MARK in line for line in _leading_comments(text)):
-        text = MODELINE.format(kind=kind) + "\n" + text
+        text = modeline(kind, rel_path) + "\n" + text
         changes.append("editor schema modeline added")
     text, moved = _order_keys(text, kind.model)
     if moved:
@@ -66,7 +66,7 @@ def format_record(text: str, kind: RecordKind) -> tuple[str, list[str]]:
 
 def format_file(root: Path, path: Path) -> Formatted:
     rel = path.relative_to(root).as_posix()
-    kind = next((k for k in RecordKind if path.parent == root / k.folder), None)
+    kind = record_kind_of(rel)
     if kind is None:  # pragma: no cover - callers pass record files only
         raise KbError(f"{rel} is not a record; records live in {_FOLDERS}")
     try:
@@ -79,7 +79,7 @@ def format_file(root: Path, path: Path) -> Formatted:
         return Formatted(rel, record, problem=finding(error.code, rel, error.line, error.column, None,
                                                       f"{error.message}; fix it before formatting"))
     try:
-        formatted, changes = format_record(record.text, kind)
+        formatted, changes = format_record(record.text, kind, rel)
     except EditError as exc:
         return Formatted(rel, record, problem=finding("not-a-mapping", rel, 1, 1, None, f"{exc}; nothing to format"))
     if parse_yaml(formatted).value != before.value:  # pragma: no cover - a bug; never change what a record says
@@ -91,14 +91,15 @@ def files_to_format(root: Path, names: list[Path]) -> list[Path]:
     """The record files named (all records when none are), checked to be records."""
     if not names:
         return [path for kind in RecordKind for path in record_files(root, kind)]
-    folders = {(root / kind.folder).resolve() for kind in RecordKind}
     paths = []
     for name in names:
         path = name if name.is_absolute() else Path.cwd() / name
         resolved = path.resolve()
-        if resolved.parent not in folders or resolved.suffix not in RECORD_SUFFIXES or not resolved.is_file():
+        inside = resolved.is_relative_to(root.resolve())
+        if not inside or record_kind_of(resolved.relative_to(root.resolve()).as_posix()) is None \
+                or not resolved.is_file():
             raise KbError(f"{name} is not a record file; records are the .yaml files in "
-                          f"{_FOLDERS} under {root}")
+                          f"{_FOLDERS} (and their subfolders) under {root}")
         paths.append(root.resolve() / resolved.relative_to(root.resolve()))
     return paths
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import Finding, KbError, Severity
-from ..pipeline import KnowledgeBase, load_knowledge_base
+from ..pipeline import KnowledgeBase, load_knowledge_base, record_files
 from ..records.schema import RECORD_SUFFIXES, SLUG_PATTERN, Incident, Knob, RecordKind
 from ..records.validate import validate_record
 from ..records.yaml_source import MAX_BYTES, parse_yaml
@@ -80,6 +80,10 @@ def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     for suffix in RECORD_SUFFIXES:
         if (folder / f"{record_id}{suffix}").is_file():
             return folder / f"{record_id}{suffix}"
+    # Records may be grouped in subfolders; the file name is the id wherever it lives.
+    for path in record_files(root, kind):
+        if path.stem == record_id:
+            return path
     return folder / f"{record_id}{RECORD_SUFFIXES[0]}"
 
 

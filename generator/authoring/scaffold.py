@@ -21,14 +21,17 @@ from ..records.schema import RecordKind
 from .yaml_emit import Indent, render_entry
 from ..records.yaml_source import parse_yaml
 
-MODELINE = "# yaml-language-server: $schema=../schemas/{kind}.schema.json"
+def modeline(kind: RecordKind, rel_path: str) -> str:
+    """The editor schema modeline of a record at `rel_path`: the schema under the knowledge base's
+    schemas/ folder (where `kb init` writes it), relative to the record's folder."""
+    return f"# yaml-language-server: $schema={'../' * rel_path.count('/')}schemas/{kind}.schema.json"
 
 
 def create_record(root: Path, kind: RecordKind, record_id: str, values: dict[str, Any]) -> str:
     """Write the new record; returns its repository-relative path."""
     record = new_record(root, kind, record_id)
     values = {"id": record_id, **values}
-    text = scaffold_text(kind, values)
+    text = scaffold_text(kind, values, record.rel_path)
     written = parse_yaml(text).value
     expected = {name: values.get(name, _empty(info)) for name, info in kind.model.model_fields.items()}
     if written != expected:  # pragma: no cover - a rendering bug; never write a record that says something else
@@ -37,8 +40,8 @@ def create_record(root: Path, kind: RecordKind, record_id: str, values: dict[str
     return record.rel_path
 
 
-def scaffold_text(kind: RecordKind, values: dict[str, Any]) -> str:
-    lines = [MODELINE.format(kind=kind)]
+def scaffold_text(kind: RecordKind, values: dict[str, Any], rel_path: str) -> str:
+    lines = [modeline(kind, rel_path)]
     for name, info in kind.model.model_fields.items():
         lines.append(f"# {field_comment(info)}")
         lines += render_entry(name, values.get(name, _empty(info)), 0, Indent())

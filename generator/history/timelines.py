@@ -29,13 +29,10 @@ from .gitio import (
     repository_state,
     uncommitted_changes,
 )
-from ..records.schema import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind
+from ..records.schema import DOCS_FOLDER, RecordKind, record_kind_of
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)
-_KIND_OF_FOLDER = {kind.folder: kind for kind in RecordKind}
-
-
 class HistoryUnavailable(Exception):
     """There is no history to read (not a repository, no commits yet); the message says the fix."""
 
@@ -211,8 +208,7 @@ class _Walk:
 
 
 def _is_record(path: str) -> bool:
-    folder, _, name = path.partition("/")
-    return folder in _KIND_OF_FOLDER and "/" not in name and name.endswith(RECORD_SUFFIXES)
+    return record_kind_of(path) is not None
 
 
 def _material_changes(key: RecordKey, lineage: list[_Version], blobs: Mapping[str, bytes],

@@ -253,6 +253,17 @@ RECORD_SUFFIXES = (".yaml", ".yml")
 DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
 
 
+def record_kind_of(rel_path: str) -> RecordKind | None:
+    """The kind of record a knowledge-base-relative path holds, or None if it is not a record.
+
+    A record is a YAML file anywhere under its kind's folder: subfolders group records (by team,
+    by service) and the file name is still the id. Hidden files and folders are not records."""
+    folder, *inside = rel_path.split("/")
+    if not inside or not inside[-1].endswith(RECORD_SUFFIXES) or any(part.startswith(".") for part in inside):
+        return None
+    return next((kind for kind in RecordKind if kind.folder == folder), None)
+
+
 def json_schema(kind: RecordKind | str) -> dict[str, Any]:
     """The JSON Schema for editors, derived from the model above."""
     kind = RecordKind(kind)
