@@ -4,10 +4,10 @@ pages written as static markdown, and print the ratio (the goal is under 1.3).
     .venv/bin/python bench/site_build.py [--knobs 1200] [--incidents 800] [--docs 60]
 
 Three builds of one generated knowledge base (under bench/out/):
-  generated, cold   mkdocs build --strict with the gen-files script, no chart cache
+  generated, cold   mkdocs build --strict with the incident-kb plugin, no chart cache
   generated, warm   the same, with the charts drawn by the first build cached on disk
   static baseline   the pages `kb render` writes, plus the hand-written docs, built by plain
-                    MkDocs (no gen-files, no hook): what MkDocs alone costs for this site
+                    MkDocs (no plugin): what MkDocs alone costs for this site
 The steady builds (warm, static) alternate, --rounds times each, and the best of each counts.
 """
 
@@ -100,7 +100,6 @@ def generate(root: Path, knobs: int, incidents: int, docs: int) -> None:
         (root / "docs/design" / f"doc-{d:03d}.md").write_text(
             f"# Design note {d}\n\n{sentence(rng, 60)}\n\nTouches {mentioned}.\n\n## Details\n\n{sentence(rng, 80)}\n")
     config = (REPO / "mkdocs.yml").read_text()
-    config = config.replace("generator/", f"{REPO}/generator/")
     config = config[:config.index("\nnav:")] + "\nnav:\n  - Home: index.md\n  - Knobs: knobs/index.md\n" \
         "  - Incidents: incidents/index.md\n  - Tags: tags.md\n  - Design: design\n"
     (root / "mkdocs.yml").write_text(config)
@@ -117,10 +116,14 @@ def static_copy(root: Path, static: Path) -> None:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
     config = (root / "mkdocs.yml").read_text()
-    start, end = config.index("  # Record pages, indexes"), config.index("# Scripts and styles")
-    config = config[:start] + "\n" + config[end:]  # no gen-files script, no hook
-    start, end = config.index("watch:"), config.index("# Record pages stay out")
-    (static / "mkdocs.yml").write_text(config[:start] + config[end:])  # no record folders to watch
+    start = config.index("  # Record pages (reached")
+    end = config.index("  - incident-kb\n") + len("  - incident-kb\n")
+    # No plugin: what it adds to the configuration (the pages' style sheet and script, record pages
+    # out of the nav) is written out instead.
+    config = config[:start] + config[end:] + (
+        "extra_css: [assets/incident-kb/kb.css]\nextra_javascript: [assets/incident-kb/kb.js]\n"
+        "not_in_nav: |\n  /knobs/*.md\n  /incidents/*.md\n")
+    (static / "mkdocs.yml").write_text(config)
 
 
 def build(folder: Path, site: Path) -> float:

@@ -15,8 +15,9 @@ from datetime import date
 
 from .pr_mode import check_at_base, mark_pre_existing
 from .checking.formats import FORMATS, format_github_summary
+from .checking.staged import staged_changes
 from .command import Command, add_root, root_of
-from .findings import CODES, Finding, Severity
+from .findings import CODES, Finding, KbError, Severity
 from .pipeline import TODAY_VARIABLE, KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.schema import RecordKind, json_schema
 from .wording import plural
@@ -54,11 +55,23 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
                              "and do not fail the run")
     parser.add_argument("--allow-shallow", action="store_true",
                         help="check a shallow clone with the history it has, instead of refusing")
+    parser.add_argument("--staged", action="store_true",
+                        help="pre-commit mode: do nothing unless the commit being made touches the knowledge base (a "
+                             "record, a doc, pyproject.toml, or a file a record names, such as an applies_to file); "
+                             "then fail only on what it introduces, as with --base HEAD")
     _add_today(parser)
 
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
+    if args.staged:
+        if args.base is not None:
+            raise KbError("--staged compares with HEAD; it takes no --base")
+        staged = staged_changes(root, lambda: load_knowledge_base(root).catalog)
+        if not staged.touched:
+            print("kb check --staged: the commit touches no file of the knowledge base; nothing to check")
+            return 0
+        args.base = staged.base
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today)

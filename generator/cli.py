@@ -10,13 +10,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from . import check_commands
+from . import __version__, check_commands
 from .authoring import commands as authoring_commands
+from .authoring.init import INIT
 from .command import Command, Parser
 from .findings import KbError
 from .website.render_command import RENDER
 
 COMMANDS: tuple[Command, ...] = (
+    INIT,
     *check_commands.COMMANDS,
     *authoring_commands.COMMANDS,
     RENDER,
@@ -25,6 +27,7 @@ COMMANDS: tuple[Command, ...] = (
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
     parser = Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
+    parser.add_argument("--version", action="version", version=f"kb (incident-kb) {__version__}")
     top = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     for command in commands:  # in declaration order; a group ('hypothesis add') where its first verb is

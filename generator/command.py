@@ -38,9 +38,12 @@ def root_of(args: argparse.Namespace) -> Path:
 
 
 def find_root(start: Path) -> Path:
-    """The repository containing `start` (the nearest folder with .git), else `start` itself."""
+    """The knowledge base containing `start`: the nearest folder with knobs/ or incidents/, looking
+    no further up than the repository (the nearest folder with .git); else that repository, else
+    `start` itself. So `kb check` run anywhere inside a knowledge base kept in a subfolder of a
+    larger repository (`kb init kb/`) finds it."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / ".git").exists():
+        if (folder / "knobs").is_dir() or (folder / "incidents").is_dir() or (folder / ".git").exists():
             return folder
     return start

@@ -81,7 +81,8 @@ def test_pre_commit_hook_blocks_a_record_change_whose_docs_are_stale(tmp_path):
     hooks = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())
     hook = dict(hooks[0])
     # Hooks hosted elsewhere cannot be fetched here: the same hook as a local one, run by this kb.
-    hook.update(language="system", entry=f"{_kb_executable()} check")
+    assert hook["entry"].startswith("kb ")
+    hook.update(language="system", entry=_kb_executable() + hook["entry"][2:])
     config = {"repos": [{"repo": "local", "hooks": [hook]}]}
     (root / ".pre-commit-config.yaml").write_text(json.dumps(config))
     env = {**git_environment("2026-11-07T09:00:00Z"), "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
@@ -96,12 +97,29 @@ def test_pre_commit_hook_blocks_a_record_change_whose_docs_are_stale(tmp_path):
     assert "- hook id: kb-check\n- exit code: 1" in output
     assert "error stale-doc" in output and "error reclaimable-knob" in output
     assert repo.git("log", "-1", "--format=%s") == "Add the pre-commit configuration"
-    # Forced through, the errors stay; a later commit that touches no watched file skips the hook.
+    # Forced through, the errors stay; a later commit that touches no file of the knowledge base
+    # passes at once, without reading a record.
     assert run("git", "commit", "-q", "--no-verify", "-m", "Root cause, docs later").returncode == 0
     (root / "README.md").write_text("# notes\n")
     run("git", "add", "README.md")
     readme = run("git", "commit", "-m", "Readme")
-    assert readme.returncode == 0 and "(no files to check)Skipped" in readme.stdout + readme.stderr
+    assert readme.returncode == 0, readme.stdout + readme.stderr
+    assert repo.git("log", "-1", "--format=%s") == "Readme"
+    # A commit that touches the knowledge base is judged on what it introduces: the errors already
+    # at HEAD do not block an unrelated doc...
+    (root / "docs/notes.md").write_text("# Notes\n\nNothing about any record.\n")
+    run("git", "add", "docs/notes.md")
+    notes = run("git", "commit", "-m", "Notes")
+    assert notes.returncode == 0, notes.stdout + notes.stderr
+    # ...but a change to a deploy file a knob applies to runs the check, and its drift blocks it.
+    deploy = root / "deploy/decode.sh"
+    assert "SGLANG_SM120_MMA_TARGET_CTAS" not in deploy.read_text()  # the knob is reverted
+    deploy.write_text(deploy.read_text() + "export SGLANG_SM120_MMA_TARGET_CTAS=512\n")
+    run("git", "add", "deploy/decode.sh")
+    drift = run("git", "commit", "-m", "Tidy the decode script")
+    assert drift.returncode != 0
+    assert "error knob-drift" in drift.stdout + drift.stderr
+    assert "pre-existing at HEAD" in drift.stdout + drift.stderr
 
 
 def test_the_workflow_fetches_all_history_and_checks_against_the_base():

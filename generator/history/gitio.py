@@ -139,6 +139,13 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange
     return changes
 
 
+def staged_paths(repo: git.Repo) -> list[str]:
+    """The paths the next commit changes (added, modified, deleted; both sides of a rename),
+    relative to the repository's top."""
+    out = repo.git.diff("--cached", "--name-only", "--no-renames", "-z", stdout_as_string=False)
+    return [path for path in out.decode("utf-8", "surrogateescape").split("\0") if path]
+
+
 def _parse_raw(tokens: list[str]) -> Iterator[FileChange]:
     """`--raw -z` entries: ':old_mode new_mode old_blob new_blob STATUS\\0path\\0[new_path\\0]'."""
     i = 0

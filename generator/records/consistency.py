@@ -20,7 +20,7 @@ from .validate import dotted
 from .yaml_source import Key
 from ..wording import day
 
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
 def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
@@ -87,7 +87,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
         elif measurement.delta_pct is None and measurement.baseline == 0:
             yield report("bad-value", ("measurements", i, "baseline"),
                          f"measurements[{i}].baseline is 0, so no gain in percent can be computed; give delta_pct")
-        if measurement.evidence and not _URL.match(measurement.evidence):
+        if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
             yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
 
 

@@ -61,5 +61,5 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: 
         docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         places=place_findings(kb, settings, record_pages),
-        charts=draw_gain_charts(catalog.knobs.values(), chart_cache),
+        charts=draw_gain_charts(catalog.knobs.values(), chart_cache) if settings.charts else {},
     )

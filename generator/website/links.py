@@ -42,6 +42,9 @@ class SiteSettings:
     site_name: str = "incident-kb"
     docs_dir: str = "docs"  # repository-relative
     edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
+    home: bool = True  # generate the home page (index.md); off when the docs have their own
+    tags: bool = True  # generate the tags page (tags.md, for Material's tags plugin)
+    charts: bool = True  # draw gain charts on knob pages
 
     def docs_path(self, rel_path: str) -> str | None:
         """A repository-relative path as a path inside the docs folder, or None if outside it."""

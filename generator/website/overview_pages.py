@@ -125,8 +125,7 @@ def home_view(context: SiteContext) -> HomePage:
     browse = (
         links.to(KNOB_INDEX, knobs_text),
         links.to(INCIDENT_INDEX, incidents_text),
-        links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),
-    )
+    ) + ((links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),) if context.settings.tags else ())
     knobs, knobs_intro = _knob_overview(context, links, knobs_text)
     incidents, incidents_intro = _incident_overview(context, links, incidents_text)
     return HomePage(

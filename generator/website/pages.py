@@ -105,9 +105,11 @@ def render_context(context: SiteContext) -> RenderedSite:
         edit_paths[incident_page.path] = context.settings.edit_path(catalog.source(RecordKind.INCIDENT, incident.id).rel_path)
     for index in (knob_index_view(context), incident_index_view(context)):
         files[index.path] = render_index_page(index)
-    home = home_view(context)
-    files[home.path] = render_home_page(home)
-    files[TAGS_PAGE] = render_tags_page()
+    if context.settings.home:
+        home = home_view(context)
+        files[home.path] = render_home_page(home)
+    if context.settings.tags:
+        files[TAGS_PAGE] = render_tags_page()
     for name in ASSET_FILES:
         files[f"{ASSETS_DIR}/{name}"] = (ASSETS / name).read_text(encoding="utf-8")
     banners = {page: str(doc_banner(findings)) for page, findings in sorted(context.places.by_doc.items())}

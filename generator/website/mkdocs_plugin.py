@@ -1,0 +1,120 @@
+"""The MkDocs plugin `incident-kb` (`plugins: [search, tags, incident-kb]` in mkdocs.yml): the record
+pages, indexes, tags page, home page and gain charts generated into the build, banners on the
+hand-written pages that findings are about, Material's partials it overrides, and the record
+folders watched under `mkdocs serve`.
+
+Registered under the `mkdocs.plugins` entry point, so a repository that adopts the knowledge base
+holds no Python file of ours. It drives mkdocs-gen-files' editor itself (gen-files' own `scripts:`
+takes file paths only, so `gen-files` need not be listed). Options are declared below and checked
+by MkDocs' config schema:
+
+    plugins:
+      - incident-kb:
+          root: .        # the folder holding knobs/ and incidents/ (default: mkdocs.yml's folder)
+          home: true     # generate the home page (index.md); false if docs/ has its own
+          tags: true     # generate tags.md for Material's tags plugin
+          charts: true   # gain charts on knob pages
+
+MkDocs glue only: the work of a build is in `mkdocs_glue`, imported afresh for each build so that
+`mkdocs serve` picks up edits to the generator itself (see `live_reload`).
+"""
+
+from __future__ import annotations
+
+import os
+
+# MkDocs-2 notices. ProperDocs' is printed when mkdocs-gen-files' *plugin* module is imported; this
+# plugin never imports it, and the variable keeps it quiet if a site also lists `gen-files` after us.
+# Material's is printed when the theme loads, before any plugin: see generator/quiet_mkdocs.py.
+os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+
+import tempfile  # noqa: E402 - after the notices are silenced
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+from mkdocs.config import config_options as opt  # noqa: E402
+from mkdocs.config.base import Config  # noqa: E402
+from mkdocs.config.defaults import MkDocsConfig  # noqa: E402
+from mkdocs.config.config_options import ExtraScriptValue  # noqa: E402
+from mkdocs.plugins import BasePlugin, event_priority  # noqa: E402
+from mkdocs.structure.files import Files  # noqa: E402
+from mkdocs.structure.pages import Page  # noqa: E402
+
+from ..records.schema import RecordKind  # noqa: E402
+from .links import ASSETS_DIR  # noqa: E402
+from .live_reload import fresh_module  # noqa: E402
+
+_GLUE = "generator.website.mkdocs_glue"
+# Overrides of Material's partials (tags below the page, a name for the search dialog).
+_THEME_OVERRIDES = str(Path(__file__).parent / "theme")
+# What the generated pages are written with; MkDocs itself always adds toc, tables and fenced_code.
+_MARKDOWN_EXTENSIONS = ("admonition", "attr_list")
+
+
+class IncidentKbConfig(Config):
+    root = opt.Optional(opt.Dir(exists=True))
+    home = opt.Type(bool, default=True)
+    tags = opt.Type(bool, default=True)
+    charts = opt.Type(bool, default=True)
+
+
+class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
+    supports_multiple_instances = False
+
+    def __init__(self) -> None:
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._banners: dict[str, str] = {}
+
+    @property
+    def root(self) -> Path:
+        return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        self._config_file = config.config_file_path
+        # Rebuild under `mkdocs serve` when a record changes.
+        for kind in RecordKind:
+            folder = str(self.root / kind.folder)
+            if os.path.isdir(folder) and folder not in config.watch:
+                config.watch.append(folder)
+        # The pages' one style sheet and script, served from the site itself.
+        if f"{ASSETS_DIR}/kb.css" not in config.extra_css:
+            config.extra_css.append(f"{ASSETS_DIR}/kb.css")
+        if f"{ASSETS_DIR}/kb.js" not in [str(script) for script in config.extra_javascript]:
+            config.extra_javascript.append(ExtraScriptValue(f"{ASSETS_DIR}/kb.js"))
+        # After the site's own custom_dir, if it has one, so that its overrides win.
+        if config.theme.name == "material" and _THEME_OVERRIDES not in config.theme.dirs:
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, _THEME_OVERRIDES)
+        for extension in _MARKDOWN_EXTENSIONS:
+            if extension not in config.markdown_extensions:
+                config.markdown_extensions.append(extension)
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self._cleanup()
+        self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
+        glue: Any = fresh_module(_GLUE)
+        options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
+                                   charts=self.config.charts)
+        generated = glue.generate_files(files, config, options, self._scratch.name)
+        self._banners = generated.banners
+        files_out: Files = generated.files
+        return files_out
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
+        search index: as markdown it would be indexed)."""
+        banner = self._banners.get(page.file.src_uri)
+        return banner + html if banner else html
+
+    @event_priority(-100)  # after every other plugin has read the generated files
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        self._cleanup()
+
+    def on_shutdown(self) -> None:
+        self._cleanup()
+
+    def _cleanup(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
