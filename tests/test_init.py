@@ -113,3 +113,23 @@ def test_init_refuses_a_file_with_one_line(kb, here):
     (here / "kb").write_text("not a folder\n")
     result = kb("init", "kb")
     assert result.code == 2 and result.err == "kb: kb is a file; kb init needs a folder (it is created if missing)\n"
+
+
+def test_staged_mode_in_a_subfolder_looks_only_at_the_knowledge_base(kb, here):
+    repo = GitRepo(here / "product")
+    os.chdir(here / "product")
+    assert kb("init", "kb").code == 0
+    # Before the first commit there is no HEAD: everything staged is new.
+    repo.git("add", "-A")
+    assert kb("check", "--staged", "--root", "kb").out == "all good: 0 knobs, 0 incidents checked\n"
+    repo.commit("A knowledge base", "2026-11-01T00:00:00Z")
+    repo.write("src/main.py", "print('hello')\n")
+    repo.git("add", "-A")
+    skipped = kb("check", "--staged", "--root", "kb")
+    assert (skipped.code, skipped.out) == (0, "kb check --staged: the commit touches no file of the knowledge base; "
+                                              "nothing to check\n")
+    repo.commit("The product", "2026-11-02T00:00:00Z")
+    repo.write("kb/knobs/broken.yaml", "id: broken\n")
+    repo.git("add", "-A")
+    blocked = kb("check", "--staged", "--root", "kb")
+    assert blocked.code == 1 and "kb/knobs/broken.yaml" not in blocked.out and "knobs/broken.yaml:" in blocked.out

@@ -1,0 +1,138 @@
+"""What a team does to adopt the knowledge base, for real: build the wheel, install it (not
+editable) into a fresh virtual environment, `git init`, `kb init`, `kb new knob`, commit,
+`kb check`, `mkdocs build --strict`, and find the knob's page and search entry in the site. Also
+the same in a subfolder of a larger repository, with `kb check --base` on the commit that adds it.
+The README's "Adopt in five minutes" commands are the ones run (`UPDATE_GOLDEN=1` rewrites the
+output shown there; review the diff).
+
+The environment: the wheel is built once per session; the venv is created once per set of
+declared dependencies (kept under .cache/adoption-venv/, keyed by the wheel's Requires-Dist and the
+Python version) with a real `pip install` that resolves them from the package index, and the
+wheel is reinstalled into it (--no-deps, --force-reinstall) every session, then `pip check`
+verifies the installed set. A fresh venv costs about 2 minutes here; a reused one, seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO
+from .gitrepo import GIT_ENV
+from .test_guide import steps_of
+
+pytestmark = pytest.mark.slow  # builds a wheel and a venv, and real sites: left out of `make test-fast`
+
+README = REPO / "README.md"
+VENVS = REPO / ".cache" / "adoption-venv"
+_SECTION = re.compile(r"^## Adopt in five minutes\n(.*?)^## ", re.DOTALL | re.MULTILINE)
+_BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+NOTICES = ("end of life", "ProperDocs", "MkDocs 2", "NO_MKDOCS_2_WARNING")
+
+
+def _run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(args, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    assert proc.returncode == 0, f"{' '.join(map(str, args))} failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+@pytest.fixture(scope="session")
+def adopter_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin/ folder of a venv where incident-kb is installed from its wheel, as a team would."""
+    dist = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(dist), str(REPO)])
+    wheel = next(dist.glob("incident_kb-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        requires = sorted(line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:"))
+    key = hashlib.sha256("\n".join([sys.version, *requires]).encode()).hexdigest()[:16]
+    venv = VENVS / key
+    python = venv / "bin" / "python"
+    version = wheel.name.split("-")[1]
+    # From the folder as from an index (no direct URL recorded): kb init then pins incident-kb==version.
+    install = [str(python), "-m", "pip", "install", "--quiet", "--no-compile", "--find-links", str(dist)]
+    if not python.exists():
+        _run([sys.executable, "-m", "venv", "--clear", str(venv)])
+        _run([*install, f"incident-kb=={version}"], timeout=900)  # resolves the dependencies for real
+    else:
+        _run([*install, "--no-deps", "--force-reinstall", "--no-index", f"incident-kb=={version}"], timeout=300)
+    _run([str(python), "-m", "pip", "check"])
+    assert _run([str(venv / "bin" / "kb"), "--version"]).stdout == f"kb (incident-kb) {version}\n"
+    return venv / "bin"
+
+
+def _env(bin_folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISABLE_MKDOCS_2_WARNING", "NO_MKDOCS_2_WARNING",
+                                                             "VIRTUAL_ENV", "PYTHONPATH")}
+    env |= GIT_ENV | {"PATH": f"{bin_folder}{os.pathsep}{env['PATH']}", "PYTHONUNBUFFERED": "1",
+                      "GIT_AUTHOR_DATE": "2026-11-01T09:00:00Z", "GIT_COMMITTER_DATE": "2026-11-01T09:00:00Z"}
+    return env
+
+
+def _assert_knob_on_the_site(site: Path, knob_id: str, name: str) -> None:
+    assert name in (site / "knobs" / knob_id / "index.html").read_text(encoding="utf-8")
+    entries = json.loads((site / "search/search_index.json").read_text(encoding="utf-8"))["docs"]
+    assert any(e["location"] == f"knobs/{knob_id}/" and name in e["text"] + e["title"] for e in entries)
+
+
+def test_the_readme_adoption_works_as_shown(adopter_bin, tmp_path):
+    root = tmp_path / "team-kb"
+    root.mkdir()
+    env = _env(adopter_bin)
+    _run(["git", "init", "-q", "-b", "main"], cwd=root, env=env)
+    text = README.read_text(encoding="utf-8")
+    section = _SECTION.search(text)
+    assert section, "README has no 'Adopt in five minutes' section"
+    block = _BLOCK.search(section.group(1))
+    assert block, "the section has no console block"
+    start = section.start(1) + block.start(1)
+    first_line = text.count("\n", 0, start) + 1
+    rewritten, failures = [], []
+    for step in steps_of(block.group(1), first_line):
+        result = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=300)
+        actual = result.stdout.rstrip("\n").split("\n") if result.stdout.strip() else []
+        if actual != step.output:
+            failures.append(f"README line {step.line}: $ {step.command}\n  shown:  {step.output}\n  actual: {actual}")
+        rewritten += [*step.source, *actual]
+    if os.environ.get("UPDATE_GOLDEN"):
+        new_block = "".join(line + "\n" for line in rewritten)
+        README.write_text(text[:start] + new_block + text[start + len(block.group(1)):], encoding="utf-8")
+        return
+    assert not failures, "the README shows output its commands do not print (UPDATE_GOLDEN=1 rewrites it):\n" + \
+        "\n".join(failures)
+    everything = "\n".join(rewritten)
+    assert not any(notice in everything for notice in NOTICES)  # mkdocs printed no MkDocs-2 notice
+    _assert_knob_on_the_site(root / "site", "decode-batch-size", "DECODE_BATCH_SIZE")
+
+
+def test_a_knowledge_base_in_a_subfolder_of_a_larger_repository(adopter_bin, tmp_path):
+    top = tmp_path / "product"
+    top.mkdir()
+    env = _env(adopter_bin)
+    run = lambda *args, cwd=top: _run(list(args), cwd=cwd, env=env)  # noqa: E731
+    run("git", "init", "-q", "-b", "main")
+    (top / "src").mkdir()
+    (top / "src/main.py").write_text("print('hello')\n")
+    run("git", "add", "-A")
+    run("git", "commit", "-q", "-m", "The product")
+    run("kb", "init", "kb")
+    run("kb", "new", "knob", "prefill-chunk", "--name", "PREFILL_CHUNK", "--summary", "Prefill chunk size",
+        "--value", "4096", "--root", "kb")
+    run("git", "add", "-A")
+    run("git", "commit", "-q", "-m", "A knowledge base for the product")
+    checked = run("kb", "check", "--root", "kb", "--base", "HEAD~1")
+    assert checked.stdout.startswith("all good: 1 knob, 0 incidents checked; 0 findings pre-existing at HEAD~1")
+    assert run("kb", "check", cwd=top / "kb").stdout == "all good: 1 knob, 0 incidents checked\n"
+    built = run("mkdocs", "build", "--strict", cwd=top / "kb")
+    assert not any(notice in built.stdout + built.stderr for notice in NOTICES)
+    _assert_knob_on_the_site(top / "kb/site", "prefill-chunk", "PREFILL_CHUNK")
+    assert run("git", "status", "--porcelain").stdout == ""  # the build's output is ignored
