@@ -164,3 +164,33 @@ def test_raw_html_in_records_is_never_markup_in_the_built_site(hostile_site):
         assert not re.search(r"<script>alert|<img src=.?x.? onerror|<svg onload|<iframe|javascript:alert", text), path
     assert "evil.example/pixel.png" not in hostile_site.html("incidents/injected")
     assert "&lt;script&gt;alert('summary')&lt;/script&gt;" in hostile_site.html("incidents/injected")
+
+
+def test_plugin_options_turn_off_the_home_page_tags_and_charts(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    text = config.read_text().replace("\n  - incident-kb\n", "\n  - incident-kb:\n      home: false\n      tags: false\n"
+                                                          "      charts: false\n")
+    config.write_text(text.replace("  - Tags: tags.md\n", ""))
+    (root / "docs/index.md").write_text("# Our own home page\n")
+    build_site(root, tmp_path / "site")
+    assert "Our own home page" in (tmp_path / "site/index.html").read_text()
+    assert not (tmp_path / "site/tags").exists()
+    assert not list((tmp_path / "site/knobs").glob("*.svg"))
+    assert (tmp_path / "site/knobs/sglang-sm120-mma-target-ctas/index.html").is_file()
+
+
+def test_a_wrong_plugin_option_is_one_clear_configuration_error(tmp_path):
+    import subprocess
+    import sys
+
+    from .site_support import MKDOCS_ENV
+
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("\n  - incident-kb\n", "\n  - incident-kb:\n      charts: maybe\n"))
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(tmp_path / "site")],
+                          cwd=root, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "Plugin 'incident-kb' option 'charts': Expected type: <class 'bool'> but received: <class 'str'>" in proc.stderr
+    assert "Traceback" not in proc.stderr
