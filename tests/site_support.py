@@ -100,6 +100,11 @@ history:
     status: proposed
     note: "<script>alert('note')</script>"
 ''')
+    # A poisoned chart cache (issue 11, item 5): the site must never publish what is found there.
+    cache = root / ".cache/incident-kb/charts"
+    cache.mkdir(parents=True, exist_ok=True)
+    for name in ("injected-knob.gains.svg", "sglang-sm120-mma-target-ctas.gains.svg", "0" * 32 + ".svg"):
+        (cache / name).write_text('<svg xmlns="http://www.w3.org/2000/svg"><script>alert("cache")</script></svg>')
 
 
 @pytest.fixture(scope="session")

@@ -1,17 +1,24 @@
-"""Gain charts: what they show, and that drawing them is deterministic however it is done."""
+"""Gain charts: what they show, that drawing them is deterministic, and that nothing on disk or in a
+record can put markup into them."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+import xml.etree.ElementTree as ElementTree
 
 from generator.website import charts
 from generator.pipeline import check_knowledge_base
 
 from .conftest import SEED_KNOB, edit
 
+SVG = "{http://www.w3.org/2000/svg}"
+
 
 def seed_knob(root):
     return check_knowledge_base(root).catalog.knobs["sglang-sm120-mma-target-ctas"]
+
+
+def texts(svg: str) -> list[str]:
+    return [element.text or "" for element in ElementTree.fromstring(svg.encode()).iter(f"{SVG}text")]
 
 
 def test_chart_shows_tuned_against_baseline_per_condition(seed_kb):
@@ -23,6 +30,23 @@ def test_chart_shows_tuned_against_baseline_per_condition(seed_kb):
     chart = charts.draw_gain_chart(seed_knob(seed_kb))
     assert ">+12.8%<" in chart.light and ">concurrency 96<" in chart.light  # text stays text
     assert "#3f51b5" in chart.light and "#8c9eff" in chart.dark  # the theme's colours
+    assert "#3f51b5" not in chart.dark and "#8c9eff" not in chart.light
+
+
+def test_chart_is_accessible_and_says_what_the_table_says(seed_kb):
+    chart = charts.draw_gain_chart(seed_knob(seed_kb))
+    svg = ElementTree.fromstring(chart.light.encode())
+    assert svg.get("role") == "img" and svg.get("aria-labelledby") == "title desc"
+    assert svg.find(f"{SVG}title").text == "output throughput (% of baseline)"
+    assert svg.find(f"{SVG}desc").text == chart.description
+    assert chart.description == ("Gain chart. output throughput (% of baseline): concurrency 64 +12.8%, "
+                                 "concurrency 96 +5.7%")
+    labels = texts(chart.light)
+    assert labels.count("100%") == 2 and {"+12.8%", "+5.7%", "baseline", "tuned"} <= set(labels)
+    # the tuned bar is taller than the baseline's where the record says the gain is positive
+    bars = [r for r in svg.iter(f"{SVG}rect") if float(r.get("height", 0)) > 20]
+    heights = [float(r.get("height")) for r in bars]
+    assert heights[1] > heights[0] and heights[3] > heights[2] and heights[1] > heights[3]
 
 
 def test_invalid_measurements_are_left_out_and_absolute_values_keep_their_unit(seed_kb):
@@ -32,14 +56,27 @@ def test_invalid_measurements_are_left_out_and_absolute_values_keep_their_unit(s
     assert panel.conditions == ("concurrency 96",)
 
 
-def test_drawing_in_worker_processes_gives_the_same_charts(seed_kb, monkeypatch, tmp_path):
+def test_record_text_in_a_chart_stays_text(seed_kb):
+    hostile = "<script>alert(1)</script> $\\frac{a}{b}$ & \"q\" ]]>"
+    edit(seed_kb / SEED_KNOB, "concurrency: 64", f"concurrency: '{hostile}'")
+    edit(seed_kb / SEED_KNOB, "metric: output throughput", "metric: 'tok/s <img src=x onerror=alert(2)>'")
+    chart = charts.draw_gain_chart(seed_knob(seed_kb))
+    for svg in (chart.light, chart.dark):
+        root = ElementTree.fromstring(svg.encode())  # well-formed, whatever the record says
+        assert not any(e.tag.endswith(("script", "img", "foreignObject")) for e in root.iter())
+        assert f"concurrency {hostile}" in texts(svg)
+        assert "<script" not in svg and "<img" not in svg
+
+
+def test_drawing_is_deterministic_and_reads_no_cache(seed_kb):
+    """The chart cache under .cache/ is gone (drawing costs less than reading a file): a poisoned
+    file there, under any name, is never published (issue 11, item 5)."""
     knob = seed_knob(seed_kb)
-    variants = [knob.model_copy(update={"id": f"k{i}", "measurements": knob.measurements[: 1 + i % 2]}) for i in range(4)]
-    serial = charts.draw_gain_charts(variants)
-    pools = []
-    monkeypatch.setattr(charts, "_PARALLEL_FROM", 2)
-    monkeypatch.setattr(charts, "ProcessPoolExecutor", lambda *a, **k: pools.append(k) or ProcessPoolExecutor(*a, **k))
-    parallel = charts.draw_gain_charts(variants, tmp_path / "cache")
-    assert len(pools) == 1 and parallel == serial
-    assert len(list((tmp_path / "cache").glob("*.svg"))) == 2  # two distinct charts, cached by content
-    assert charts.draw_gain_charts(variants, tmp_path / "cache") == serial  # now from the cache
+    first = charts.draw_gain_charts([knob])
+    cache = seed_kb / ".cache/incident-kb/charts"
+    cache.mkdir(parents=True)
+    poisoned = first[knob.id].light.replace("</svg>", "<script>alert('cache')</script></svg>")
+    for name in ("sglang-sm120-mma-target-ctas.gains.svg", "0" * 32 + ".svg"):
+        (cache / name).write_text(poisoned)
+    assert charts.draw_gain_charts([knob]) == first
+    assert "alert" not in first[knob.id].light

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -194,3 +195,13 @@ def test_a_wrong_plugin_option_is_one_clear_configuration_error(tmp_path):
     assert proc.returncode == 1
     assert "Plugin 'incident-kb' option 'charts': Expected type: <class 'bool'> but received: <class 'str'>" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_charts_in_the_built_site_are_drawn_not_taken_from_a_cache(hostile_site):
+    charts = sorted(hostile_site.out.rglob("*.svg"))
+    assert {p.name for p in charts} >= {"injected-knob.gains.svg", "sglang-sm120-mma-target-ctas.gains-dark.svg"}
+    for path in charts:
+        text = path.read_text(encoding="utf-8")
+        assert "alert(\"cache\")" not in text and "<script" not in text, path
+        elements = {element.tag.rpartition("}")[2] for element in ElementTree.fromstring(text.encode()).iter()}
+        assert elements <= {"svg", "title", "desc", "g", "rect", "text", "line"}, path

@@ -1,53 +1,40 @@
-"""Gain charts: a knob's measurements drawn by matplotlib as SVG at build time, light and dark.
+"""Gain charts: a knob's measurements as an SVG bar chart, light and dark, from one template.
 
-One figure per knob and one panel per metric: for each condition, the tuned value next to the
-baseline (as a percentage of the baseline when the record gives only the change). Output is
-deterministic (fixed hash salt, no date, text kept as text so the page's font draws it); the dark
-variant is the same drawing with its colours swapped. Drawing costs tens of milliseconds, so
-charts are cached on disk by content, and a build that must draw many uses every core. Decides
+One chart per knob and one panel per metric: for each condition, the tuned value next to the
+baseline (as a percentage of the baseline when the record gives only the change), each bar with
+its value written above it. The SVG is assembled here as text: every piece of record text is
+XML-escaped, numbers are formatted with fixed precision, so the output is deterministic and
+nothing a record says can become markup. A chart costs well under a millisecond, so charts are
+drawn on every build and never cached: there is no chart file on disk for anyone to tamper with.
+The chart has a title and a description for screen readers and keeps its labels as text. Decides
 nothing about gains: `model.gain_of` does.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import multiprocessing
-import os
-import threading
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-from importlib.metadata import version
+from xml.sax.saxutils import escape, quoteattr
 
 from ..records.model import gain_of
-
-if TYPE_CHECKING:
-    from matplotlib.axes import Axes
 from ..records.schema import Knob, Measurement
 
-# Drawn with placeholder colours, then each theme's colours are put in their place.
-_PLACEHOLDERS = {"text": "#0a0b0c", "axis": "#0b0c0d", "baseline": "#0c0d0e", "better": "#0d0e0f",
-                 "worse": "#0e0f10"}
 _THEMES = {
     "light": {"text": "#3c3c43", "axis": "#b0b3be", "baseline": "#a5a8b3", "better": "#3f51b5",
               "worse": "#d32f2f"},
     "dark": {"text": "#e2e4ea", "axis": "#5a5e73", "baseline": "#6c7086", "better": "#8c9eff",
              "worse": "#ff6e6e"},
 }
-_RC: dict[Any, Any] = {"svg.hashsalt": "incident-kb", "svg.fonttype": "none", "font.size": 10,
-       "axes.titley": 1.02,  # a fixed title position: placing it automatically measures every artist
-       "font.family": "sans-serif", "axes.edgecolor": _PLACEHOLDERS["axis"],
-       "axes.labelcolor": _PLACEHOLDERS["text"], "xtick.color": _PLACEHOLDERS["text"],
-       "ytick.color": _PLACEHOLDERS["text"], "text.color": _PLACEHOLDERS["text"]}
-_SOURCE_KEY = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-_MATPLOTLIB_VERSION = version("matplotlib")
-_PARALLEL_FROM = 32  # charts to draw before worker processes pay for themselves
-_MAX_WORKERS = 8
+_FONT = "-apple-system, BlinkMacSystemFont, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
+# Geometry in px. Text cannot be measured here, so widths are estimated from the character count
+# (an average sans-serif glyph is about 0.6 em wide) and generously rounded up.
+_FONT_SIZE, _LABEL_SIZE, _TITLE_SIZE = 12, 11, 13
+_GLYPH = 0.62
+_MIN_WIDTH, _MAX_GROUP, _MIN_GROUP = 480, 260, 110
+_MARGIN = 12
+_PANEL_HEIGHT = 190  # title, bars, value labels above them, condition label below
+_BARS_TOP, _BARS_BOTTOM = 46, 160  # within a panel
+_BAR = 34
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,126 +93,79 @@ def _panel(metric: str, measurements: list[Measurement]) -> Panel:
                  tuple(better))
 
 
-def draw_gain_chart(knob: Knob, cache_dir: Path | None = None) -> GainChart | None:
+def draw_gain_chart(knob: Knob) -> GainChart | None:
     """The knob's gain chart, or None when it has no valid measurement."""
-    return draw_gain_charts([knob], cache_dir)[knob.id]
+    panels = chart_panels(knob)
+    if not panels:
+        return None
+    description = "Gain chart. " + "; ".join(
+        f"{p.metric}: " + ", ".join(f"{c} {label}" for c, label in zip(p.conditions, p.labels)) for p in panels)
+    return GainChart(draw_svg(panels, "light", description), draw_svg(panels, "dark", description), description)
 
 
-def draw_gain_charts(knobs: Iterable[Knob], cache_dir: Path | None = None) -> dict[str, GainChart | None]:
+def draw_gain_charts(knobs: Iterable[Knob]) -> dict[str, GainChart | None]:
     """Every knob's gain chart, by knob id (None for a knob without valid measurements)."""
-    wanted: dict[str, tuple[tuple[Panel, ...], str, str]] = {}
-    charts: dict[str, GainChart | None] = {}
-    for knob in knobs:
-        panels = chart_panels(knob)
-        if not panels:
-            charts[knob.id] = None
-            continue
-        description = "Gain chart. " + "; ".join(
-            f"{p.metric}: " + ", ".join(f"{c} {label}" for c, label in zip(p.conditions, p.labels)) for p in panels)
-        key = hashlib.sha256(repr((panels, _MATPLOTLIB_VERSION, _SOURCE_KEY)).encode()).hexdigest()[:32]
-        wanted[knob.id] = (panels, key, description)
-    drawn: dict[str, str] = {}
-    missing: dict[str, tuple[Panel, ...]] = {}
-    for panels, key, _ in wanted.values():
-        cached = _read_cache(cache_dir, key)
-        if cached is not None:
-            drawn[key] = cached
-        else:
-            missing[key] = panels
-    for key, svg in zip(missing, _draw_all(list(missing.values()))):
-        drawn[key] = svg
-        _write_cache(cache_dir, key, svg)
-    for knob_id, (_, key, description) in wanted.items():
-        charts[knob_id] = GainChart(_themed(drawn[key], "light"), _themed(drawn[key], "dark"), description)
-    return charts
+    return {knob.id: draw_gain_chart(knob) for knob in knobs}
 
 
-def _draw_all(charts: list[tuple[Panel, ...]]) -> list[str]:
-    """Draw many charts; a first build of a large knowledge base draws them on every core."""
-    workers = min(os.cpu_count() or 1, _MAX_WORKERS)
-    # Forked workers start with matplotlib imported and warm, but forking is only safe from a
-    # single thread: `mkdocs build` is one; `mkdocs serve` is not, and its rebuilds find their
-    # charts cached. ('spawn' would re-run the caller's main script.)
-    if (len(charts) < _PARALLEL_FROM or workers < 2 or threading.active_count() > 1
-            or "fork" not in multiprocessing.get_all_start_methods()):
-        return [_draw(panels) for panels in charts]
-    first = _draw(charts[0])
-    try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            return [first, *pool.map(_draw, charts[1:], chunksize=8)]
-    except (BrokenProcessPool, OSError):
-        return [first, *(_draw(panels) for panels in charts[1:])]
+def draw_svg(panels: tuple[Panel, ...], theme: str, description: str) -> str:
+    """The chart as a standalone SVG document in `theme`'s colours ('light' or 'dark')."""
+    colours = _THEMES[theme]
+    group = _group_width(panels)
+    width = max(_MIN_WIDTH, 2 * _MARGIN + group * max(len(p.conditions) for p in panels))
+    height = _PANEL_HEIGHT * len(panels)
+    title = panels[0].metric if len(panels) == 1 else f"Gains in {len(panels)} metrics"
+    out = [
+        '<?xml version="1.0" encoding="utf-8"?>\n',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="title desc" '
+        f'font-family={quoteattr(_FONT)} font-size="{_FONT_SIZE}" fill="{colours["text"]}">\n',
+        f'<title id="title">{escape(title)}</title>\n',
+        f'<desc id="desc">{escape(description)}</desc>\n',
+    ]
+    for index, panel in enumerate(panels):
+        out.append(_panel_svg(panel, index * _PANEL_HEIGHT, width, group, colours, legend=index == 0))
+    out.append("</svg>\n")
+    return "".join(out)
 
 
-def _draw(panels: tuple[Panel, ...]) -> str:
-    # Imported only when a chart is drawn: importing matplotlib takes about a second, and a build
-    # whose charts are all cached, or `kb check`, need not pay it.
-    import matplotlib
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    with matplotlib.rc_context(_RC):
-        widest = max(len(p.conditions) for p in panels)
-        width = max(6.5, min(9.0, 2.5 + 1.5 * widest))
-        panel_height, above, below, left = 2.0, 0.45, 0.35, 0.2  # inches
-        height = panel_height * len(panels)
-        figure = Figure(figsize=(width, height))
-        figure.patch.set_visible(False)  # transparent: the page's background shows through
-        for index, panel in enumerate(panels):
-            bottom = height - (index + 1) * panel_height + below
-            axes = figure.add_axes((left / width, bottom / height, 1 - (left + 0.1) / width,
-                                    (panel_height - above - below) / height))
-            _draw_panel(axes, panel, legend=index == 0)
-        buffer = io.StringIO()
-        FigureCanvasSVG(figure).print_svg(buffer, metadata={"Date": None})
-    return buffer.getvalue()
+def _group_width(panels: tuple[Panel, ...]) -> int:
+    """Room for one condition: both bars, and the widest of its labels."""
+    label = max(len(text) for p in panels for text in (*p.labels, *p.baseline_labels)) * _LABEL_SIZE * _GLYPH
+    condition = max(len(text) for p in panels for text in p.conditions) * _FONT_SIZE * _GLYPH
+    return max(_MIN_GROUP, min(_MAX_GROUP, int(max(2 * label, condition)) + 24))
 
 
-def _draw_panel(axes: Axes, panel: Panel, legend: bool) -> None:
-    positions = range(len(panel.conditions))
-    width = 0.38
-    base = axes.bar([x - width / 2 for x in positions], panel.baselines, width, color=_PLACEHOLDERS["baseline"],
-                    label="baseline")
-    colours = [_PLACEHOLDERS["better"] if good else _PLACEHOLDERS["worse"] for good in panel.better]
-    bars = axes.bar([x + width / 2 for x in positions], panel.tuned, width, color=colours, label="tuned")
-    axes.bar_label(base, labels=list(panel.baseline_labels), padding=2, fontsize=9)
-    axes.bar_label(bars, labels=list(panel.labels), padding=2, fontsize=9, fontweight="bold")
-    axes.set_xticks(list(positions), list(panel.conditions))
-    axes.set_xlim(-0.6, len(panel.conditions) - 0.4)
-    axes.set_ylim(0, max(max(panel.tuned), max(panel.baselines)) * 1.2)
-    axes.set_title(panel.metric, loc="left", fontweight="bold")
+def _panel_svg(panel: Panel, top: int, width: int, group: int, colours: dict[str, str], legend: bool) -> str:
+    highest = max(max(panel.tuned), max(panel.baselines), 0.0) or 1.0
+    scale = (_BARS_BOTTOM - _BARS_TOP) / (highest * 1.05)
+    floor = top + _BARS_BOTTOM
+    parts = [f'<g aria-hidden="true">\n<text x="{_MARGIN}" y="{top + 20}" font-size="{_TITLE_SIZE}" '
+             f'font-weight="bold">{escape(panel.metric)}</text>\n']
     if legend:
-        axes.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, frameon=False, borderaxespad=0.2)
-    # The values are written on the bars, so no y axis: it is also the costly part to draw.
-    axes.yaxis.set_visible(False)
-    axes.patch.set_visible(False)
-    for side in ("top", "right", "left"):
-        axes.spines[side].set_visible(False)
-    axes.tick_params(axis="x", length=0)
+        parts.append(_legend(width, top + 20, colours))
+    start = _MARGIN + (width - 2 * _MARGIN - group * len(panel.conditions)) // 2
+    for i, condition in enumerate(panel.conditions):
+        centre = start + group * i + group / 2
+        # The baseline's label ends at its bar's right edge and the tuned value's starts at its bar's
+        # left edge: side by side above the pair, they never overlap.
+        bars = ((centre - _BAR - 2, panel.baselines[i], panel.baseline_labels[i], colours["baseline"], "normal",
+                 "end", centre - 2),
+                (centre + 2, panel.tuned[i], panel.labels[i], colours["better" if panel.better[i] else "worse"],
+                 "bold", "start", centre + 2))
+        for x, value, label, fill, weight, anchor, label_x in bars:
+            bar = max(value, 0.0) * scale
+            parts.append(f'<rect x="{x:.1f}" y="{floor - bar:.1f}" width="{_BAR}" height="{bar:.1f}" fill="{fill}"/>\n'
+                         f'<text x="{label_x:.1f}" y="{floor - bar - 4:.1f}" font-size="{_LABEL_SIZE}" '
+                         f'font-weight="{weight}" text-anchor="{anchor}">{escape(label)}</text>\n')
+        parts.append(f'<text x="{centre:.1f}" y="{floor + 17}" text-anchor="middle">{escape(condition)}</text>\n')
+    parts.append(f'<line x1="{_MARGIN}" y1="{floor}" x2="{width - _MARGIN}" y2="{floor}" '
+                 f'stroke="{colours["axis"]}" stroke-width="1"/>\n</g>\n')
+    return "".join(parts)
 
 
-def _themed(svg: str, theme: str) -> str:
-    for role, placeholder in _PLACEHOLDERS.items():
-        svg = svg.replace(placeholder, _THEMES[theme][role])
-    return svg
-
-
-def _read_cache(cache_dir: Path | None, key: str) -> str | None:
-    if cache_dir is None:
-        return None
-    try:
-        return (cache_dir / f"{key}.svg").read_text(encoding="utf-8")
-    except OSError:
-        return None
-
-
-def _write_cache(cache_dir: Path | None, key: str, svg: str) -> None:
-    if cache_dir is None:
-        return
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        temporary = cache_dir / f".{key}.{os.getpid()}.tmp"
-        temporary.write_text(svg, encoding="utf-8")
-        temporary.replace(cache_dir / f"{key}.svg")
-    except OSError:
-        pass  # a cache that cannot be written only costs time
+def _legend(width: int, baseline_y: int, colours: dict[str, str]) -> str:
+    right = width - _MARGIN
+    items = (("tuned", colours["better"], right - 44), ("baseline", colours["baseline"], right - 130))
+    return "".join(f'<rect x="{x}" y="{baseline_y - 10}" width="12" height="12" fill="{fill}"/>'
+                   f'<text x="{x + 17}" y="{baseline_y}">{name}</text>\n' for name, fill, x in items)

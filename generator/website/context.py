@@ -40,8 +40,7 @@ class SiteContext:
         return self.kb.root
 
 
-def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: Path | None = None) -> SiteContext:
-    """`chart_cache`: where drawn charts are kept between builds (None: draw them all)."""
+def gather_site_context(kb: KnowledgeBase, settings: SiteSettings) -> SiteContext:
     catalog = kb.catalog
     docs_of: dict[tuple[RecordKind, str], set[str]] = {}
     for reference in kb.references:
@@ -61,5 +60,5 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, chart_cache: 
         docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         places=place_findings(kb, settings, record_pages),
-        charts=draw_gain_charts(catalog.knobs.values(), chart_cache) if settings.charts else {},
+        charts=draw_gain_charts(catalog.knobs.values()) if settings.charts else {},
     )

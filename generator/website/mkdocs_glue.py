@@ -21,7 +21,7 @@ from mkdocs_gen_files.editor import FilesEditor
 from ..findings import KbError
 from ..pipeline import check_knowledge_base
 from .mkdocs_config import settings_from_config
-from .pages import CHART_CACHE, render_site
+from .pages import render_site
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
@@ -54,7 +54,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         log.info("incident-kb: %s", note)
     settings = replace(settings_from_config(config, root), home=options.home, tags=options.tags,
                        charts=options.charts)
-    site = render_site(kb, settings, chart_cache=root / CHART_CACHE)
+    site = render_site(kb, settings)
     with FilesEditor(files, config, scratch) as editor:
         for path, text in site.files.items():
             with editor.open(path, "w") as handle:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..findings import KbError
 from ..pipeline import check_knowledge_base
-from .pages import CHART_CACHE, render_site
+from .pages import render_site
 from .mkdocs_config import read_site_settings
 
 MANIFEST = ".incident-kb-render"
@@ -27,7 +27,7 @@ _ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
 def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
     """Write the rendered site under `out`; returns (files written, findings shown)."""
     kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
-    site = render_site(kb, read_site_settings(root), chart_cache=root / CHART_CACHE)
+    site = render_site(kb, read_site_settings(root))
     manifest = out / MANIFEST
     try:
         out.mkdir(parents=True, exist_ok=True)

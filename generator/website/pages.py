@@ -30,7 +30,6 @@ from .links import ASSETS_DIR, TAGS_PAGE, SiteSettings
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
 ASSET_FILES = ("kb.css", "kb.js")
-CHART_CACHE = Path(".cache") / "incident-kb" / "charts"  # under the knowledge base's root
 
 
 def _escape_unless_prepared(value: object) -> object:
@@ -83,8 +82,8 @@ def render_tags_page() -> str:
     return ENVIRONMENT.get_template("tags.md.j2").render()
 
 
-def render_site(kb: KnowledgeBase, settings: SiteSettings, chart_cache: Path | None = None) -> RenderedSite:
-    context = gather_site_context(kb, settings, chart_cache)
+def render_site(kb: KnowledgeBase, settings: SiteSettings) -> RenderedSite:
+    context = gather_site_context(kb, settings)
     return render_context(context)
 
 
