@@ -74,7 +74,8 @@ def run_check(args: argparse.Namespace) -> int:
         args.base = staged.base
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
-    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today)
+    # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today, cache=args.base is None)
     for note in kb.notes:
         print(f"kb: {note}", file=sys.stderr)
     findings: Sequence[Finding] = kb.findings

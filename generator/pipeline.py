@@ -26,8 +26,7 @@ from .history.timelines import History, HistoryUnavailable, MaterialChange, Reco
 from .records.consistency import check_consistency
 from .records.model import Catalog, RecordSource
 from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind, record_kind_of
-from .records.validate import validate_record
-from .records.yaml_source import parse_yaml, read_yaml_file
+from .records.record_cache import RecordCache
 from .wording import plural
 
 
@@ -97,26 +96,29 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
     `replaced` maps repository-relative record paths to text read instead of the file (which need
     not exist yet): editing commands check a change this way before they write it.
     """
-    catalog, config, findings = _load(root, replaced or {})
+    catalog, config, findings = _load(root, replaced or {}, cache=False)  # authoring leaves no trace
     return KnowledgeBase(root, catalog, config, _configured(config, findings))
 
 
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
                          rev: str | None = None, timelines: bool = False,
-                         replaced: Mapping[str, str] | None = None, today: date | None = None) -> KnowledgeBase:
+                         replaced: Mapping[str, str] | None = None, today: date | None = None,
+                         cache: bool = True) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
     `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
     record's material changes (the site shows them), not only those that docs refer to; `today` is
-    the date rules count from (default: `reference_date()`)."""
+    the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
+    and the history pass under .cache/incident-kb/ (verified, never changing a result; off where
+    the work tree must stay untouched, as in PR mode)."""
     today = reference_date(today)
-    catalog, config, findings = _load(root, replaced or {})
+    catalog, config, findings = _load(root, replaced or {}, cache)
     settings = RuleSettings(today, config.revert_overdue_days)
     findings.extend(item for rule in RULES for item in rule(catalog, root, settings))
     references = tuple(find_doc_references(root, catalog))
     traced = [r for r in references if (root / r.doc).is_file()]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
-                                   rev=rev, allow_shallow=allow_shallow)
+                                   rev=rev, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
         findings.extend(find_stale_docs(root, history, traced))
     return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history, today)
@@ -139,17 +141,18 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
     `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
     unless `allow_shallow`."""
     if catalog is None:
-        catalog, _, _ = _load(root, {})
+        catalog, _, _ = _load(root, {}, cache=True)
     history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
     return history.changes if history is not None else {}
 
 
-def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, list[Finding]]:
+def _load(root: Path, replaced: Mapping[str, str], cache: bool) -> tuple[Catalog, Config, list[Finding]]:
     if not root.is_dir():
         raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
     if not any((root / kind.folder).is_dir() for kind in RecordKind):
         raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
     config, findings = load_config(root)
+    memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
     broken: dict[RecordKind, set[str]] = {kind: set() for kind in RecordKind}
     seen: dict[tuple[RecordKind, str], str] = {}
@@ -157,15 +160,12 @@ def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, lis
         paths = set(record_files(root, kind)) | {root / rel for rel in replaced if record_kind_of(rel) is kind}
         for path in sorted(paths):
             rel_path = path.relative_to(root).as_posix()
-            text = replaced.get(rel_path)
-            loaded = read_yaml_file(path) if text is None else parse_yaml(text)
-            record, problems = validate_record(kind, rel_path, loaded)
-            findings.extend(problems)
+            loaded = memo.load(kind, rel_path, str(path), replaced.get(rel_path))
+            findings.extend(loaded.problems)
+            record = loaded.record
             if record is None:
-                raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
-                broken[kind].add(raw_id if isinstance(raw_id, str) else path.stem)
+                broken[kind].add(loaded.raw_id or path.stem)
                 continue
-            assert isinstance(record, Knob | Incident)
             first = seen.setdefault((kind, record.id), rel_path)
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
@@ -174,6 +174,7 @@ def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, lis
                                         "id"))
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
+    memo.save()
     catalog = Catalog.of(records, broken)
     findings.extend(check_consistency(catalog, root))
     return catalog, config, findings
@@ -181,7 +182,7 @@ def _load(root: Path, replaced: Mapping[str, str]) -> tuple[Catalog, Config, lis
 
 def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
                   repo_folder: Path | None = None, rev: str | None = None,
-                  allow_shallow: bool = False) -> tuple[History | None, tuple[str, ...]]:
+                  allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
@@ -189,7 +190,7 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
     try:
         history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
-                               allow_shallow=allow_shallow)
+                               allow_shallow=allow_shallow, cache=cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

@@ -64,7 +64,7 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                 _write_entries(repo, [e for e in list_tree(repo, commit, state.prefix, named) if e.path in named],
                                base_root, ref)
                 kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
-                                          today=today)
+                                          today=today, cache=False)
                 return commit, _relocated(kb, base_root)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "

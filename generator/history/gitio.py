@@ -125,6 +125,19 @@ def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
     return commits
 
 
+def is_on_mainline(repo: git.Repo, ancestor: str, rev: str) -> bool:
+    """Whether commit `ancestor` is on the first-parent chain of `rev` (so `ancestor..rev` with
+    --first-parent lists exactly the mainline commits after it)."""
+    if ancestor == rev:
+        return True
+    try:
+        out = repo.git.rev_list("--first-parent", "--parents", f"{ancestor}..{rev}")
+    except GitCommandError:
+        return False
+    lines = out.splitlines()
+    return bool(lines) and lines[-1].split(" ")[1:2] == [ancestor]
+
+
 def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange]:
     """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored)."""
     paths = list(paths)

@@ -96,6 +96,11 @@ def read_yaml_file(path: Path) -> LoadedYaml:
         raw = path.read_bytes()
     except OSError as exc:
         return _failed(f"cannot read the file: {exc.strerror or exc}", "unreadable-file")
+    return parse_yaml_bytes(raw)
+
+
+def parse_yaml_bytes(raw: bytes) -> LoadedYaml:
+    """Parse a file's bytes (read no larger than MAX_BYTES); encoding problems become errors too."""
     if b"\0" in raw:
         return _failed("the file is binary (it contains NUL bytes); records are UTF-8 text", "unreadable-file")
     try:

@@ -1,0 +1,106 @@
+"""Loaded and validated records remembered between runs, by content.
+
+Parsing and validating 10,000 records costs seconds; most runs change none or one of them. Each
+record file's result (the model or the findings, and its source map) is kept under
+`.cache/incident-kb/` keyed by its kind, path and git blob id (computed here from the bytes read,
+without git), in an entry `disk_cache` signs and checks. A file whose bytes changed is parsed
+again; a cached result is exactly what parsing would give, so findings never depend on the cache.
+Knows nothing of what comes after validation.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..findings import Finding
+from .disk_cache import blob_id, read_entry, write_entry
+from .schema import Incident, Knob, RecordKind
+from .validate import validate_record
+from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
+
+_NAME, _KEY = "records.pickle", "validated records"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedRecord:
+    """One record file as loaded and validated: the model, or the findings saying why not."""
+
+    record: Knob | Incident | None
+    problems: tuple[Finding, ...]
+    source_map: SourceMap
+    raw_id: str | None  # the file's 'id' as written, when it is text (named in duplicate and broken ids)
+
+
+_Saved = tuple[Knob | Incident | None, tuple[Finding, ...], bytes, str | None]  # source map pickled apart
+
+
+class _PackedSourceMap(SourceMap):
+    """A source map unpickled when first asked (most records never are: only findings need lines)."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: bytes) -> None:  # noqa: D107 - `positions` is filled on first use
+        self._packed = packed
+
+    @property
+    def positions(self) -> dict[Key, tuple[int, int]]:  # type: ignore[override]
+        try:
+            return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            _POSITIONS.__set__(self, pickle.loads(self._packed))
+            return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
+
+
+_POSITIONS: Any = SourceMap.__dict__["positions"]  # the slot's descriptor
+
+
+class RecordCache:
+    """Loads record files, from the cache where a file's bytes are unchanged. `save()` keeps the
+    results of this run's files (and forgets files that are gone)."""
+
+    def __init__(self, root: Path, enabled: bool = True) -> None:
+        self.root = root
+        self.enabled = enabled
+        saved = read_entry(root, _NAME, _KEY) if enabled else None
+        self.saved: dict[tuple[str, str, str], _Saved] = saved if isinstance(saved, dict) else {}
+        self.used: dict[tuple[str, str, str], _Saved | LoadedRecord] = {}
+
+    def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None) -> LoadedRecord:
+        """The file at `path` (or `text` in its place, never cached) loaded and validated."""
+        if text is not None:
+            return _loaded(kind, rel_path, parse_yaml(text))
+        try:
+            with open(path, "rb") as handle:  # a str path: pathlib costs more than the read at this scale
+                raw: bytes | None = handle.read(MAX_BYTES + 1)
+        except OSError:
+            raw = None
+        if raw is None or len(raw) > MAX_BYTES or not self.enabled:  # the loader says what is wrong
+            return _loaded(kind, rel_path, read_yaml_file(Path(path)))
+        key = (kind.value, rel_path, blob_id(raw))
+        saved = self.saved.get(key)
+        if saved is not None:
+            self.used[key] = saved
+            record, problems, packed, raw_id = saved
+            return LoadedRecord(record, problems, _PackedSourceMap(packed), raw_id)
+        found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+        return found
+
+    def save(self) -> None:
+        if not self.enabled or self.used.keys() == self.saved.keys():
+            return
+        entries: dict[tuple[str, str, str], _Saved] = {}
+        for key, entry in self.used.items():
+            if isinstance(entry, LoadedRecord):
+                entry = (entry.record, entry.problems, pickle.dumps(entry.source_map.positions, 5), entry.raw_id)
+            entries[key] = entry
+        write_entry(self.root, _NAME, _KEY, entries)
+
+
+def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:
+    record, problems = validate_record(kind, rel_path, loaded)
+    raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
+    assert record is None or isinstance(record, Knob | Incident)
+    return LoadedRecord(record, tuple(problems), loaded.source_map, raw_id if isinstance(raw_id, str) else None)

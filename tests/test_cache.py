@@ -1,0 +1,142 @@
+"""The caches of parsed records and of the history pass: used when they may be, invisible in
+results (a cached run prints exactly what a cold run prints), and never trusted blindly."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+
+import pytest
+
+from generator.history import timelines
+from generator.pipeline import material_changes
+from generator.records import disk_cache, record_cache
+
+from .conftest import REPO
+from .gitrepo import GitRepo
+
+_spec = importlib.util.spec_from_file_location("bench_git_history", REPO / "bench" / "git_history.py")
+assert _spec is not None and _spec.loader is not None
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+CACHE = ".cache/incident-kb"
+
+
+@pytest.fixture(autouse=True)
+def own_cache_key(tmp_path, monkeypatch, git_env):
+    """Each test has its own user cache folder (so its own key), like a fresh machine."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
+    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
+    monkeypatch.setattr(disk_cache, "_key", None)
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory):
+    """A small repository shaped like the benchmark's: records, docs, material and prose edits, renames."""
+    folder = tmp_path_factory.mktemp("synthetic") / "kb"
+    bench.synthesise(folder, 160, 480, 24)
+    return folder
+
+
+@pytest.fixture
+def repo(synthetic, tmp_path):
+    root = tmp_path / "kb"
+    GitRepo(synthetic, init=False).git("clone", "-q", str(synthetic), str(root))
+    return root
+
+
+def cold(kb, root, monkeypatch, *args):
+    monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
+    try:
+        return kb("check", "--root", root, *args)
+    finally:
+        monkeypatch.delenv("INCIDENT_KB_CACHE")
+
+
+def forbid(monkeypatch, module, name):
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"{name} ran although its result was cached")
+    monkeypatch.setattr(module, name, refuse)
+
+
+def test_a_cached_run_prints_what_a_cold_run_prints(kb, repo, monkeypatch):
+    expected = cold(kb, repo, monkeypatch)
+    assert expected.code == 1 and "stale-doc" in expected.out  # the history pass matters here
+    assert kb("check", "--root", repo) == expected  # fills the cache
+    assert {p.name for p in (repo / CACHE).iterdir()} >= {"records.pickle", "material-fields.pickle", ".gitignore"}
+    with monkeypatch.context() as patch:  # now nothing is parsed, and git's log is not read again
+        forbid(patch, record_cache, "parse_yaml_bytes")
+        forbid(patch, timelines, "read_log")
+        assert kb("check", "--root", repo) == expected
+
+    # one record changed in the work tree, then committed, then more commits on top
+    git = GitRepo(repo, init=False)
+    knob = sorted((repo / "knobs").iterdir())[3]
+    knob.write_text(knob.read_text().replace("status: active", "status: reverted\nkeep_reverted: vendor fix", 1)
+                    .replace("value: ", "value: 1", 1))
+    assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+    git.commit("revert a knob", "2026-12-01T00:00:00Z")
+    with monkeypatch.context() as patch:
+        reads = []
+        original = timelines.read_log
+        patch.setattr(timelines, "read_log", lambda repo, rev, paths: reads.append(rev) or original(repo, rev, paths))
+        cached = kb("check", "--root", repo)
+        assert len(reads) == 1 and ".." in reads[0]  # only the new commit was read
+    assert cached == cold(kb, repo, monkeypatch)
+    doc = sorted((repo / "docs/design").iterdir())[0]
+    doc.write_text(doc.read_text() + "\nReviewed again.\n")
+    git.commit("review a doc", "2026-12-02T00:00:00Z")
+    assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+
+
+def test_timelines_come_out_the_same_from_the_cache(repo, monkeypatch):
+    monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
+    expected = material_changes(repo)
+    monkeypatch.delenv("INCIDENT_KB_CACHE")
+    assert material_changes(repo) == expected
+    with monkeypatch.context() as patch:
+        forbid(patch, timelines, "read_log")
+        assert material_changes(repo) == expected
+    assert sum(map(len, expected.values())) > 160  # creations and material changes of every record
+
+
+@pytest.mark.parametrize("tamper", ["flip a byte", "truncate", "forge with another key", "plant from the repository"])
+def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch, tmp_path, tamper):
+    expected = cold(kb, repo, monkeypatch)
+    assert kb("check", "--root", repo) == expected
+    entry = repo / CACHE / "records.pickle"
+    blob = entry.read_bytes()
+    if tamper == "flip a byte":
+        entry.write_bytes(blob[:-10] + bytes([blob[-10] ^ 1]) + blob[-9:])
+    elif tamper == "truncate":
+        entry.write_bytes(blob[: len(blob) // 2])
+    else:
+        # An entry that says every record is fine and has no findings, signed with a key that is not
+        # this user's (another machine's, or one the repository brought along with its .cache/).
+        saved = pickle.loads(blob[len(disk_cache._MAGIC) + 32:])
+        (fingerprint, key), entries = saved
+        forged = {k: (record, (), packed, raw_id) for k, (record, _, packed, raw_id) in entries.items()}
+        monkeypatch.setattr(disk_cache, "_key", b"k" * 32)
+        disk_cache.write_entry(repo, "records.pickle", key, forged)
+        monkeypatch.setattr(disk_cache, "_key", None)
+        if tamper == "plant from the repository":
+            GitRepo(repo, init=False).git("add", "-f", CACHE)
+            GitRepo(repo, init=False).git("commit", "-q", "-m", "a planted cache")
+            expected = cold(kb, repo, monkeypatch)
+    with monkeypatch.context() as patch:
+        parsed = []
+        original = record_cache.parse_yaml_bytes
+        patch.setattr(record_cache, "parse_yaml_bytes", lambda raw: parsed.append(1) or original(raw))
+        assert kb("check", "--root", repo) == expected
+        assert len(parsed) == 160  # every record parsed again: nothing was taken from the bad entry
+    with monkeypatch.context() as patch:  # and the entry was rebuilt
+        forbid(patch, record_cache, "parse_yaml_bytes")
+        assert kb("check", "--root", repo) == expected
+
+
+def test_the_pr_check_and_authoring_leave_no_cache_behind(kb, repo):
+    first = GitRepo(repo, init=False).git("rev-list", "--max-parents=0", "HEAD")
+    kb("check", "--root", repo, "--base", first)
+    kb("validate", "--root", repo)
+    assert not (repo / ".cache").exists()
