@@ -1,0 +1,138 @@
+"""Issue 12's goals, each against its measurement, in one run (ratios against baselines measured in
+the same run: the machine is shared, so only ratios and same-run numbers mean anything).
+
+    .venv/bin/python bench/scale.py [--sizes 10000:50000] [--site-knobs 1200 --site-incidents 800]
+                                    [--skip-site] [--out bench/out]
+
+For each records:commits size (repositories from bench/git_history.py, reused when present):
+  floor         one `git log --raw` plus one C-parse of every record (what any check must do)
+  check cold    `kb check` with INCIDENT_KB_CACHE=off, a fresh process          goal: <= 1.5x floor
+  check warm    `kb check` again with its cache, nothing changed                 goal: < 1 s
+  warm, 1 rec   one record edited in the work tree, then `kb check`              goal: < 1 s
+  timelines     every record's material changes (the site's), cache warm          goal: < 5 s
+  identical     the cached runs print exactly what a cold run prints
+Then the site (bench/site_build.py's knowledge base): a cold `mkdocs build --strict` from a copy
+with no .cache/ against plain MkDocs on the same pages                         goal: <= 1.3x
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import git_history  # noqa: E402
+import site_build  # noqa: E402
+
+BIN = Path(sys.executable).parent
+ENV = {**git_history.ENV, "HOME": "/nonexistent", "XDG_CACHE_HOME": str(git_history.REPO / "bench" / "out" / "user-cache")}
+
+
+CPU: dict[str, float] = {}  # the CPU seconds of the last measured run of each kind (children: kb, git)
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def kb_check(folder: Path, cache: bool) -> tuple[float, str]:
+    env = ENV if cache else {**ENV, "INCIDENT_KB_CACHE": "off"}
+    start, cpu = time.perf_counter(), _cpu()
+    result = subprocess.run([str(BIN / "kb"), "check", "--root", str(folder)], capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - start
+    CPU[f"check {cache}"] = _cpu() - cpu
+    if result.returncode not in (0, 1):
+        raise SystemExit(result.stderr)
+    return seconds, result.stdout
+
+
+def timelines(folder: Path) -> float:
+    code = ("import sys, time; from pathlib import Path; from generator.pipeline import material_changes; "
+            "t = time.perf_counter(); changes = material_changes(Path(sys.argv[1])); "
+            "print(time.perf_counter() - t)")
+    out = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True,
+                         env=ENV, cwd=git_history.REPO).stdout.split()
+    return float(out[0])
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def check_sizes(sizes: str, docs: int, out: Path) -> list[str]:
+    rows = []
+    for size in sizes.split(","):
+        records, commits = map(int, size.split(":"))
+        folder = out / f"kb-{records}-{commits}"
+        if not (folder / ".git").is_dir():
+            git_history.synthesise(folder, records, commits, docs)
+        subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=folder, check=True, env=git_history.ENV)
+        subprocess.run(["git", "clean", "-q", "-fdx"], cwd=folder, check=True, env=git_history.ENV)  # no .cache/
+        floor = min(git_history.floor_seconds(folder) for _ in range(2))
+        cold, expected = kb_check(folder, cache=False)
+        kb_check(folder, cache=True)  # fills the cache
+        warm, warm_out = min((kb_check(folder, cache=True) for _ in range(3)), key=lambda pair: pair[0])
+        warm_cpu = CPU["check True"]
+        knob = sorted((folder / "knobs").iterdir())[7]
+        knob.write_text(knob.read_text().replace("Target thread-block count", "Target block count", 1))
+        one, one_out = min((kb_check(folder, cache=True) for _ in range(3)), key=lambda pair: pair[0])
+        one_cpu = CPU["check True"]
+        _, one_cold = kb_check(folder, cache=False)
+        CPU["check True"] = one_cpu
+        subprocess.run(["git", "checkout", "-q", "--", "knobs"], cwd=folder, check=True, env=git_history.ENV)
+        timelines(folder)  # the first run for every record parses the versions no check needed
+        lines = timelines(folder)
+        same = warm_out == expected and one_out == one_cold
+        rows.append(f"{records:>8} {commits:>8} {floor:>7.2f} {cold:>7.2f} {cold / floor:>5.2f}x "
+                    f"{warm:>7.2f} {one:>8.2f} {lines:>10.2f}  {'yes' if same else 'NO'}")
+        rows.append(f"{'':>17} CPU seconds of the last warm runs (nothing changed / one record): "
+                    f"{warm_cpu:.2f} / {CPU['check True']:.2f}")
+        rows.append(f"{'':>17} goals: cold <= 1.5x floor {verdict(cold / floor <= 1.5)}; warm < 1 s "
+                    f"{verdict(warm < 1)}; one record < 1 s {verdict(one < 1)}; timelines < 5 s {verdict(lines < 5)}; "
+                    f"findings identical {verdict(same)}")
+        print("\n".join(rows[-3:]), flush=True)
+    return rows
+
+
+def site(knobs: int, incidents: int, docs: int) -> None:
+    shutil.rmtree(site_build.OUT, ignore_errors=True)
+    root, static = site_build.OUT / "kb", site_build.OUT / "static"
+    site_build.generate(root, knobs, incidents, docs)
+    site_build.static_copy(root, static)
+    shutil.rmtree(root / ".cache", ignore_errors=True)  # kb render may have left one: the build starts cold
+    plain = site_build.build(static, site_build.OUT / "site-static")
+    cold = site_build.build(root, site_build.OUT / "site-cold")
+    plain = min(plain, site_build.build(static, site_build.OUT / "site-static"))
+    print(f"site: {knobs} knobs, {incidents} incidents: plain mkdocs {plain:.1f} s, cold build {cold:.1f} s, "
+          f"ratio {cold / plain:.2f} (goal <= 1.3: {verdict(cold / plain <= 1.3)})", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000:50000", help="records:commits, comma-separated")
+    parser.add_argument("--docs", type=int, default=300)
+    parser.add_argument("--site-knobs", type=int, default=1200)
+    parser.add_argument("--site-incidents", type=int, default=800)
+    parser.add_argument("--skip-site", action="store_true")
+    parser.add_argument("--skip-check", action="store_true")
+    parser.add_argument("--out", type=Path, default=git_history.REPO / "bench" / "out")
+    args = parser.parse_args()
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start")
+    if not args.skip_check:
+        print(f"{'records':>8} {'commits':>8} {'floor s':>7} {'cold s':>7} {'ratio':>6} {'warm s':>7} "
+              f"{'1 rec s':>8} {'timelines':>10}  identical")
+        check_sizes(args.sizes, args.docs, args.out)
+    if not args.skip_site:
+        site(args.site_knobs, args.site_incidents, 60)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+
+
+if __name__ == "__main__":
+    main()
