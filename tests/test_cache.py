@@ -8,7 +8,7 @@ import pickle
 
 import pytest
 
-from generator.history import timelines
+from generator.history import memo
 from generator.pipeline import material_changes
 from generator.records import disk_cache, record_cache
 
@@ -67,7 +67,7 @@ def test_a_cached_run_prints_what_a_cold_run_prints(kb, repo, monkeypatch):
     assert {p.name for p in (repo / CACHE).iterdir()} >= {"records.pickle", "material-fields.pickle", ".gitignore"}
     with monkeypatch.context() as patch:  # now nothing is parsed, and git's log is not read again
         forbid(patch, record_cache, "parse_yaml_bytes")
-        forbid(patch, timelines, "read_log")
+        forbid(patch, memo, "read_log")
         assert kb("check", "--root", repo) == expected
 
     # one record changed in the work tree, then committed, then more commits on top
@@ -79,8 +79,8 @@ def test_a_cached_run_prints_what_a_cold_run_prints(kb, repo, monkeypatch):
     git.commit("revert a knob", "2026-12-01T00:00:00Z")
     with monkeypatch.context() as patch:
         reads = []
-        original = timelines.read_log
-        patch.setattr(timelines, "read_log", lambda repo, rev, paths: reads.append(rev) or original(repo, rev, paths))
+        original = memo.read_log
+        patch.setattr(memo, "read_log", lambda repo, rev, paths: reads.append(rev) or original(repo, rev, paths))
         cached = kb("check", "--root", repo)
         assert len(reads) == 1 and ".." in reads[0]  # only the new commit was read
     assert cached == cold(kb, repo, monkeypatch)
@@ -96,7 +96,7 @@ def test_timelines_come_out_the_same_from_the_cache(repo, monkeypatch):
     monkeypatch.delenv("INCIDENT_KB_CACHE")
     assert material_changes(repo) == expected
     with monkeypatch.context() as patch:
-        forbid(patch, timelines, "read_log")
+        forbid(patch, memo, "read_log")
         assert material_changes(repo) == expected
     assert sum(map(len, expected.values())) > 160  # creations and material changes of every record
 

@@ -6,15 +6,14 @@ renames; each version of a record is read once (one `git cat-file --batch` proce
 value, default; incident: status, root cause, each hypothesis's status). Uncommitted changes in the
 work tree count as the newest change. Reads git and the work tree; judges nothing (the stale-doc
 rule does) and never reports findings. The pass over committed history and each committed
-version's material fields are kept between runs (see `_committed_walk`), so a re-check reads only
+version's material fields are kept between runs (`memo`), so a re-check reads only
 the commits since the last run.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -23,43 +22,24 @@ from typing import Any
 from ..findings import KbError
 from .gitio import (
     NULL_ID,
-    FileChange,
     NotARepository,
     RepoState,
-    is_on_mainline,
     open_repository,
     read_blobs,
-    read_log,
     repository_state,
     resolve_commit,
     uncommitted_changes,
 )
-from ..records.disk_cache import read_entry, write_entry
-from ..records.schema import DOCS_FOLDER, RecordKind, record_kind_of
+from .walk import Moment, Version
+from .memo import FieldsMemo, committed_walk
+from ..records.schema import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)
+
+
 class HistoryUnavailable(Exception):
     """There is no history to read (not a repository, no commits yet); the message says the fix."""
-
-
-@dataclass(frozen=True, slots=True)
-class Moment:
-    """A point on the mainline: a commit, or the uncommitted state of the work tree (the newest)."""
-
-    index: int  # position among the commits read, oldest first; the work tree comes after them all
-    commit: str | None  # None for uncommitted changes
-    date: datetime | None
-
-    @property
-    def short_id(self) -> str | None:
-        return self.commit[:7] if self.commit else None
-
-    def __str__(self) -> str:
-        if self.commit is None:
-            return "uncommitted changes in the work tree"
-        assert self.date is not None
-        return f"commit {self.commit[:7]} ({self.date.date().isoformat()})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +87,6 @@ class History:
     notes: list[str] = field(default_factory=list)  # one-line remarks for the user (detached HEAD...)
 
 
-@dataclass(slots=True)
-class _Version:
-    at: Moment
-    blob: str | None  # None: read the work tree's file
-    path: str
-
-
 def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
                  repo_folder: Path | None = None, rev: str | None = None,
                  allow_shallow: bool = False, cache: bool = True) -> History:
@@ -132,12 +105,12 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
             paths = [*(kind.folder for kind in RecordKind), DOCS_FOLDER, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
-            walk, count = _committed_walk(repo, root if cache else None, state, head or rev or "HEAD", pathspecs)
+            walk, count = committed_walk(repo, root if cache else None, state, head or rev or "HEAD", pathspecs)
             uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
             if uncommitted:
                 walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
-            fields = _FieldsMemo(root if cache else None)
+            fields = FieldsMemo(root if cache else None)
             blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
                                       if v.blob and not fields.knows(records[path][0], v.blob)])
     except NotARepository as exc:
@@ -147,148 +120,6 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
                for path, lineage in wanted.items()}
     fields.save()
     return History(changes, walk.doc_changes, state, notes)
-
-
-# The history pass is remembered between runs under .cache/incident-kb/ (see records.disk_cache:
-# signed entries, ignored when they do not verify): the walk over the committed mainline up to a
-# commit, continued from there when the mainline has grown, and each committed record version's
-# material fields by blob id (a blob id is a hash of the content, so its fields never change).
-# Uncommitted changes are never cached: they are applied anew on every run.
-
-
-@dataclass(slots=True)
-class _SavedWalk:
-    """The walk, packed: a few large strings unpickle in no time where 60,000 small objects would not."""
-
-    head: str
-    commits: str  # commit ids by moment index, '\0'-separated
-    dates: str  # their committer dates in ISO 8601, likewise
-    lineages: dict[str, str]  # path -> 'index\0blob\0path then' per version, '\0'-joined ('' blob: none)
-    doc_changes: dict[str, int]  # doc path -> moment index
-
-    def moments(self) -> list[tuple[str, str]]:
-        return list(zip(self.commits.split("\0"), self.dates.split("\0"))) if self.commits else []
-
-
-def _committed_walk(repo: Any, root: Path | None, state: RepoState, head: str, pathspecs: list[str]) -> tuple[_Walk, int]:
-    """The walk over the mainline up to commit `head`, and how many commits it read."""
-    scope = ("walk", str(state.toplevel), state.prefix, tuple(pathspecs))
-    name = "history-" + hashlib.sha256(repr(scope).encode()).hexdigest()[:16] + ".pickle"
-    saved = read_entry(root, name, scope) if root is not None else None
-    if isinstance(saved, _SavedWalk) and saved.head == head:
-        return _restored(saved, state.prefix), saved.commits.count("\0") + bool(saved.commits)
-    if isinstance(saved, _SavedWalk) and is_on_mainline(repo, saved.head, head):
-        walk, moments = _restored(saved, state.prefix), saved.moments()
-        commits = read_log(repo, f"{saved.head}..{head}", pathspecs)
-    else:
-        walk, moments = _Walk(state.prefix), []
-        commits = read_log(repo, head, pathspecs)
-    for commit in commits:
-        walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
-        moments.append((commit.id, commit.date.isoformat()))
-    if root is not None and len(head) == 40:  # a commit id, not a name that may move
-        write_entry(root, name, scope, _SavedWalk(
-            head, "\0".join(c for c, _ in moments), "\0".join(d for _, d in moments),
-            _packed_lineages(walk.lineages),
-            {path: at.index for path, at in walk.doc_changes.items()}))
-    return walk, len(moments)
-
-
-def _packed_lineages(lineages: dict[str, list[_Version]]) -> dict[str, str]:
-    kept = lineages.packed if isinstance(lineages, _Lineages) else {}  # never unpacked: as they were
-    return {path: kept[path] if path in kept else
-            "\0".join(f"{v.at.index}\0{v.blob or ''}\0{v.path}" for v in lineages[path]) for path in lineages}
-
-
-def _restored(saved: _SavedWalk, prefix: str) -> _Walk:
-    """The saved walk, unpacked: its docs now, each record's lineage when it is first asked for."""
-    commits, dates = saved.commits.split("\0"), saved.dates.split("\0")
-    made: dict[int, Moment] = {}
-
-    def moment(index: int) -> Moment:
-        found = made.get(index)
-        if found is None:
-            found = made[index] = Moment(index, commits[index], datetime.fromisoformat(dates[index]))
-        return found
-
-    def lineage(packed: str) -> list[_Version]:
-        parts = packed.split("\0")
-        return [_Version(moment(int(parts[i])), parts[i + 1] or None, parts[i + 2]) for i in range(0, len(parts), 3)]
-
-    walk = _Walk(prefix)
-    walk.lineages = _Lineages(saved.lineages, lineage)
-    walk.doc_changes = {path: moment(i) for path, i in saved.doc_changes.items()}
-    return walk
-
-
-class _Lineages(dict[str, list["_Version"]]):
-    """Record lineages that unpack on first access (a check asks for a few hundred of 10,000)."""
-
-    def __init__(self, packed: dict[str, str], unpack: Callable[[str], list[_Version]]) -> None:
-        super().__init__()
-        self.packed, self._unpack = dict(packed), unpack
-
-    def __setitem__(self, path: str, lineage: list[_Version]) -> None:
-        self.packed.pop(path, None)
-        super().__setitem__(path, lineage)
-
-    def __missing__(self, path: str) -> list[_Version]:
-        if path not in self.packed:
-            raise KeyError(path)
-        found = self[path] = self._unpack(self.packed.pop(path))
-        return found
-
-    def __contains__(self, path: object) -> bool:
-        return super().__contains__(path) or path in self.packed
-
-    def get(self, path: str, default: Any = None) -> Any:  # type: ignore[override]
-        return self[path] if path in self else default
-
-    def pop(self, path: str, *default: Any) -> Any:  # type: ignore[override]
-        if path in self.packed:
-            self[path]
-        return super().pop(path, *default)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from super().__iter__()
-        yield from self.packed
-
-    def __len__(self) -> int:
-        return super().__len__() + len(self.packed)
-
-    def keys(self) -> Any:  # type: ignore[override]
-        return list(self)
-
-    def items(self) -> Any:  # type: ignore[override]
-        return [(path, self[path]) for path in list(self)]
-
-
-class _FieldsMemo:
-    """Material fields of committed record versions, by (kind, blob id), kept between runs."""
-
-    _NAME, _KEY = "material-fields.pickle", "material fields"
-
-    def __init__(self, root: Path | None) -> None:
-        self.root = root
-        saved = read_entry(root, self._NAME, self._KEY) if root is not None else None
-        self.known: dict[tuple[str, str], tuple[tuple[str, str | None], ...] | None] = \
-            saved if isinstance(saved, dict) else {}
-        self.added = False
-
-    def knows(self, kind: RecordKind, blob: str) -> bool:
-        return (kind.value, blob) in self.known
-
-    def get(self, kind: RecordKind, blob: str) -> dict[str, str | None] | None:
-        fields = self.known[(kind.value, blob)]
-        return dict(fields) if fields is not None else None
-
-    def put(self, kind: RecordKind, blob: str, fields: dict[str, str | None] | None) -> None:
-        self.known[(kind.value, blob)] = tuple(fields.items()) if fields is not None else None
-        self.added = True
-
-    def save(self) -> None:
-        if self.added and self.root is not None:
-            write_entry(self.root, self._NAME, self._KEY, self.known)
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
@@ -310,59 +141,8 @@ def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[s
     return notes
 
 
-class _Walk:
-    """Replays the commits' changes: each record path's lineage of versions, each doc's last change."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix = prefix
-        self.lineages: dict[str, list[_Version]] = {}
-        self.doc_changes: dict[str, Moment] = {}
-
-    def apply(self, changes: Iterable[FileChange], at: Moment, from_work_tree: bool = False) -> None:
-        changes = list(changes)
-        moved_records: dict[str, list[_Version]] = {}
-        moved_docs: dict[str, Moment] = {}
-        for change in changes:  # first take away what was deleted or renamed
-            old = self._relative(change.old_path if change.status == "R" else change.path)
-            if old is None or change.status not in "RD":
-                continue
-            if old in self.lineages:
-                moved_records[old] = self.lineages.pop(old)
-            if old in self.doc_changes:
-                moved_docs[old] = self.doc_changes.pop(old)
-        for change in changes:
-            path = self._relative(change.path)
-            if path is None or change.status == "D":
-                continue
-            old = self._relative(change.old_path) if change.status == "R" else None
-            unchanged = change.status == "R" and change.similarity == 100 and not from_work_tree
-            if _is_record(path):
-                if change.status == "R":
-                    lineage = moved_records.get(old or "", [])
-                elif change.status == "A":
-                    lineage = []
-                else:
-                    lineage = self.lineages.get(path, [])
-                if not (unchanged and lineage):
-                    lineage.append(_Version(at, None if from_work_tree else change.new_blob, path))
-                self.lineages[path] = lineage
-            elif unchanged and old in moved_docs:
-                self.doc_changes[path] = moved_docs[old]
-            else:
-                self.doc_changes[path] = at
-
-    def _relative(self, path: str | None) -> str | None:
-        if path is None or not path.startswith(self.prefix):
-            return None
-        return path[len(self.prefix):]
-
-
-def _is_record(path: str) -> bool:
-    return record_kind_of(path) is not None
-
-
-def _material_changes(key: RecordKey, lineage: list[_Version], blobs: Mapping[str, bytes],
-                      root: Path, memo: _FieldsMemo) -> list[MaterialChange]:
+def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str, bytes],
+                      root: Path, memo: FieldsMemo) -> list[MaterialChange]:
     kind, record_id = key
     changes: list[MaterialChange] = []
     previous: dict[str, str | None] | None = None
@@ -389,7 +169,7 @@ def _material_changes(key: RecordKey, lineage: list[_Version], blobs: Mapping[st
     return changes
 
 
-def _version_text(version: _Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
+def _version_text(version: Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
     if version.blob is None:
         try:
             path = root / version.path
