@@ -140,3 +140,23 @@ def test_the_pr_check_and_authoring_leave_no_cache_behind(kb, repo):
     kb("check", "--root", repo, "--base", first)
     kb("validate", "--root", repo)
     assert not (repo / ".cache").exists()
+
+
+def test_a_linked_cache_folder_is_neither_read_nor_written(kb, repo, tmp_path, monkeypatch):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".cache").mkdir()
+    (repo / CACHE).symlink_to(elsewhere)  # as a repository could commit it
+    expected = cold(kb, repo, monkeypatch)
+    assert kb("check", "--root", repo) == expected
+    assert list(elsewhere.iterdir()) == []
+    (repo / CACHE).unlink()
+    (repo / ".cache").rmdir()
+    (repo / ".cache").symlink_to(elsewhere)
+    assert kb("check", "--root", repo) == expected
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_cache_off_writes_nothing_not_even_a_key(kb, repo, monkeypatch, tmp_path):
+    cold(kb, repo, monkeypatch)
+    assert not (repo / ".cache").exists() and not (tmp_path / "user-cache").exists()

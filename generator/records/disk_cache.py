@@ -37,8 +37,8 @@ def cache_enabled() -> bool:
 
 def read_entry(root: Path, name: str, key: object) -> Any | None:
     """The payload stored under `name` for `key`, or None when absent, unverified or for another key."""
-    secret = _secret()
-    if secret is None or not cache_enabled():
+    secret = _secret() if cache_enabled() else None
+    if secret is None or _folder(root) is None:
         return None
     try:
         blob = (root / CACHE_FOLDER / name).read_bytes()
@@ -58,20 +58,40 @@ def read_entry(root: Path, name: str, key: object) -> Any | None:
 
 def write_entry(root: Path, name: str, key: object, payload: object) -> None:
     """Store `payload` under `name` for `key`, atomically (a temporary file renamed into place)."""
-    secret = _secret()
-    if secret is None or not cache_enabled():
+    secret = _secret() if cache_enabled() else None
+    if secret is None:
         return
-    folder = root / CACHE_FOLDER
     try:
         body = pickle.dumps(((_code_fingerprint(), key), payload), protocol=pickle.HIGHEST_PROTOCOL)
-        folder.mkdir(parents=True, exist_ok=True)
-        if not (folder / ".gitignore").exists():  # never committed by accident, whatever the repository ignores
-            (folder / ".gitignore").write_text("# written by incident-kb\n*\n", encoding="utf-8")
-        temporary = folder / f".{name}.{os.getpid()}.tmp"
-        temporary.write_bytes(_MAGIC + hmac.new(secret, body, hashlib.sha256).digest() + body)
-        temporary.replace(folder / name)
+        for level in (root / CACHE_FOLDER.parent, root / CACHE_FOLDER):
+            if level.is_symlink():
+                return
+            level.mkdir(exist_ok=True)
+        folder = _folder(root)
+        if folder is None:
+            return
+        if not os.path.lexists(folder / ".gitignore"):  # never committed by accident, whatever the repository ignores
+            _write_new(folder / ".gitignore", b"# written by incident-kb\n*\n")
+        temporary = folder / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        _write_new(temporary, _MAGIC + hmac.new(secret, body, hashlib.sha256).digest() + body)
+        temporary.replace(folder / name)  # replaces a link of that name, never what it points to
     except (OSError, pickle.PicklingError, RecursionError):
         pass  # a cache that cannot be written only costs time
+
+
+def _folder(root: Path) -> Path | None:
+    """The cache folder, unless it or `.cache` is a link (a repository could point it anywhere)."""
+    folder = root / CACHE_FOLDER
+    if folder.parent.is_symlink() or folder.is_symlink() or not folder.is_dir():
+        return None
+    return folder
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """Create `path` and write `data`; never through a link, never over an existing file."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(descriptor, "wb") as handle:
+        handle.write(data)
 
 
 def blob_id(data: bytes) -> str:
