@@ -156,3 +156,107 @@ def test_worst_inputs_through_the_real_command_print_no_traceback(seed_kb):
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "knobs/deep.yaml:1:" in proc.stdout and "knobs/bomb.yaml:2:" in proc.stdout
+
+
+# ---- hostile values: each class with its variations, each a located finding -----------------------
+
+# (name, file, old text, new text, expected code, expected message part)
+HOSTILE_VALUES: list[tuple[str, str, str, str, str, str]] = [
+    # Dates: overflow once in UTC, and numbers that pydantic would read as seconds since 1970.
+    ("date-time past year 9999 in UTC", I, "started: 2026-11-03", "started: 9999-12-31T23:00:00-05:00",
+     "bad-value", "outside years 1 to 9999"),
+    ("date-time before year 1 in UTC", I, "started: 2026-11-03", "started: 0001-01-01T00:30:00+05:00",
+     "bad-value", "outside years 1 to 9999"),
+    ("integer date", I, "started: 2026-11-03", "started: 20261103", "bad-value", "expected a date"),
+    ("epoch seconds as a date", K, "    date: 2026-11-02\n", "    date: 1762300000\n", "bad-value", "expected a date"),
+    ("small integer as a time", I, "  - at: 2026-11-02", "  - at: 100", "bad-value", "expected a date"),
+    ("float as a date", I, "resolved: 2026-11-07", "resolved: 1762300000.5", "bad-value", "expected a date"),
+    ("flag as a date", I, "        date: 2026-11-04", "        date: true", "bad-value", "expected a date"),
+    # Tags: only the core schema's, and only on a value of their type.
+    ("empty !!int", K, "value: 512", "value: !!int", "yaml-syntax", "is not a !!int value"),
+    ("empty !!float", K, "    delta_pct: 12.8", "    delta_pct: !!float", "yaml-syntax", "is not a !!float value"),
+    ("!!bool yes", K, "    delta_pct: 12.8", "    delta_pct: 12.8\n    higher_is_better: !!bool yes",
+     "yaml-syntax", "'yes' is not a !!bool value"),
+    ("!!bool on", K, "    delta_pct: 12.8", "    delta_pct: 12.8\n    higher_is_better: !!bool on",
+     "yaml-syntax", "'on' is not a !!bool value"),
+    ("!!bool 1", K, "    delta_pct: 12.8", "    delta_pct: 12.8\n    higher_is_better: !!bool 1",
+     "yaml-syntax", "'1' is not a !!bool value"),
+    ("python name tag", K, "summary: ", "summary: !!python/name:os.system ", "yaml-syntax",
+     "the tag '!!python/name:os.system' is not allowed"),
+    ("python object tag on a key", K, "summary:", "!!python/object:os.system summary:", "yaml-syntax",
+     "is not allowed"),
+    ("binary tag", K, "summary: ", "summary: !!binary ", "yaml-syntax", "the tag '!!binary' is not allowed"),
+    ("timestamp tag", I, "started: 2026-11-03", "started: !!timestamp 2026-11-03", "yaml-syntax",
+     "the tag '!!timestamp' is not allowed"),
+    ("local tag", K, "summary: ", "summary: !secret ", "yaml-syntax", "the tag '!secret' is not allowed"),
+    ("verbatim tag", K, "summary: ", "summary: !<tag:example.com,2026:x> ", "yaml-syntax", "is not allowed"),
+    ("!!int on text", K, "value: 512", "value: !!int five", "yaml-syntax", "'five' is not a !!int value"),
+    # Numbers that break charts: not finite, absurdly large, or a change of absurd size.
+    ("infinite delta", K, "    delta_pct: 12.8", "    delta_pct: .inf", "bad-value", "not a finite number"),
+    ("negative infinite delta", K, "    delta_pct: 12.8", "    delta_pct: -.Inf", "bad-value", "not a finite number"),
+    ("not-a-number delta", K, "    delta_pct: 12.8", "    delta_pct: .nan", "bad-value", "not a finite number"),
+    ("400-digit value", K, "    delta_pct: 12.8", "    baseline: 1\n    value: " + "9" * 400, "bad-value",
+     "beyond 1e+15 in size"),
+    ("1e300 value", K, "    delta_pct: 12.8", "    baseline: 1\n    value: 1e300", "bad-value", "beyond 1e+15"),
+    ("tiny baseline, large value", K, "    delta_pct: 12.8", "    baseline: 1e-300\n    value: 1e12", "bad-value",
+     "over 10,000 times"),
+    ("absurd delta", K, "    delta_pct: 12.8", "    delta_pct: 5e9", "bad-value", "over 10,000 times"),
+    ("infinite knob value", K, "value: 512", "value: .inf", "bad-value", "not a finite number"),
+    ("not-a-number condition", K, "concurrency: 64", "concurrency: .nan", "bad-value", "not a finite number"),
+]
+
+
+@pytest.mark.parametrize(("name", "rel_path", "old", "new", "code", "message"), HOSTILE_VALUES,
+                         ids=[c[0] for c in HOSTILE_VALUES])
+def test_hostile_values_give_a_located_finding(kb, seed_kb, name, rel_path, old, new, code, message):
+    good = (REPO / rel_path).read_text()
+    assert old in good, old
+    text = good.replace(old, new, 1)
+    (seed_kb / rel_path).write_text(text)
+    result = kb("check", "--root", seed_kb, "--format", "json")
+    assert result.code == 1, result.out
+    found = [f for f in json.loads(result.out)["findings"] if f["path"] == rel_path]
+    assert [f["code"] for f in found] == [code], found
+    assert message in found[0]["message"]
+    changed_line = line_of(text, new.strip().splitlines()[-1].split(":")[0] + ":") if code != "yaml-syntax" else 0
+    if changed_line:
+        assert found[0]["line"] == changed_line, (found[0], changed_line)
+
+
+def test_a_tagged_value_of_its_own_type_is_read_as_plain(kb, seed_kb):
+    edit_seed = (REPO / K).read_text().replace("value: 512", "value: !!int 512", 1)
+    edit_seed = edit_seed.replace("    delta_pct: 12.8", "    delta_pct: !!float 12.8\n    higher_is_better: !!bool true", 1)
+    (seed_kb / K).write_text(edit_seed.replace("summary: ", "summary: !!str ", 1))
+    assert kb("check", "--root", seed_kb).code == 0
+
+
+def test_date_times_with_zones_are_kept_in_utc_and_ordered(kb, seed_kb):
+    text = GOOD_INCIDENT.replace("  - at: 2026-11-02", "  - at: 2026-11-02T01:00:00+05:00", 1)
+    (seed_kb / I).write_text(text.replace("started: 2026-11-03", "started: 2026-11-02T23:30:00-05:00", 1))
+    assert kb("check", "--root", seed_kb).code == 0
+
+
+@pytest.mark.parametrize("value", ["9999-12-31T23:00:00-05:00", "0001-01-01T00:30:00+05:00", "20261103",
+                                   "1762300000", "100", "true", "2026-02-30", "!!python/name:os.system x"])
+@pytest.mark.parametrize("command", [
+    ("timeline", "add", I.split("/")[1][:-5], "--event", "x", "--at"),
+    ("evidence", "add", "multi-round-harness-hang", "client-proxy-fault", "--kind", "report", "--stance", "for",
+     "--text", "x", "--date"),
+    ("restore", "sglang-sm120-mma-target-ctas", "--date"),
+    ("new", "incident", "later-one", "--title", "x", "--started"),
+])
+def test_hostile_dates_on_the_command_line_exit_2_with_one_line(kb, seed_kb, command, value):
+    before = {p: p.read_bytes() for p in seed_kb.rglob("*.yaml")}
+    result = kb(*command, value, "--root", seed_kb)
+    assert result.code == 2, result
+    assert result.out == "" and result.err.startswith("kb: ") and result.err.count("\n") == 1, result.err
+    assert f"'{value}' is not a date" in result.err and "give e.g. 2026-11-05" in result.err
+    assert {p: p.read_bytes() for p in seed_kb.rglob("*.yaml")} == before
+
+
+def test_a_zoned_date_time_on_the_command_line_is_written_in_utc(kb, seed_kb):
+    result = kb("timeline", "add", "multi-round-harness-hang", "--event", "paged", "--at",
+                "2026-11-07T23:30:00-05:00", "--root", seed_kb)
+    assert result.code == 0, result.err
+    assert "  - at: 2026-11-08T04:30:00\n" in (seed_kb / I).read_text()
+    assert kb("check", "--root", seed_kb).code == 0

@@ -80,3 +80,13 @@ def test_drawing_is_deterministic_and_reads_no_cache(seed_kb):
         (cache / name).write_text(poisoned)
     assert charts.draw_gain_charts([knob]) == first
     assert "alert" not in first[knob.id].light
+
+
+def test_record_text_is_drawn_literally_never_as_math(seed_kb):
+    good = (seed_kb / SEED_KNOB).read_text()
+    for metric, condition in ((r"$\foo$ latency", "$x^$"), ("cost in $", "$$"), (r"\$ and $", r"a_{b}$")):
+        text = good.replace("  - metric: output throughput\n", f"  - metric: '{metric}'\n", 2)
+        (seed_kb / SEED_KNOB).write_text(text.replace("{concurrency: 64}", f"{{concurrency: '{condition}'}}"))
+        chart = charts.draw_gain_chart(seed_knob(seed_kb))
+        assert f">{metric} (% of baseline)<" in chart.light
+        assert f">concurrency {condition}<" in chart.light

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
-from .model import Catalog, when_key
+from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
 from .schema import RECORD_SUFFIXES, HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
 from .yaml_source import Key
@@ -87,6 +87,11 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
         elif measurement.delta_pct is None and measurement.baseline == 0:
             yield report("bad-value", ("measurements", i, "baseline"),
                          f"measurements[{i}].baseline is 0, so no gain in percent can be computed; give delta_pct")
+        elif change_pct(measurement) is None:
+            field = "delta_pct" if measurement.delta_pct is not None else "value"
+            yield report("bad-value", ("measurements", i, field),
+                         f"measurements[{i}] is a change of more than {MAX_CHANGE_PCT:,.0f}% (over 10,000 times), "
+                         "which no tuning gains; check the numbers and their unit")
         if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
             yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
 

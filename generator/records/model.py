@@ -57,14 +57,26 @@ class Gain:
         return f"{m.baseline:g} \u2192 {m.value:g}{' ' + m.unit if m.unit else ''}"
 
 
-def gain_of(measurement: Measurement) -> Gain | None:
-    if measurement.invalid:
-        return None
+MAX_CHANGE_PCT = 1e6  # a change of more than 10,000 times is a slip of units, not a measured gain
+
+
+def change_pct(measurement: Measurement) -> float | None:
+    """The raw change of the metric in percent (delta_pct, or from baseline to value); None when it
+    cannot be computed or is beyond MAX_CHANGE_PCT (the consistency checks report that)."""
     if measurement.delta_pct is not None:
         change = float(measurement.delta_pct)
     elif measurement.baseline is not None and measurement.value is not None and measurement.baseline != 0:
         change = (measurement.value - measurement.baseline) / abs(measurement.baseline) * 100
     else:
+        return None
+    return change if abs(change) <= MAX_CHANGE_PCT else None
+
+
+def gain_of(measurement: Measurement) -> Gain | None:
+    if measurement.invalid:
+        return None
+    change = change_pct(measurement)
+    if change is None:
         return None
     pct = change if measurement.higher_is_better else -change
     return Gain(measurement.metric, tuple(measurement.conditions.items()), pct, measurement, change)

@@ -11,10 +11,12 @@ records relate (references, dates in order) live in `checks.py`, not here.
 from __future__ import annotations
 
 import enum
+import math
 from datetime import date, datetime, timezone
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -81,24 +83,38 @@ class FollowUpStatus(str, enum.Enum):
     DONE = "done"
 
 
-def _parse_when(value: Any) -> Any:
-    """Dates stay dates; date-times become naive UTC so any two can be compared."""
+def parse_when(value: Any) -> date | datetime:
+    """A record's date or date-time: dates stay dates, date-times become naive UTC so any two can be
+    compared. Only dates and ISO 8601 text: a number is not a date (20261103 is no day, 1762300000
+    no moment), and a date-time whose UTC day falls outside years 1 to 9999 cannot be used.
+    Raises ValueError with what is expected."""
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value) if ("T" in value or " " in value) else date.fromisoformat(value)
         except ValueError:
-            raise ValueError("expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z") from None
-    return naive_utc(value) if isinstance(value, datetime) else value
+            raise ValueError(_EXPECTED_WHEN) from None
+    if not isinstance(value, date):  # numbers, flags: pydantic would read a number as seconds since 1970
+        raise ValueError(_EXPECTED_WHEN)
+    if isinstance(value, datetime):
+        try:
+            return naive_utc(value)
+        except OverflowError:
+            raise ValueError("the date-time in UTC is outside years 1 to 9999; check the date and time zone") from None
+    return value
+
+
+_EXPECTED_WHEN = "expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z"
 
 
 def naive_utc(moment: datetime) -> datetime:
-    """Naive UTC, so date-times from records and from git compare and show alike."""
+    """Naive UTC, so date-times from records and from git compare and show alike (OverflowError when
+    the UTC moment is outside years 1 to 9999)."""
     return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 When = Annotated[
     datetime | date,
-    BeforeValidator(_parse_when),
+    BeforeValidator(parse_when),
     WithJsonSchema({"type": "string", "anyOf": [{"format": "date"}, {"format": "date-time"}],
                     "description": "YYYY-MM-DD or an ISO 8601 date-time"}),
 ]
@@ -108,8 +124,25 @@ SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 Slug = Annotated[str, Strict(), StringConstraints(pattern=SLUG_PATTERN, max_length=100)]
 Text = Annotated[str, Strict(), StringConstraints(min_length=1)]
 Flag = Annotated[bool, Strict()]
-Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, Field(union_mode="left_to_right")]
-Number = Annotated[StrictInt | StrictFloat, Field(union_mode="left_to_right")]
+MAX_MAGNITUDE = 1e15  # a measured number beyond this is a slip (units, a pasted id), and breaks charts
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("not a finite number; write the number itself")
+    return value
+
+
+def _measured(value: int | float) -> int | float:
+    if _finite(value) is value and abs(value) > MAX_MAGNITUDE:
+        raise ValueError(f"beyond {MAX_MAGNITUDE:g} in size, which no measurement here is; check the number and "
+                         "its unit (e.g. write 12.5 with 'unit: GB/s')")
+    return value
+
+
+Scalar = Annotated[StrictStr | StrictBool | StrictInt | StrictFloat, Field(union_mode="left_to_right"),
+                   AfterValidator(_finite)]
+Number = Annotated[StrictInt | StrictFloat, Field(union_mode="left_to_right"), AfterValidator(_measured)]
 
 
 class Record(BaseModel):

@@ -171,7 +171,8 @@ def _describe(value: Any) -> str:
         shown = value if len(value) <= 60 else value[:57] + "..."
         return f"the text {shown!r}"
     if isinstance(value, int | float):
-        return f"the number {value}"
+        shown = str(value)
+        return f"the number {shown if len(shown) <= 24 else shown[:12] + f'... ({len(shown)} digits)'}"
     if isinstance(value, date):
         return f"the date {value.isoformat()}"
     if isinstance(value, dict):

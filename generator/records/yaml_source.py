@@ -38,6 +38,14 @@ Key = tuple[str | int, ...]
 _STR_TAG = "tag:yaml.org,2002:str"
 _NULL_TAG = "tag:yaml.org,2002:null"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
+_INT_TAG = "tag:yaml.org,2002:int"
+_FLOAT_TAG = "tag:yaml.org,2002:float"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+# What an explicit tag may name: the YAML 1.2 core schema's scalars, each on a value of its type.
+_CORE_TAGS = frozenset((_STR_TAG, _NULL_TAG, _BOOL_TAG, _INT_TAG, _FLOAT_TAG))
+_EXAMPLES = {_NULL_TAG: "'~'", _BOOL_TAG: "true or false", _INT_TAG: "12", _FLOAT_TAG: "12.5"}
+# Plain scalars are typed by their text, dates included.
+_RESOLVED_TAGS = _CORE_TAGS | {_TIMESTAMP_TAG}
 _PLAIN_COLLECTION_TAGS = (None, "!", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 _yaml = YAML(typ="safe", pure=False)
 _constructor = _yaml.constructor
@@ -238,7 +246,7 @@ def _scalar(event: Any) -> Any:
             _PLAIN.clear()
         _PLAIN[value] = typed
         return typed
-    return _construct(tag, event)
+    return _explicit(tag, event)
 
 
 def _construct(tag: str, event: Any) -> Any:
@@ -249,8 +257,8 @@ def _construct(tag: str, event: Any) -> Any:
         return None
     if tag == _BOOL_TAG:
         return value.lower() == "true"
-    if tag.startswith("!") or not tag.startswith("tag:yaml.org,2002:") or tag.endswith((":map", ":seq")):
-        raise _Refused(f"the tag '{tag}' is not allowed in records", event.start_mark)
+    if tag not in _RESOLVED_TAGS:
+        raise _Refused(f"the tag '{_short(tag)}' is not allowed in records; write the plain value", event.start_mark)
     node = ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
     try:
         return _constructor.construct_object(node)
@@ -258,3 +266,22 @@ def _construct(tag: str, event: Any) -> Any:
         # Looks like a date or number but is not one (2026-13-45): keep the text, so the schema
         # reports it against the field with an example of what is expected.
         return value
+
+
+def _explicit(tag: str, event: Any) -> Any:
+    """A scalar with an explicit tag: only the core schema's, and only on a value of that type
+    (`!!bool yes` is not true in YAML 1.2, and must not quietly become false)."""
+    value = event.value
+    if tag in ("!", _STR_TAG):
+        return value
+    if tag not in _CORE_TAGS:  # python/..., binary, set, timestamp, local tags: not plain data
+        raise _Refused(f"the tag '{_short(tag)}' is not allowed in records; write the plain value", event.start_mark)
+    resolved = next((t for t, regexp in _IMPLICIT.get(value[:1], ()) if regexp.match(value)), _STR_TAG)
+    if resolved != tag and not (tag == _NULL_TAG and value == "") and not (tag == _FLOAT_TAG and resolved == _INT_TAG):
+        raise _Refused(f"'{value}' is not a {_short(tag)} value; drop the tag, or write e.g. "
+                       f"{_EXAMPLES[tag]}", event.start_mark)
+    return _construct(tag, event)
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag

@@ -9,14 +9,21 @@ import argparse
 from datetime import date, datetime
 from typing import Any
 
+from ...records.schema import parse_when
 from ...records.yaml_source import parse_yaml
 
 
 def when(text: str) -> date | datetime:
+    """A date as a record holds it (date-times in naive UTC), read the way the schema reads one."""
     value = parse_yaml(text).value
-    if not isinstance(value, date | datetime):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-05 or 2026-11-05T20:25:00")
-    return value
+    try:
+        if not isinstance(value, date | datetime):  # a number is no date (pydantic would read seconds)
+            raise ValueError
+        return parse_when(value)
+    except ValueError as exc:
+        why = f" kb can use ({exc})" if str(exc) else ""
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date{why}; give e.g. 2026-11-05 or "
+                                         "2026-11-05T20:25:00") from None
 
 
 def scalar(text: str) -> Any:
