@@ -34,7 +34,14 @@ def add_root(parser: argparse.ArgumentParser) -> None:
 
 
 def root_of(args: argparse.Namespace) -> Path:
-    return args.root if args.root is not None else find_root(Path.cwd())
+    if args.root is not None:
+        return args.root
+    try:
+        here = Path.cwd()
+    except OSError:  # the folder kb was started in was deleted (or may no longer be read)
+        raise KbError("the current folder no longer exists; cd to the knowledge base's repository, or pass "
+                      "--root") from None
+    return find_root(here)
 
 
 def find_root(start: Path) -> Path:
@@ -44,6 +51,9 @@ def find_root(start: Path) -> Path:
     larger repository (`kb init kb/`) finds it."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / "knobs").is_dir() or (folder / "incidents").is_dir() or (folder / ".git").exists():
-            return folder
+        try:
+            if (folder / "knobs").is_dir() or (folder / "incidents").is_dir() or (folder / ".git").exists():
+                return folder
+        except OSError:  # a folder on the way that may not be searched: look further up
+            continue
     return start

@@ -24,6 +24,7 @@ from .checking.stale_docs import find_stale_docs
 from .findings import Finding, KbError, Severity, finding
 from .history.timelines import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
 from .records.consistency import check_consistency
+from .records.files import describe_error, is_file
 from .records.model import Catalog, RecordSource
 from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
@@ -82,11 +83,23 @@ def reference_date(today: date | None = None) -> date:
 
 
 def record_files(root: Path, kind: RecordKind) -> list[Path]:
-    """The record files of `kind`, in its folder and any subfolder of it (see `record_kind_of`)."""
+    """The record files of `kind`, in its folder and any subfolder of it (see `record_kind_of`),
+    whatever they are: reading refuses what is not a regular file, with a finding. A folder that
+    cannot be listed stops kb: every record must be read."""
     folder = root / kind.folder
-    if not folder.is_dir():
-        return []
-    found = (path for path in folder.rglob("*") if path.suffix in RECORD_SUFFIXES and path.is_file())
+    problems: list[OSError] = []
+    try:
+        if not folder.is_dir():
+            return []
+        found = [Path(top, name) for top, folders, names in os.walk(folder, onerror=problems.append)
+                 for name in (*names, *folders) if name.endswith(RECORD_SUFFIXES)]
+    except OSError as exc:
+        problems.append(exc)
+    if problems:
+        where = Path(problems[0].filename or folder)
+        rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
+        raise KbError(f"cannot list {rel}/ in {root} ({describe_error(problems[0])}); kb reads every record, so it "
+                      "stops here: make the folder readable") from None
     return sorted(path for path in found if record_kind_of(path.relative_to(root).as_posix()) is kind)
 
 
@@ -115,8 +128,12 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     catalog, config, findings = _load(root, replaced or {}, cache)
     settings = RuleSettings(today, config.revert_overdue_days)
     findings.extend(item for rule in RULES for item in rule(catalog, root, settings))
-    references = tuple(find_doc_references(root, catalog))
-    traced = [r for r in references if (root / r.doc).is_file()]
+    unreadable: dict[str, str] = {}
+    references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
+    findings.extend(finding("unreadable-file", doc, 1, 1, None,
+                            f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
+                            "whether it is stale") for doc, why in sorted(unreadable.items()))
+    traced = [r for r in references if is_file(root / r.doc)]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
                                    rev=rev, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
@@ -147,10 +164,13 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
 
 
 def _load(root: Path, replaced: Mapping[str, str], cache: bool) -> tuple[Catalog, Config, list[Finding]]:
-    if not root.is_dir():
-        raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
-    if not any((root / kind.folder).is_dir() for kind in RecordKind):
-        raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+    try:
+        if not root.is_dir():
+            raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
+        if not any((root / kind.folder).is_dir() for kind in RecordKind):
+            raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+    except OSError as exc:
+        raise KbError(f"cannot read {root} ({describe_error(exc)}); make it readable, or pass another folder with --root") from None
     config, findings = load_config(root)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []

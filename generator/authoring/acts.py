@@ -27,6 +27,7 @@ from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..checking.references import docs_referring_to
 from ..checking.rules import find_setting
 from ..records.deployments import value_text
+from ..records.files import UnreadableFile
 from ..records.schema import (
     Evidence,
     FollowUp,
@@ -358,7 +359,11 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
     steps = []
     setting = f"{knob.name}={value_text(knob.value)}"
     for deployment in knob.applies_to:
-        found = find_setting(kb.root, knob, deployment)
+        try:
+            found = find_setting(kb.root, knob, deployment)
+        except UnreadableFile as exc:
+            steps.append(f"{deployment.path}: cannot be read ({exc}); make the change there by hand")
+            continue
         if found is None:
             steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
         elif want_set and not found.is_set and found.other is not None:

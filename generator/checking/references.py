@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.schema import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
@@ -29,7 +30,7 @@ from ..records.yaml_source import parse_yaml
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
-_MAX_DOC_BYTES = 5 << 20
+MAX_DOC_BYTES = 5 << 20
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -44,12 +45,13 @@ class DocReference:
 
 
 def doc_paths(root: Path, catalog: Catalog) -> list[str]:
-    """Markdown files under docs/, plus any other path a record lists under `docs`."""
-    found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md") if p.is_file()} \
-        if (root / DOCS_FOLDER).is_dir() else set()
+    """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
+    regular file inside the repository), plus any other file a record lists under `docs`."""
+    found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md") if not is_folder(p)} \
+        if is_folder(root / DOCS_FOLDER) else set()
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
-            found.update(d for d in record.docs if (root / d).is_file())
+            found.update(d for d in record.docs if is_file(root / d))
     return sorted(found)
 
 
@@ -76,7 +78,10 @@ def _term(name: str) -> str:
     return name if found is None or found.group(0) != name.strip("-. ") else found.group(0)
 
 
-def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None) -> list[DocReference]:
+def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
+                        unreadable: dict[str, str] | None = None) -> list[DocReference]:
+    """Every reference from a doc to a record; docs that cannot be read are skipped, and put in
+    `unreadable` (doc -> why) when it is given."""
     docs = doc_paths(root, catalog) if docs is None else list(docs)
     words = {**{incident_id: (RecordKind.INCIDENT, incident_id) for incident_id in catalog.incidents},
              **{word: (RecordKind.KNOB, knob_id) for word, knob_id in name_aliases(catalog).items()}}
@@ -85,8 +90,11 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
         for record in catalog.records(kind).values():
             references.update(DocReference(d, kind, record.id, "listed") for d in record.docs)
     for doc in docs:
-        text = _read(root / doc)
-        if text is None:
+        try:
+            text = read_doc(root, doc)
+        except UnreadableFile as exc:
+            if unreadable is not None and not isinstance(exc, TooLarge):  # a huge doc is no doc to check
+                unreadable[doc] = str(exc)
             continue
         for kind, record_id in _front_matter_records(text, catalog):
             references.add(DocReference(doc, kind, record_id, "front-matter"))
@@ -159,10 +167,6 @@ def _front_matter_records(text: str, catalog: Catalog) -> Iterable[tuple[RecordK
                 yield RecordKind.INCIDENT, record_id
 
 
-def _read(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > _MAX_DOC_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+def read_doc(root: Path, doc: str) -> str:
+    """A doc's text (undecodable bytes replaced); raises UnreadableFile."""
+    return read_bounded(root / doc, MAX_DOC_BYTES, root).decode("utf-8", errors="replace")

@@ -9,7 +9,6 @@ for the site's "needs action" list.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -18,6 +17,8 @@ from pathlib import Path
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
 from ..records.deployments import any_value_pattern, deploy_pattern
+from ..records.files import UnreadableFile, read_bounded
+from ..records.patterns import compile_pattern
 from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob, KnobStatus, RecordKind, Stance
 from ..records.validate import dotted
@@ -112,12 +113,15 @@ class DeployedSetting:
 
 
 def find_setting(root: Path, knob: Knob, deployment: Deployment) -> DeployedSetting | None:
-    """Whether `deployment.path` sets the knob's current value; None when the file or pattern is
-    unusable (the consistency checks report those)."""
-    text = _read_deploy_file(root, deployment.path)
-    if text is None:
+    """Whether `deployment.path` sets the knob's current value; None when the path or pattern is
+    unusable (the consistency checks report those). Raises UnreadableFile when the file cannot be
+    read."""
+    if path_problem(root, deployment.path) is not None:
         return None
     pattern = deploy_pattern(knob, deployment)
+    if compile_pattern(pattern) is None:
+        return None
+    text = read_bounded(root / deployment.path, _MAX_DEPLOY_FILE, root).decode("utf-8", errors="replace")
     found = _search(pattern, text)
     if found is None:
         return None
@@ -129,11 +133,11 @@ def find_setting(root: Path, knob: Knob, deployment: Deployment) -> DeployedSett
 
 
 def _search(pattern: str, text: str) -> tuple[int, str] | tuple[()] | None:
-    """(line, matching text) of the first match, () for none, None for a pattern that is unusable."""
-    try:
-        match = re.search(pattern, text, re.MULTILINE)
-    except re.error:
+    """(line, matching text) of the first match, () for none, None for a pattern RE2 cannot run."""
+    compiled = compile_pattern(pattern)
+    if compiled is None:
         return None
+    match = compiled.search(text)
     if match is None:
         return ()
     # A pattern starting with \s* can begin on a blank line above: count from the text itself.
@@ -147,7 +151,15 @@ def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator
             continue
         expect_present = knob.status is KnobStatus.ACTIVE
         for i, deployment in enumerate(knob.applies_to):
-            found = find_setting(root, knob, deployment)
+            try:
+                found = find_setting(root, knob, deployment)
+            except UnreadableFile as exc:
+                # Saying nothing would read as "no drift": the check could not be made, and that is news.
+                yield _knob_finding(
+                    catalog, "unreadable-file", knob, ("applies_to", i, "path"),
+                    f"cannot read {deployment.path} ({exc}), so whether it sets knob '{knob.id}' is unknown; "
+                    "make it a readable file inside the repository")
+                continue
             if found is None:
                 continue
             if expect_present and not found.is_set:
@@ -267,18 +279,6 @@ def _day(moment: date | datetime) -> str:
 def _evidence_text(evidence: Evidence) -> str:
     when = f"{evidence.date.isoformat()}, " if evidence.date else ""
     return f"'{evidence.text}' ({when}{evidence.kind.value})"
-
-
-def _read_deploy_file(root: Path, rel: str) -> str | None:
-    if path_problem(root, rel) is not None:
-        return None
-    path = root / rel
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_DEPLOY_FILE:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
 
 
 Rule = Callable[[Catalog, Path, RuleSettings], Iterator[Finding]]

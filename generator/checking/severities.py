@@ -17,17 +17,20 @@ settings are findings on pyproject.toml, not exceptions.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
+from ..records.files import UnreadableFile, read_bounded
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
 SETTINGS = {"revert-overdue-days": "days a revert may test a still-open hypothesis before it is overdue"}
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
+_MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -48,43 +51,60 @@ class Config:
 
 def load_config(root: Path) -> tuple[Config, list[Finding]]:
     path = root / "pyproject.toml"
-    if not path.is_file():
+    if not os.path.lexists(path):
         return Config(), []
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(path, _MAX_CONFIG_BYTES, root).decode("utf-8")
         document = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as exc:
+    except (UnreadableFile, UnicodeDecodeError) as exc:
         return Config(), [finding("bad-config", "pyproject.toml", 1, 1, None, f"cannot read pyproject.toml: {exc}")]
     except tomllib.TOMLDecodeError as exc:
         where = re.search(r"line (\d+), column (\d+)", str(exc))
         line, column = (int(where[1]), int(where[2])) if where else (1, 1)
         return Config(), [finding("bad-config", "pyproject.toml", line, column, None,
                                   f"pyproject.toml is not valid TOML: {exc}")]
-    section = document.get("tool", {}).get("incident-kb", {})
+    except RecursionError:  # arrays nested thousands deep
+        return Config(), [finding("bad-config", "pyproject.toml", 1, 1, None,
+                                  "pyproject.toml nests arrays or tables too deeply to read")]
+    tool = document.get("tool", {})
+    section = tool.get("incident-kb", {}) if isinstance(tool, dict) else None
     if not isinstance(section, dict):
-        return Config(), [_bad(text, "incident-kb", "[tool.incident-kb] must be a table")]
-    severity_table = section.get("severity", {}) or {}
+        table_name = "[tool]" if not isinstance(tool, dict) else "[tool.incident-kb]"
+        return Config(), [_bad(text, "tool" if table_name == "[tool]" else "incident-kb",
+                               f"{table_name} must be a table, e.g. [tool.incident-kb.severity] with lines such as "
+                               "reclaimable-knob = \"warning\"")]
+    findings = []
+    severity_table = section.get("severity", {})
     if not isinstance(severity_table, dict):
-        return Config(), [_bad(text, "severity", "[tool.incident-kb.severity] must be a table of code = level")]
+        findings.append(_bad(text, "severity", f"'severity' in [tool.incident-kb] is {_shown(severity_table)}, not a "
+                                               "table of codes; write [tool.incident-kb.severity] with lines such as "
+                                               "reclaimable-knob = \"warning\""))
+        severity_table = {}
     entries = dict(severity_table)
     entries.update({k: v for k, v in section.items() if k != "severity" and k not in SETTINGS})
     severities: dict[str, str] = {}
-    findings = []
     overdue_days = section.get("revert-overdue-days", DEFAULT_OVERDUE_DAYS)
     if isinstance(overdue_days, bool) or not isinstance(overdue_days, int) or overdue_days < 1:
-        findings.append(_bad(text, "revert-overdue-days", f"revert-overdue-days is {overdue_days!r}; give a whole "
-                             "number of days, e.g. revert-overdue-days = 14"))
+        findings.append(_bad(text, "revert-overdue-days", f"revert-overdue-days is {_shown(overdue_days)}; give a "
+                             "whole number of days, e.g. revert-overdue-days = 14"))
         overdue_days = DEFAULT_OVERDUE_DAYS
     for code, level in entries.items():
         if code not in CODES:
             close = difflib.get_close_matches(code, [*CODES, *SETTINGS], n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see `kb codes` for the list"
             findings.append(_bad(text, code, f"'{code}' in [tool.incident-kb] is not a finding code or setting; {hint}"))
-        elif level not in _LEVELS:
-            findings.append(_bad(text, code, f"severity of '{code}' is {level!r}; use \"error\", \"warning\" or \"off\""))
+        elif not isinstance(level, str) or level not in _LEVELS:
+            findings.append(_bad(text, code, f"severity of '{code}' is {_shown(level)}; use \"error\", \"warning\" or \"off\""))
         else:
             severities[code] = level
     return Config(severities, overdue_days), findings
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str | int | float | bool):
+        text = repr(value)
+        return text if len(text) <= 40 else text[:37] + "..."
+    return {"list": "a list", "dict": "a table"}.get(type(value).__name__, f"a {type(value).__name__}")
 
 
 def _bad(text: str, key: str, message: str) -> Finding:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..history.timelines import History, RecordKey
+from ..records.files import UnreadableFile
 from ..wording import plural
-from .references import DocReference, front_matter_span
+from .references import DocReference, front_matter_span, read_doc
 
 _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "mention": "the text"}
 _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)
@@ -42,7 +43,7 @@ def find_stale_docs(root: Path, history: History, references: Iterable[DocRefere
             mention = hows.get("mention")
             if mention is not None:  # point at the word, so a false alarm is seen for what it is
                 how += f": '{mention.word}' on line {mention.line}"
-            line = mention.line if mention is not None else _reviewed_line(root / doc)
+            line = mention.line if mention is not None else _reviewed_line(root, doc)
             yield finding(
                 "stale-doc", doc, line, 1, record_id,
                 f"this doc refers to {kind} '{record_id}' (through {how}), which changed after the doc's last "
@@ -53,11 +54,11 @@ def find_stale_docs(root: Path, history: History, references: Iterable[DocRefere
                    if mention is not None else ""))
 
 
-def _reviewed_line(path: Path) -> int:
+def _reviewed_line(root: Path, doc: str) -> int:
     """The line of `reviewed:` in the doc's front matter (the usual fix), else 1."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        text = read_doc(root, doc)
+    except UnreadableFile:
         return 1
     span = front_matter_span(text)
     match = _REVIEWED.search(text, *span) if span else None

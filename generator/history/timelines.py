@@ -32,6 +32,7 @@ from .gitio import (
 )
 from .walk import Moment, Version
 from .memo import FieldsMemo, committed_walk
+from ..records.files import UnreadableFile, read_bounded
 from ..records.schema import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
@@ -172,9 +173,8 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
 def _version_text(version: Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
     if version.blob is None:
         try:
-            path = root / version.path
-            return path.read_text(encoding="utf-8-sig") if path.stat().st_size <= MAX_BYTES else None
-        except (OSError, UnicodeDecodeError):
+            return read_bounded(root / version.path, MAX_BYTES, root).decode("utf-8-sig")
+        except (UnreadableFile, UnicodeDecodeError):
             return None
     raw = blobs.get(version.blob) if version.blob != NULL_ID else None
     if raw is None or len(raw) > MAX_BYTES:

@@ -14,6 +14,8 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
+from .files import describe_error
+from .patterns import pattern_problem
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
 from .schema import RECORD_SUFFIXES, HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
 from .validate import dotted
@@ -71,11 +73,11 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                              f"incident '{entry.incident}' has no hypothesis '{entry.hypothesis}' (it has: {known}); "
                              "fix the id or add the hypothesis to the incident")
     for i, deployment in enumerate(knob.applies_to):
-        try:
-            re.compile(deploy_pattern(knob, deployment))
-        except re.error as exc:
+        problem = pattern_problem(deploy_pattern(knob, deployment))
+        if problem is not None:
             yield report("bad-value", ("applies_to", i, "pattern"),
-                         f"applies_to[{i}].pattern is not a valid regular expression ({exc}); e.g. "
+                         f"applies_to[{i}].pattern is not a regular expression kb can run ({problem}); patterns "
+                         "use RE2 syntax, which runs in linear time: no backreferences or lookaround; e.g. "
                          f"'^export {knob.name}=' ")
         yield from _check_path(report, root, ("applies_to", i, "path"), deployment.path)
     for i, doc in enumerate(knob.docs):
@@ -184,6 +186,8 @@ def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
             return "bad-path", f"'{rel}' resolves outside the repository (a symbolic link?); name a file inside it"
         if not resolved.exists():
             return "missing-path", f"'{rel}' does not exist; fix the path or add the file"
-    except (OSError, ValueError) as exc:
-        return "bad-path", f"'{rel}' cannot be resolved ({exc})"
+    except PermissionError:
+        return "unreadable-file", f"'{rel}' cannot be reached: permission denied on a folder on its way"
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: a symbolic link loop (Python 3.11)
+        return "bad-path", f"'{rel}' cannot be resolved ({describe_error(exc)})"
     return None

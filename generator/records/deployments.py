@@ -26,7 +26,7 @@ def default_pattern(kind: str | None, name: str, value: Any) -> str:
     """A pattern that matches a deploy file line setting `name` to `value`, for the usual syntax of
     each kind of setting."""
     shown = value_text(value)
-    end = r"\b" if re.match(r"\w", shown[-1:]) else r"(?!\S)"
+    end = r"\b" if re.match(r"\w", shown[-1:]) else r"(\s|$)"  # RE2 has no lookahead: see records/patterns.py
     setting, wanted = re.escape(name), re.escape(shown)
     if kind in (None, "env"):
         return rf"^\s*(export\s+)?{setting}={wanted}{end}"

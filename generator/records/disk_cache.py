@@ -22,9 +22,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .files import UnreadableFile, read_bounded
+
 CACHE_FOLDER = Path(".cache") / "incident-kb"  # under the knowledge base's root
 _MAGIC = b"incident-kb cache 1\n"
 _DIGEST = 32
+_MAX_ENTRY = 1 << 30  # far above what 10,000 records or their history take
 _PACKAGE = Path(__file__).resolve().parents[1]
 _fingerprint: bytes | None = None
 _key: bytes | None = None
@@ -40,9 +43,9 @@ def read_entry(root: Path, name: str, key: object) -> Any | None:
     secret = _secret() if cache_enabled() else None
     if secret is None or _folder(root) is None:
         return None
-    try:
-        blob = (root / CACHE_FOLDER / name).read_bytes()
-    except OSError:
+    try:  # a regular file inside the repository, bounded: a committed link to /dev/zero, a FIFO, is no entry
+        blob = read_bounded(root / CACHE_FOLDER / name, _MAX_ENTRY, root)
+    except UnreadableFile:
         return None
     if not blob.startswith(_MAGIC) or len(blob) < len(_MAGIC) + _DIGEST:
         return None

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..findings import Finding
 from .disk_cache import blob_id, read_entry, write_entry
+from .files import UnreadableFile, read_bounded
 from .schema import Incident, Knob, RecordKind
 from .validate import validate_record
 from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
@@ -72,13 +73,12 @@ class RecordCache:
         """The file at `path` (or `text` in its place, never cached) loaded and validated."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
-        try:
-            with open(path, "rb") as handle:  # a str path: pathlib costs more than the read at this scale
-                raw: bytes | None = handle.read(MAX_BYTES + 1)
-        except OSError:
-            raw = None
-        if raw is None or len(raw) > MAX_BYTES or not self.enabled:  # the loader says what is wrong
-            return _loaded(kind, rel_path, read_yaml_file(Path(path)))
+        try:  # a regular file inside the repository, bounded (a str path: pathlib costs more than the read)
+            raw = read_bounded(path, MAX_BYTES, self.root)
+        except UnreadableFile:  # the loader says what is wrong
+            return _loaded(kind, rel_path, read_yaml_file(Path(path), self.root))
+        if not self.enabled:
+            return _loaded(kind, rel_path, parse_yaml_bytes(raw))
         key = (kind.value, rel_path, blob_id(raw))
         saved = self.saved.get(key)
         if saved is not None:

@@ -8,6 +8,7 @@ problem comes back as a `LoadError`. Knows nothing of knobs or incidents.
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 from ruamel.yaml.nodes import ScalarNode
+
+from .files import TooLarge, UnreadableFile, read_bounded
 
 try:  # the C parser; ruamel.yaml[oldlibyaml] installs it (see pyproject.toml)
     from _ruamel_yaml import CParser as _Parser  # type: ignore[import-not-found]
@@ -94,30 +97,47 @@ class _Refused(Exception):
         self.column = mark.column + 1
 
 
-def read_yaml_file(path: Path) -> LoadedYaml:
-    """Read and parse one file; size, encoding and syntax problems become `LoadedYaml.error`."""
+def read_yaml_file(path: Path, root: Path | None = None) -> LoadedYaml:
+    """Read and parse one file (a regular file inside `root`, when given); size, encoding and
+    syntax problems become `LoadedYaml.error`."""
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            return _failed(f"the file is {size / 1e6:.1f} MB; a record must be under {MAX_BYTES // 1024} KiB "
-                           "(is this really a record?)", "unreadable-file")
-        raw = path.read_bytes()
-    except OSError as exc:
-        return _failed(f"cannot read the file: {exc.strerror or exc}", "unreadable-file")
+        raw = read_bounded(path, MAX_BYTES, root)
+    except TooLarge as exc:
+        return _failed(f"the file is {exc.size / 1e6:.1f} MB; a record must be under {MAX_BYTES // 1024} KiB "
+                       "(is this really a record?)", "unreadable-file")
+    except UnreadableFile as exc:
+        return _failed(f"cannot read the file: {exc}", "unreadable-file")
     return parse_yaml_bytes(raw)
 
 
 def parse_yaml_bytes(raw: bytes) -> LoadedYaml:
     """Parse a file's bytes (read no larger than MAX_BYTES); encoding problems become errors too."""
+    text, problem, line = decode_text(raw)
+    if text is None:
+        return _failed(problem, "unreadable-file", line)
+    return parse_yaml(text)
+
+
+_UTF16_32 = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (codecs.BOM_UTF16_LE, "UTF-16"),
+             (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def decode_text(raw: bytes) -> tuple[str | None, str, int]:
+    """(text, '', 0) for UTF-8 text (a BOM is dropped), else (None, why, line of the problem)."""
+    wide = next((name for bom, name in _UTF16_32 if raw.startswith(bom)), None)
+    if wide is None and len(raw) >= 4 and b"\0" in raw[:4] and raw[:4].count(0) == 2 and (
+            raw[1] == raw[3] == 0 or raw[0] == raw[2] == 0):
+        wide = "UTF-16"  # no byte-order mark, but text with every other byte zero
+    if wide is not None:
+        return None, f"the file is not UTF-8 (it is {wide}); save it as UTF-8", 1
     if b"\0" in raw:
-        return _failed("the file is binary (it contains NUL bytes); records are UTF-8 text", "unreadable-file")
+        return None, "the file is binary (it contains NUL bytes); records are UTF-8 text", 1
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig"), "", 0
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        return _failed(f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-                       "save it as UTF-8", "unreadable-file", line)
-    return parse_yaml(text)
+        return None, (f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
+                      "save it as UTF-8"), line
 
 
 def event_parser(text: str) -> Any:

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 
 from markupsafe import Markup
 
+from ..records.files import is_file
 from ..records.model import Catalog
 from ..records.schema import Incident, RecordKind
 from .markup import breakable, code, plain, record_inline
@@ -123,7 +124,7 @@ class Links:
         `short` shows only the file name."""
         text = PurePosixPath(rel_path).name if short else rel_path
         inside = self.settings.docs_path(rel_path)
-        if inside is not None and (self.root / PurePosixPath(rel_path)).is_file():
+        if inside is not None and is_file(self.root / PurePosixPath(rel_path)):
             return self.to(inside, breakable(text) if short else text)  # short: a table's Source column
         return code(text)
 

@@ -1,8 +1,8 @@
 """The site's settings (name, docs folder, where records are edited), from MkDocs' configuration.
 
 Inside a build the glue passes MkDocs' own parsed config; `kb render` reads mkdocs.yml itself,
-leniently: tags such as `!!python/name:` are ignored, and a missing or unreadable file gives the
-defaults. Reads at most that one file.
+leniently: tags such as `!!python/name:` are ignored, and a missing or unreadable file (a link out
+of the repository, a FIFO, /dev/zero) gives the defaults. Reads at most that one file.
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 
+from ..records.files import UnreadableFile, read_bounded
 from .links import SiteSettings
 
 MKDOCS_YML = "mkdocs.yml"
+_MAX_BYTES = 1 << 20  # a regular file inside the repository, of a sane size: never /dev/zero
 
 
 class _LenientConstructor(SafeConstructor):
@@ -50,7 +52,7 @@ def read_site_settings(root: Path) -> SiteSettings:
     yaml = YAML(typ="safe", pure=True)
     yaml.Constructor = _LenientConstructor
     try:
-        config = yaml.load((root / MKDOCS_YML).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, YAMLError):
+        config = yaml.load(read_bounded(root / MKDOCS_YML, _MAX_BYTES, root).decode("utf-8"))
+    except (UnreadableFile, UnicodeDecodeError, YAMLError, RecursionError):
         config = None
     return settings_from_config(config if isinstance(config, dict) else {}, root)

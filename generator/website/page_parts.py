@@ -25,6 +25,7 @@ from .markup import attribute, code, finding_message, label, plain
 from ..records.schema import EvidenceKind, RecordKind, Stance
 from ..records.verdicts import EvidenceEffect
 from ..wording import day, plural
+from ..records.files import is_file
 from .links import SiteSettings
 
 
@@ -177,6 +178,6 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
             places.by_record.setdefault((kind, record_id), []).append(item)
             continue
         inside = settings.docs_path(item.path)
-        if inside is not None and inside.endswith(".md") and (kb.root / item.path).is_file():
+        if inside is not None and inside.endswith(".md") and is_file(kb.root / item.path):
             places.by_doc.setdefault(inside, []).append(item)
     return places

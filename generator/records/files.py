@@ -1,0 +1,110 @@
+"""Reading the repository's files: only regular files inside it, and never more than a bound.
+
+Every reader of the knowledge base's files (records, docs, deploy files, pyproject.toml,
+mkdocs.yml, the work tree's versions of records, the authoring commands) goes through
+`read_bounded`. A FIFO would block forever, `/dev/zero` never ends, a symbolic link may point
+out of the repository (to /etc/passwd): each is refused before a byte is read, as is a file over
+the caller's size limit, which is checked again while reading (a file can grow). Refusals are
+`UnreadableFile` with a few words the caller puts after the file's name. Nothing here decides
+what a file means.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+_CHUNK = 1 << 16
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+class UnreadableFile(Exception):
+    """Why a file was not read, in a few words ('permission denied')."""
+
+
+class TooLarge(UnreadableFile):
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"it is {_size(size)}, over the limit of {_size(limit)}")
+        self.size = size
+        self.limit = limit
+
+
+def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> bytes:
+    """The bytes of the regular file at `path`, at most `limit` of them; with `root`, the file
+    (after following symbolic links) must lie inside `root`. Raises UnreadableFile."""
+    try:
+        real = Path(path).resolve()
+        if root is not None and not real.is_relative_to(root.resolve()):
+            raise UnreadableFile("it is a symbolic link to a file outside the repository, which kb never reads")
+        _refuse_unless_regular(os.stat(real))  # sockets and devices cannot even be opened to tell
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the path was resolved,
+        # so a link appearing there now is not followed.
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+    except UnreadableFile:
+        raise
+    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symbolic link loop (Python 3.11)
+        raise UnreadableFile(describe_error(exc)) from None
+    try:
+        status = os.fstat(fd)
+        _refuse_unless_regular(status)  # again: it may have been swapped since
+        if status.st_size > limit:
+            raise TooLarge(status.st_size, limit)
+        chunks, total = [], 0
+        while chunk := os.read(fd, _CHUNK):
+            total += len(chunk)
+            if total > limit:
+                raise TooLarge(total, limit)
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except UnreadableFile:
+        raise
+    except OSError as exc:
+        raise UnreadableFile(describe_error(exc)) from None
+    finally:
+        os.close(fd)
+
+
+def _refuse_unless_regular(status: os.stat_result) -> None:
+    if not stat.S_ISREG(status.st_mode):
+        kind = next((name for test, name in _KINDS if test(status.st_mode)), "something else")
+        raise UnreadableFile(f"it is {kind}, not a regular file")
+
+
+def is_file(path: Path) -> bool:
+    """Whether `path` is a file (following links); False, not an exception, when it cannot be told
+    (a folder on the way that may not be searched)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def describe_error(exc: BaseException) -> str:
+    """A few words for an error from the file system ('permission denied'), without the path."""
+    if isinstance(exc, RuntimeError):
+        return "its symbolic links form a loop"
+    if isinstance(exc, OSError):
+        if exc.errno == errno.ELOOP:
+            return "its symbolic links form a loop"
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return "permission denied"
+        if exc.errno == errno.ENOENT:
+            return "it does not exist"
+        if exc.strerror:
+            return exc.strerror[:1].lower() + exc.strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n // 1024} KiB" if n >= 1024 else f"{n} bytes"
