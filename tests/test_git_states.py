@@ -71,3 +71,34 @@ def test_knowledge_base_in_a_subfolder_of_its_repository(kb, tmp_path):
     result = kb("check", "--root", inner.root, "--format", "json")
     stale = [f["path"] for f in json.loads(result.out)["findings"] if f["code"] == "stale-doc"]
     assert stale == ["docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md"]
+
+
+def redate_head(repo: GitRepo, committer_date: str) -> str:
+    """Give HEAD's commit a committer date line that git accepts as an object (git mktree and
+    hash-object do), however malformed; returns the new commit id."""
+    text = repo.git("cat-file", "commit", "HEAD")
+    lines = [f"{line.rsplit('>', 1)[0]}> {committer_date}".rstrip() if line.startswith("committer ") else line
+             for line in text.split("\n")]
+    path = repo.root / ".git" / "redated"
+    path.write_text("\n".join(lines) + "\n")
+    commit = repo.git("hash-object", "-t", "commit", "-w", "--literally", str(path))
+    repo.git("update-ref", "refs/heads/main", commit)
+    return commit
+
+
+@pytest.mark.parametrize("date_line", ["253402300800 +0000", "1700000000 -9999", "1700000000 +2400",
+                                       "not a date at all", "", "99999999999999999999 +0000", "-5 +0000",
+                                       "253402300000 -0500"])
+def test_a_commit_with_any_date_line_on_the_mainline_stops_nothing(kb, tmp_path, date_line):
+    repo, _ = story_until(tmp_path / "kb", 3)
+    redate_head(repo, date_line)  # the resolution, a material change, in a commit with that date line
+    step(repo, 4)
+    result = kb("check", "--root", repo.root, "--format", "json")
+    assert result.code == 1, result.err
+    assert "Traceback" not in result.err
+    stale = [f for f in json.loads(result.out)["findings"] if f["code"] == "stale-doc"]
+    assert {f["path"] for f in stale} == {"docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md"}
+    out = tmp_path / "site"
+    rendered = kb("render", "--root", repo.root, "--out", out)
+    assert rendered.code == 0, rendered.err
+    assert (out / "index.md").is_file()

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 try:  # gitpython refuses to import when no git executable can be found
@@ -52,7 +52,7 @@ class FileChange:
 @dataclass(frozen=True, slots=True)
 class Commit:
     id: str
-    date: datetime  # committer date, with its time zone
+    date: datetime | None  # committer date, with its time zone; None when the commit's date line is unreadable
     changes: tuple[FileChange, ...]
 
     @property
@@ -115,12 +115,12 @@ def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
     # pass). Commits that touch none of the paths come back with no changes and are left out.
     out = repo.git.log(
         "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
-        "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI%x00", rev, "--", *paths, stdout_as_string=False)
+        "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths, stdout_as_string=False)
     commits = []
     for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
         tokens = chunk.split("\0")
         if len(tokens) > 3:
-            commits.append(Commit(tokens[0], datetime.fromisoformat(tokens[1]), tuple(_parse_raw(tokens[2:]))))
+            commits.append(Commit(tokens[0], commit_date(tokens[1]), tuple(_parse_raw(tokens[2:]))))
     commits.reverse()
     return commits
 
@@ -136,6 +136,23 @@ def is_on_mainline(repo: git.Repo, ancestor: str, rev: str) -> bool:
         return False
     lines = out.splitlines()
     return bool(lines) and lines[-1].split(" ")[1:2] == [ancestor]
+
+
+def commit_date(text: str) -> datetime | None:
+    """A commit's date from '%cI %ct': with its zone when git could write it in ISO 8601 and it has a
+    UTC day in years 1..9999; else the seconds in UTC; None when neither can be read. A commit
+    object can hold any date line (year 10000, zone -9999, text): none may stop a check."""
+    iso, _, seconds = text.strip().rpartition(" ")
+    try:
+        moment = datetime.fromisoformat(iso)
+        moment.astimezone(timezone.utc)  # raises when the UTC day falls outside years 1..9999
+        return moment
+    except (ValueError, OverflowError):
+        pass
+    try:
+        return datetime.fromtimestamp(int(seconds), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
 
 
 def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange]:

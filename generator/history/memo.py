@@ -49,7 +49,7 @@ def committed_walk(repo: Any, root: Path | None, state: RepoState, head: str, pa
         commits = read_log(repo, head, pathspecs)
     for commit in commits:
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
-        moments.append((commit.id, commit.date.isoformat()))
+        moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)
     if root is not None and len(head) == 40:  # a commit id, not a name that may move
         write_entry(root, name, scope, _SavedWalk(
             head, "\0".join(c for c, _ in moments), "\0".join(d for _, d in moments),
@@ -72,7 +72,8 @@ def _restored(saved: _SavedWalk, prefix: str) -> Walk:
     def moment(index: int) -> Moment:
         found = made.get(index)
         if found is None:
-            found = made[index] = Moment(index, commits[index], datetime.fromisoformat(dates[index]))
+            found = made[index] = Moment(index, commits[index],
+                                         datetime.fromisoformat(dates[index]) if dates[index] else None)
         return found
 
     def lineage(packed: str) -> list[Version]:

@@ -29,7 +29,8 @@ class Moment:
     def __str__(self) -> str:
         if self.commit is None:
             return "uncommitted changes in the work tree"
-        assert self.date is not None
+        if self.date is None:
+            return f"commit {self.commit[:7]} (its date cannot be read)"
         return f"commit {self.commit[:7]} ({self.date.date().isoformat()})"
 
 
