@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from datetime import date
@@ -87,9 +88,21 @@ def run_check(args: argparse.Namespace) -> int:
                  f"{'does' if pre_existing == 1 else 'do'} not fail the run")
     code = _report(kb, args.format, after, findings)
     if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
-        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as summary:
-            summary.write(format_github_summary(findings, kb.summary + after))
+        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(findings, kb.summary + after))
     return code
+
+
+def _append_step_summary(path: str, text: str) -> None:
+    """Append to the job's step summary: a regular file (never wait on a FIFO); KbError if it cannot be."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as summary:
+            if not stat.S_ISREG(os.fstat(summary.fileno()).st_mode):
+                raise KbError(f"$GITHUB_STEP_SUMMARY ({path}) is not a regular file; the summary was not written")
+            summary.write(text)
+    except OSError as exc:
+        raise KbError(f"cannot write the step summary to $GITHUB_STEP_SUMMARY ({path}): "
+                      f"{(exc.strerror or str(exc)).lower()}") from None
 
 
 def _schema_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,13 +7,17 @@ Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from collections.abc import Sequence
+from typing import TextIO
 
 from . import __version__, check_commands
 from .authoring import commands as authoring_commands
 from .authoring.init import INIT
 from .command import Command, Parser
+from .checking.formats import displayable
 from .findings import KbError
 from .website.render_command import RENDER
 
@@ -47,14 +51,69 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: its exit code, or 2 with one line on stderr when the tool could not run
+    (bad arguments, an unusable root, output that cannot be written)."""
     try:
+        if sys.stdout is None:  # started with stdout closed (`kb check >&-`)
+            raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
+        _show_what_cannot_be_encoded(sys.stdout)
+        _show_what_cannot_be_encoded(sys.stderr)
         args = build_parser().parse_args(argv)
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, while it can still be told
+        return code
     except KbError as exc:
-        print(f"kb: {exc}", file=sys.stderr)
+        _say(f"kb: {displayable(str(exc))}")
         return 2
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        if not _is_output_error(exc):
+            raise
+        _discard_output()
+        _say(f"kb: cannot write the output ({_output_problem(exc)}); nothing more was written")
+        return 2
+
+
+def _show_what_cannot_be_encoded(stream: TextIO | None) -> None:
+    """Write escapes for what the stream cannot encode (PYTHONIOENCODING=ascii, a file name that is
+    not UTF-8) instead of failing: the text formats are for people, the JSON ones are ASCII."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+
+
+def _is_output_error(exc: OSError) -> bool:
+    return exc.errno in _OUTPUT_ERRNOS
+
+
+_OUTPUT_ERRNOS = {errno.EPIPE, errno.ENOSPC, errno.EBADF, errno.EIO, errno.EDQUOT, errno.EFBIG, errno.EINVAL}
+
+
+def _output_problem(exc: BaseException) -> str:
+    if isinstance(exc, BrokenPipeError):
+        return "the reader closed the pipe"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc)
+
+
+def _discard_output() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush at exit does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, OSError, ValueError):  # not a real file (tests capture it), or already gone
+        pass
+
+
+def _say(line: str) -> None:
+    """One line on stderr, if there is a stderr to write to."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (AttributeError, OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .conftest import REPO, SEED_KNOB, break_seed_story, edit
 
 
@@ -100,3 +102,125 @@ def test_installed_console_script_runs():
     proc = subprocess.run([kb_script, "check", "--root", str(REPO)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.startswith("all good")
+
+
+# ---- output that cannot be written, or shown: exit 2 with one line, never a traceback ---------------
+
+def kb_process(*args: object, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "generator.cli", *map(str, args)], cwd=REPO,
+                            env={**os.environ, **(env or {})}, stderr=subprocess.PIPE, **kwargs)
+
+
+def assert_could_not_run(code: int, err: bytes, why: str) -> None:
+    """Exit 2, and one line that says why (after the usual warning outside git, if any)."""
+    lines = [line for line in err.decode().splitlines() if not line.startswith("kb: warning: ")]
+    assert code == 2, (code, err.decode())
+    assert len(lines) == 1 and lines[0].startswith("kb: ") and why in lines[0], err.decode()
+
+
+@pytest.mark.parametrize("args", [("check",), ("codes",), ("validate", "--format", "gitlab")])
+def test_a_reader_that_closes_the_pipe_gets_exit_2_and_one_line(seed_kb, args):
+    break_seed_story(seed_kb)  # output to write: a finding
+    process = kb_process(*args, *(("--root", seed_kb) if args[0] in ("check", "validate") else ()),
+                         stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    process.stdout.close()  # `kb check | head -0`
+    _, err = process.communicate(timeout=60)
+    assert_could_not_run(process.returncode, err, "the reader closed the pipe")
+
+
+@pytest.mark.parametrize("args", [("check",), ("codes",), ("render", "--out", "{out}")])
+def test_stdout_closed_or_full_exits_2_with_one_line(seed_kb, tmp_path, args):
+    args = tuple(a.replace("{out}", str(tmp_path / "out")) for a in args)
+    root = ("--root", str(seed_kb)) if args[0] != "codes" else ()
+    closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "kb", sys.executable, "-m", "generator.cli", *args, *root],
+                            cwd=REPO, capture_output=True, timeout=120)
+    assert_could_not_run(closed.returncode, closed.stderr, "standard output is closed")
+    with open("/dev/full", "wb") as full:
+        process = kb_process(*args, *root, stdout=full)
+        _, err = process.communicate(timeout=120)
+    assert_could_not_run(process.returncode, err, "no space left on device")
+
+
+def hostile_names(root) -> list[str]:
+    """Docs whose names are not UTF-8 or hold a newline, each a link out of the repository (so each
+    is an unreadable-file finding about that name)."""
+    names = [b"docs/caf\xe9.md", b"docs/new\nline.md", b"docs/esc\x1b[2J.md"]
+    for name in names:
+        os.symlink("/etc/passwd", os.path.join(os.fsencode(root), name))
+    return [os.fsdecode(name) for name in names]
+
+
+@pytest.mark.parametrize("output_format", ["text", "json", "github", "gitlab"])
+def test_file_names_that_are_not_utf8_or_hold_a_newline_in_every_format(kb, seed_kb, output_format):
+    hostile_names(seed_kb)
+    result = kb("check", "--root", seed_kb, "--format", output_format)
+    assert result.code == 1, result.err
+    assert "\x1b" not in result.out and "\udce9" not in result.out
+    if output_format in ("json", "gitlab"):
+        document = json.loads(result.out)
+        paths = {f["path"] if output_format == "json" else f["location"]["path"]
+                 for f in (document["findings"] if output_format == "json" else document)}
+        assert paths == {"docs/caf\\xe9.md", "docs/new\nline.md", "docs/esc\x1b[2J.md"}
+        assert result.out.isascii()
+    else:
+        lines = [line for line in result.out.splitlines() if "docs/" in line]
+        assert len(lines) == 3 and all("unreadable-file" in line or "title=unreadable-file" in line for line in lines)
+        assert any("docs/caf\\xe9.md" in line for line in lines)
+        assert any("new\\nline.md" in line or "new%0Aline.md" in line for line in lines)
+        assert any("esc\\x1b[2J.md" in line for line in lines)
+
+
+def test_file_names_that_are_not_utf8_reach_the_rendered_site(kb, seed_kb, tmp_path):
+    hostile_names(seed_kb)
+    result = kb("render", "--root", seed_kb, "--out", tmp_path / "out")
+    assert result.code == 0, result.err
+    home = (tmp_path / "out/index.md").read_text(encoding="utf-8")
+    assert "caf%E9.md" not in home or "docs/caf\\\\xe9.md" in home
+    assert "\x1b" not in home
+
+
+@pytest.mark.parametrize(("encoding", "output_format"), [
+    *(({"PYTHONIOENCODING": "ascii"}, output_format) for output_format in ("text", "json", "github", "gitlab")),
+    ({"PYTHONIOENCODING": "latin-1"}, "text"), ({"LANG": "C", "LC_ALL": "C"}, "github")])
+def test_output_forced_to_a_narrow_encoding(seed_kb, encoding, output_format):
+    edit(seed_kb / SEED_KNOB, "summary:", "sümmary_→:")
+    process = kb_process("check", "--root", seed_kb, "--format", output_format, env=encoding, stdout=subprocess.PIPE)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, err.decode()
+    assert b"Traceback" not in err
+    text = out.decode("utf-8" if encoding.get("LANG") == "C" else encoding["PYTHONIOENCODING"])
+    assert "mmary_" in text
+    if output_format in ("json", "gitlab"):
+        assert "sümmary_→" in json.dumps(json.loads(text), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("summary", ["{tmp}/missing/folder/summary.md", "{tmp}", "/dev/full", "{tmp}/fifo"])
+def test_a_step_summary_that_cannot_be_written_exits_2_with_one_line(seed_kb, tmp_path, summary):
+    os.mkfifo(tmp_path / "fifo")
+    break_seed_story(seed_kb)
+    process = kb_process("check", "--root", seed_kb, "--format", "github", stdout=subprocess.PIPE,
+                         env={"GITHUB_STEP_SUMMARY": summary.replace("{tmp}", str(tmp_path))})
+    out, err = process.communicate(timeout=60)
+    assert_could_not_run(process.returncode, err, "GITHUB_STEP_SUMMARY")
+    assert out.startswith(b"::error file=")  # the annotations were printed before
+
+
+def test_terminal_escapes_in_record_text_are_shown_escaped(kb, seed_kb):
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "name: SGLANG_SM120_MMA_TARGET_CTAS", 'name: "SGLANG\\e[2J\\e]0;pwned\\a\\u202eX\\u0085Y"')
+    result = kb("check", "--root", seed_kb)
+    assert result.code == 1
+    assert "\x1b" not in result.out and "\x07" not in result.out and "\u202e" not in result.out
+    assert "\x85" not in result.out
+    assert "SGLANG\\x1b[2J\\x1b]0;pwned\\x07\\u202eX\\x85Y=512" in result.out
+    assert len(result.out.strip().split("\n\n")) == 2  # one finding line, then the count
+
+
+def test_a_deleted_working_folder_exits_2_with_one_line(tmp_path):
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    proc = subprocess.run(["bash", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "kb", str(folder),
+                           sys.executable, "-m", "generator.cli", "check"],
+                          capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
+    assert_could_not_run(proc.returncode, proc.stderr, "the current folder no longer exists")

@@ -272,3 +272,16 @@ def test_kb_render_keeps_a_stale_page_someone_changed(kb, seed_kb, tmp_path):
     (seed_kb / SEED_INCIDENT).unlink()
     assert kb("render", "--root", seed_kb, "--out", out).code == 0
     assert (out / INCIDENT_PAGE).read_text() == "my notes on the incident"
+
+
+def test_control_characters_in_a_title_keep_the_front_matter_valid(kb, seed_kb, tmp_path):
+    import yaml  # PyYAML: what MkDocs reads front matter with
+
+    title = "Harness hangs\x7f after\x85 rounds \x9b2J\x1b[2J"
+    edit(seed_kb / SEED_INCIDENT, "title: Multi-round agent harness hangs after several rounds",
+         'title: "Harness hangs\\x7f after\\x85 rounds \\x9b2J\\e[2J"')
+    assert kb("render", "--root", seed_kb, "--out", tmp_path / "out").code == 0
+    page = (tmp_path / "out/incidents/multi-round-harness-hang.md").read_text()
+    front = yaml.safe_load(page.split("---\n")[1])
+    assert front["title"] == "Harness hangs\\x7f after\\x85 rounds \\x9b2J\\x1b[2J" != title
+    assert not any(char in page for char in "\x7f\x85\x9b\x1b")

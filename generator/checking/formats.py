@@ -7,11 +7,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from ..findings import Finding, Severity
 from ..wording import plural
+
+
+# What a terminal or a log would act on instead of showing: control characters (escape sequences
+# can clear the screen or hide text; a newline would split a finding), bidirectional overrides
+# (which reorder what is shown), and the lone surrogates that stand for bytes of a file name that
+# is not UTF-8.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def displayable(text: str) -> str:
+    """`text` with everything a terminal would not simply show written as an escape (\\x1b, \\n);
+    bytes of a non-UTF-8 file name come back as \\xNN."""
+    return _UNSHOWABLE.sub(_escape_char, text)
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = ord(match.group(0))
+    if char in (0x0A, 0x0D):
+        return "\\n" if char == 0x0A else "\\r"
+    if 0xDC80 <= char <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{char - 0xDC00:02x}"
+    return f"\\x{char:02x}" if char <= 0xFF else f"\\u{char:04x}"
 
 
 def count(findings: Sequence[Finding], severity: Severity) -> int:
@@ -22,13 +45,14 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
     """Grouped by file, a blank line between files, and a closing count."""
     blocks = []
     for _, group in groupby(findings, key=lambda f: f.path):
-        blocks.append("\n".join(f"{f.path}:{f.line}:{f.column}: {f.severity} {f.code}: {f.message}" for f in group))
+        blocks.append("\n".join(displayable(f"{f.path}:{f.line}:{f.column}: {f.severity} {f.code}: {f.message}")
+                                for f in group))
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
     if not findings:
-        tail = f"all good: {summary}"
+        tail = f"all good: {displayable(summary)}"
     else:
         files = len({f.path for f in findings})
-        tail = f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} ({summary})"
+        tail = f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} ({displayable(summary)})"
     return "\n\n".join([*blocks, tail]) + "\n"
 
 
@@ -39,11 +63,29 @@ def format_json(findings: Sequence[Finding], summary: str) -> str:
         "errors": count(findings, Severity.ERROR),
         "warnings": count(findings, Severity.WARNING),
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return _json(document)
+
+
+def _json(document: object) -> str:
+    """JSON in ASCII: valid on any stream, and a file name that is not UTF-8 cannot break it."""
+    return json.dumps(_surrogates_shown(document), indent=2) + "\n"
+
+
+def _surrogates_shown(value: object) -> object:
+    if isinstance(value, str):
+        return _SURROGATE.sub(_escape_char, value)
+    if isinstance(value, dict):
+        return {key: _surrogates_shown(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_surrogates_shown(item) for item in value]
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return displayable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def _escape_property(text: str) -> str:
@@ -58,7 +100,7 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
         props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={_escape_property(f.code)}"
         lines.append(f"::{command} {props}::{_escape_data(f.message)}")
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines.append(f"kb: {plural(errors, 'error')}, {plural(warnings, 'warning')} ({summary})")
+    lines.append(f"kb: {plural(errors, 'error')}, {plural(warnings, 'warning')} ({displayable(summary)})")
     return "\n".join(lines) + "\n"
 
 
@@ -74,7 +116,7 @@ def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return displayable(text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
 def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
@@ -85,7 +127,8 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
     for f in findings:
         identity = "\0".join(part or "" for part in f.identity)
         seen[identity] = seen.get(identity, 0) + 1
-        fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode(), usedforsecurity=False).hexdigest()
+        fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode("utf-8", "surrogatepass"),
+                                  usedforsecurity=False).hexdigest()
         issues.append({
             "description": f.message,
             "check_name": f.code,
@@ -93,7 +136,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
             "severity": "major" if f.severity is Severity.ERROR else "minor",
             "location": {"path": f.path, "lines": {"begin": max(f.line, 1)}},
         })
-    return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+    return _json(issues)
 
 
 FORMATS: dict[str, Callable[[Sequence[Finding], str], str]] = {

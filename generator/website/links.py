@@ -62,12 +62,13 @@ class SiteSettings:
     def edit_url(self, rel_path: str) -> str | None:
         if not self.edit_base:
             return None
-        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path)))
+        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path), errors="surrogateescape"))
 
 
 @functools.lru_cache(maxsize=65536)
 def _relative_url(target: str, folder: str) -> str:
-    return urllib.parse.quote(posixpath.relpath(target, folder))
+    # A file name that is not UTF-8 keeps its bytes, percent-encoded: the link finds the file.
+    return urllib.parse.quote(posixpath.relpath(target, folder), errors="surrogateescape")
 
 
 class Links:

@@ -74,9 +74,27 @@ def record_inline(text: str) -> Markup:
     return Markup("".join(part if part.startswith("<") else _entities(part) for part in _TAG.split(body)))
 
 
+def showable(value: object) -> str:
+    """`str(value)` as a page can show it: control characters (an escape sequence, a DEL) and the
+    bytes of a file name that is not UTF-8 (lone surrogates, which no page encoding can write)
+    written as \\xNN."""
+    text = str(value)
+    return _UNSHOWABLE.sub(_escape, text) if _UNSHOWABLE.search(text) else text
+
+
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = ord(match.group(0))
+    if 0xDC80 <= char <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        char -= 0xDC00
+    return f"\\x{char:02x}" if char <= 0xFF else f"\\u{char:04x}"
+
+
 def plain(value: object) -> Markup:
     """A plain value (a name, a title, an id) as markdown that shows exactly that text."""
-    text = html.escape(str(value), quote=False).replace("\n", " ")
+    text = html.escape(showable(value), quote=False).replace("\n", " ")
     return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
 
 
@@ -90,14 +108,14 @@ def code(value: object, nowrap: bool = False) -> Markup:
     """A value in code type (a setting name, a path), safe anywhere in a line. `nowrap` keeps a
     short name (a finding code) on one line in a narrow table column."""
     css = ' class="kb-nowrap"' if nowrap else ""
-    return Markup(f"<code{css}>{_entities(html.escape(str(value), quote=False))}</code>")
+    return Markup(f"<code{css}>{_entities(html.escape(showable(value), quote=False))}</code>")
 
 
 def finding_message(text: str, in_markdown: bool = True) -> Markup:
     """A `kb check` message: text in `backticks` as code, the rest as text. `in_markdown`: the
     result stands in a markdown line (a table cell), so markdown's characters are written as
     entities; otherwise it goes into HTML that markdown does not read (a finding box, a banner)."""
-    parts = text.split("`")
+    parts = showable(text).split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick is just a character
         parts[-2:] = [parts[-2] + "`" + parts[-1]]
     escape = (lambda t: _entities(html.escape(t, quote=False))) if in_markdown else \
@@ -115,12 +133,12 @@ def label(value: object) -> str:
     `<`: no escaping survives that, so the characters that could open markup are replaced by
     look-alikes.
     """
-    return " ".join(str(value).translate(_LOOK_ALIKES).split())
+    return " ".join(showable(value).translate(_LOOK_ALIKES).split())
 
 
 def attribute(value: object) -> str:
     """A value for an HTML attribute in double quotes."""
-    return _entities(html.escape(str(value), quote=True))
+    return _entities(html.escape(showable(value), quote=True))
 
 
 def _entities(text: str) -> str:

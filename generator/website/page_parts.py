@@ -43,11 +43,20 @@ class Table:
 
 def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
     """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
-    lines = [f"title: {json.dumps(label(title), ensure_ascii=False)}", "tags:",
-             *(f"  - {json.dumps(tag, ensure_ascii=False)}" for tag in dict.fromkeys(map(label, tags)))]
+    lines = [f"title: {_yaml_text(label(title))}", "tags:",
+             *(f"  - {_yaml_text(tag)}" for tag in dict.fromkeys(map(label, tags)))]
     if boost is not None:
         lines += ["search:", f"  boost: {boost}"]
     return Markup("\n".join(lines))
+
+
+# JSON strings are YAML's double-quoted ones, but YAML refuses DEL and the C1 controls written raw
+# (a DEL in a title broke the page's front matter): those are written as escapes.
+_YAML_UNPRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+
+
+def _yaml_text(text: str) -> str:
+    return _YAML_UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def source_line(settings: SiteSettings, rel_path: str) -> Markup:

@@ -8,7 +8,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ...checking.formats import format_text
+from ...checking.formats import displayable, format_text
 from ...command import root_of
 from ..acts import Outcome
 from ..edit_lock import editing_lock
@@ -23,14 +23,14 @@ def run_edit(args: argparse.Namespace, action: Callable[[], Outcome]) -> int:
         with editing_lock(root_of(args)):
             outcome = action()
     except Refused as exc:
-        print(f"kb: {exc.headline}:", file=sys.stderr)
+        print(f"kb: {displayable(exc.headline)}:", file=sys.stderr)
         sys.stderr.write(format_text(exc.findings, "nothing written"))
         return 1
-    print(outcome.done)
+    print(displayable(outcome.done))  # record text in it must not drive the terminal
     if outcome.next_steps:
         print("What else needs doing:")
         for step in outcome.next_steps:
-            print(f"  - {step}")
+            print(f"  - {displayable(step)}")
     if outcome.check:
         print("kb check now reports:")
         sys.stdout.write(format_text(outcome.check, "after this change"))
