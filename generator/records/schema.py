@@ -153,7 +153,7 @@ class Record(BaseModel):
 
 class Deployment(Record):
     path: Text = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
-    pattern: Text | None = Field(default=None, description="Regular expression that matches in that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Default: built from the knob's kind, name and current value.")
+    pattern: Text | None = Field(default=None, description="Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Default: built from the knob's kind, name and current value.")
 
 
 class Measurement(Record):
