@@ -12,6 +12,7 @@ what a file means.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -36,27 +37,33 @@ def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> byte
     """The bytes of the regular file at `path`, at most `limit` of them; with `root`, the file
     (after following symbolic links) must lie inside `root`. Raises UnreadableFile."""
     try:
-        real = Path(path).resolve()
-        if root is not None and not real.is_relative_to(root.resolve()):
-            raise UnreadableFile("it is a symbolic link to a file outside the repository, which kb never reads")
-        _refuse_unless_regular(os.stat(real))  # sockets and devices cannot even be opened to tell
-        # O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the path was resolved,
-        # so a link appearing there now is not followed.
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_CLOEXEC", 0))
-    except UnreadableFile:
-        raise
-    except (OSError, RuntimeError, ValueError) as exc:  # RuntimeError: a symbolic link loop (Python 3.11)
+        before = os.stat(path)  # follows links, and opens nothing: a device may act when opened
+    except OSError as exc:
+        raise UnreadableFile(describe_error(exc)) from None
+    if not stat.S_ISREG(before.st_mode):
+        if root is not None and not _resolves_inside(path, root):
+            raise UnreadableFile(_OUTSIDE)
+        _refuse_unless_regular(before)
+    if before.st_size > limit:
+        raise TooLarge(before.st_size, limit)
+    try:
+        # O_NONBLOCK: should a FIFO take the file's place now, opening it must not wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
         raise UnreadableFile(describe_error(exc)) from None
     try:
         status = os.fstat(fd)
-        _refuse_unless_regular(status)  # again: it may have been swapped since
+        _refuse_unless_regular(status)
+        if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
+            raise UnreadableFile("it was replaced while being read")
+        if root is not None and not _opened_inside(fd, path, root):
+            raise UnreadableFile(_OUTSIDE)
         if status.st_size > limit:
             raise TooLarge(status.st_size, limit)
         chunks, total = [], 0
         while chunk := os.read(fd, _CHUNK):
             total += len(chunk)
-            if total > limit:
+            if total > limit:  # it grew while being read
                 raise TooLarge(total, limit)
             chunks.append(chunk)
         return b"".join(chunks)
@@ -66,6 +73,33 @@ def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> byte
         raise UnreadableFile(describe_error(exc)) from None
     finally:
         os.close(fd)
+
+
+_OUTSIDE = "it is a symbolic link to a file outside the repository, which kb never reads"
+
+
+def _opened_inside(fd: int, path: str | Path, root: Path) -> bool:
+    """Whether the file open as `fd` lies inside `root`: where the kernel says it opened it
+    (Linux), else where `path` resolves."""
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return _resolves_inside(path, root)
+    top = _real_root(os.path.abspath(root))
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _resolves_inside(path: str | Path, root: Path) -> bool:
+    try:
+        return Path(path).resolve().is_relative_to(_real_root(os.path.abspath(root)))
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symbolic link loop (Python 3.11)
+        return False
+
+
+@functools.lru_cache(maxsize=64)
+def _real_root(root: str) -> str:
+    """The repository's real path (resolved once per root: every file read is checked against it)."""
+    return os.path.realpath(root)
 
 
 def _refuse_unless_regular(status: os.stat_result) -> None:
