@@ -32,9 +32,10 @@ site: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
-# The everyday loop: everything but real site builds, the browser, serve and mypy (under a minute).
+# The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy and bulk
+# runs of the real command (tests marked slow), on every core.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m 'not slow'
+	$(BIN)/python -m pytest -m 'not slow' -n auto
 
 check: $(STAMP)
 	$(BIN)/kb check

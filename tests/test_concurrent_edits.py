@@ -16,6 +16,8 @@ from generator.records.yaml_source import read_yaml_file
 
 from .test_authoring import HYP, INCIDENT, commented_kb  # noqa: F401 - a fixture
 
+pytestmark = pytest.mark.slow  # dozens of real kb processes racing: left out of `make test-fast`
+
 INCIDENT_FILE = f"incidents/{INCIDENT}.yaml"
 
 

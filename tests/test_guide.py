@@ -12,9 +12,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO
 from .gitrepo import git_environment
 from .golden import updating
+
+pytestmark = pytest.mark.slow  # every command of the guide in a fresh process: left out of `make test-fast`
 
 GUIDE = REPO / "docs" / "guide" / "writing-a-postmortem.md"
 _BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
