@@ -25,16 +25,16 @@ from pathlib import Path
 
 import pytest
 
+from .console import BLOCK, run_block
 from .conftest import REPO
 from .gitrepo import GIT_ENV
-from .test_guide import steps_of
+from .golden import updating
 
 pytestmark = pytest.mark.slow  # builds a wheel and a venv, and real sites: left out of `make test-fast`
 
 README = REPO / "README.md"
 VENVS = REPO / ".cache" / "adoption-venv"
 _SECTION = re.compile(r"^## Adopt in five minutes\n(.*?)^## ", re.DOTALL | re.MULTILINE)
-_BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 NOTICES = ("end of life", "ProperDocs", "MkDocs 2", "NO_MKDOCS_2_WARNING")
 
 
@@ -91,19 +91,12 @@ def test_the_readme_adoption_works_as_shown(adopter_bin, tmp_path):
     text = README.read_text(encoding="utf-8")
     section = _SECTION.search(text)
     assert section, "README has no 'Adopt in five minutes' section"
-    block = _BLOCK.search(section.group(1))
+    block = BLOCK.search(section.group(1))
     assert block, "the section has no console block"
     start = section.start(1) + block.start(1)
     first_line = text.count("\n", 0, start) + 1
-    rewritten, failures = [], []
-    for step in steps_of(block.group(1), first_line):
-        result = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, timeout=300)
-        actual = result.stdout.rstrip("\n").split("\n") if result.stdout.strip() else []
-        if actual != step.output:
-            failures.append(f"README line {step.line}: $ {step.command}\n  shown:  {step.output}\n  actual: {actual}")
-        rewritten += [*step.source, *actual]
-    if os.environ.get("UPDATE_GOLDEN"):
+    rewritten, failures = run_block(block.group(1), first_line, "README", root, env, timeout=300)
+    if updating():
         new_block = "".join(line + "\n" for line in rewritten)
         README.write_text(text[:start] + new_block + text[start + len(block.group(1)):], encoding="utf-8")
         return

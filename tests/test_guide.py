@@ -5,15 +5,14 @@ shows. `UPDATE_GOLDEN=1` rewrites the outputs in the guide (review the diff)."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from .console import BLOCK, run_block
 from .conftest import REPO
 from .gitrepo import git_environment
 from .golden import updating
@@ -21,34 +20,6 @@ from .golden import updating
 pytestmark = pytest.mark.slow  # every command of the guide in a fresh process: left out of `make test-fast`
 
 GUIDE = REPO / "docs" / "guide" / "writing-a-postmortem.md"
-_BLOCK = re.compile(r"^```console\n(.*?)^```$", re.DOTALL | re.MULTILINE)
-
-
-@dataclass
-class Step:
-    command: str  # as a shell reads it (continuation lines joined)
-    source: list[str]  # the lines as written in the guide
-    output: list[str]
-    line: int  # where the command starts in the guide
-
-
-def steps_of(block: str, first_line: int) -> list[Step]:
-    steps: list[Step] = []
-    lines = block.splitlines()
-    i = 0
-    while i < len(lines):
-        assert lines[i].startswith("$ "), f"guide line {first_line + i}: console blocks alternate '$ command' and output"
-        start = i
-        while lines[i].endswith("\\"):
-            i += 1
-        source = lines[start:i + 1]
-        i += 1
-        output = []
-        while i < len(lines) and not lines[i].startswith("$ "):
-            output.append(lines[i])
-            i += 1
-        steps.append(Step("\n".join(source)[2:], source, output, first_line + start))
-    return steps
 
 
 def fresh_kb(tmp_path: Path) -> Path:
@@ -74,16 +45,10 @@ def test_every_command_in_the_guide_works_as_shown(tmp_path):
            "PYTHONUNBUFFERED": "1"}
     text = GUIDE.read_text()
     rewritten, failures, end = [], [], 0
-    for match in _BLOCK.finditer(text):
+    for match in BLOCK.finditer(text):
         first_line = text.count("\n", 0, match.start(1)) + 1
-        block = []
-        for step in steps_of(match.group(1), first_line):
-            result = subprocess.run(["bash", "-c", step.command], cwd=root, env=env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True, timeout=60)
-            actual = result.stdout.rstrip("\n").split("\n") if result.stdout.strip() else []
-            if actual != step.output:
-                failures.append(f"guide line {step.line}: $ {step.command}\n  shown:  {step.output}\n  actual: {actual}")
-            block += [*step.source, *actual]
+        block, failed = run_block(match.group(1), first_line, "guide", root, env, timeout=60)
+        failures += failed
         rewritten.append(text[end:match.start(1)] + "".join(line + "\n" for line in block))
         end = match.end(1)
     if updating():
