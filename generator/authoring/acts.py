@@ -217,10 +217,8 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
                  review_by=review_by, note=note)
     editor.append(("history",), item, fields(Knob))
     editor.set((), "status", "reverted", fields(Knob))
-    kb = save(record, editor)
-    knob = kb.catalog.knobs[knob_id]
-    checked = check_knowledge_base(root)
-    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(checked, knob_id),
+    knob, checked = _save_knob(record, editor, knob_id)
+    steps = [*_deploy_steps(checked, knob, want_set=False), *_doc_steps(checked, knob_id),
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
@@ -237,13 +235,11 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
                  hypothesis=last.hypothesis, note=note)
     editor.append(("history",), item, fields(Knob))
     editor.set((), "status", "active", fields(Knob))
-    kb = save(record, editor)
-    knob = kb.catalog.knobs[knob_id]
-    checked = check_knowledge_base(root)
-    steps = [*_deploy_steps(kb, knob, want_set=True), *_doc_steps(checked, knob_id)]
+    knob, checked = _save_knob(record, editor, knob_id)
+    steps = [*_deploy_steps(checked, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
-    hypothesis = kb.catalog.hypothesis(last.incident, last.hypothesis)
+    hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
     if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
                      f"`kb refute {last.incident} {hypothesis.id}`")
@@ -276,10 +272,8 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
                  note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
     editor.set((), "value", value, fields(Knob))
     editor.append(("history",), item, fields(Knob))
-    kb = save(record, editor)
-    knob = kb.catalog.knobs[knob_id]
-    checked = check_knowledge_base(root)
-    steps = [*(_deploy_steps(kb, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
+    knob, checked = _save_knob(record, editor, knob_id)
+    steps = [*(_deploy_steps(checked, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
              *_doc_steps(checked, knob_id)]
     done = (f"'{knob_id}' stays {knob.name}={value_text(value)} ({day(when)})" if same else
             f"'{knob_id}' set to {knob.name}={value_text(value)} on {day(when)} (was {value_text(old)})")
@@ -292,10 +286,8 @@ def retire(root: Path, knob_id: str, when: When, note: str | None = None) -> Out
         raise KbError(f"knob '{knob_id}' is already retired (since {day(knob.history[-1].date)})")
     editor.append(("history",), entry(HistoryEntry, date=when, status="retired", note=note), fields(Knob))
     editor.set((), "status", "retired", fields(Knob))
-    kb = save(record, editor)
-    knob = kb.catalog.knobs[knob_id]
-    checked = check_knowledge_base(root)
-    steps = [*_deploy_steps(kb, knob, want_set=False), *_doc_steps(checked, knob_id)]
+    knob, checked = _save_knob(record, editor, knob_id)
+    steps = [*_deploy_steps(checked, knob, want_set=False), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"'keep_reverted' in {record.rel_path} no longer applies: the knob is retired")
     return Outcome(f"{record.rel_path}: '{knob_id}' retired on {day(when)}", tuple(steps), checked.findings)
@@ -383,6 +375,14 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
 def _doc_steps(kb: KnowledgeBase, knob_id: str) -> list[str]:
     docs = docs_referring_to(kb.references, RecordKind.KNOB, knob_id)
     return [f"{doc} refers to the knob: make sure it tells the story as it now stands" for doc in docs]
+
+
+def _save_knob(record: RecordFile, editor: Editor, knob_id: str) -> tuple[Knob, KnowledgeBase]:
+    """Write the edited knob (refused unless the records stay valid), then the knob as it now stands
+    and the knowledge base as `kb check` now sees it (the next steps and the summary come from it)."""
+    save(record, editor)
+    checked = check_knowledge_base(record.root)
+    return checked.catalog.knobs[knob_id], checked
 
 
 def _check(root: Path) -> tuple[Finding, ...]:
