@@ -141,11 +141,6 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history, today)
 
 
-def check_rules(kb: KnowledgeBase) -> tuple[Finding, ...]:
-    """What the rules that need no git find in a loaded knowledge base, with configured severities."""
-    return _configured(kb.config, [item for rule in RULES for item in rule(kb.catalog, kb.root, kb.rule_settings)])
-
-
 def material_changes(root: Path, catalog: Catalog | None = None, *,
                      allow_shallow: bool = False) -> Mapping[RecordKey, list[MaterialChange]]:
     """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
