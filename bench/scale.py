@@ -8,7 +8,7 @@ For each records:commits size (repositories from bench/git_history.py, reused wh
   floor         one `git log --raw` plus one C-parse of every record (what any check must do)
   check cold    `kb check` with INCIDENT_KB_CACHE=off, a fresh process          goal: <= 1.5x floor
   check warm    `kb check` again with its cache, nothing changed                 goal: < 1 s
-  warm, 1 rec   one record edited in the work tree, then `kb check`              goal: < 1 s
+  warm, 1 rec   one record edited in the work tree, then `kb check` once          goal: < 1 s
   timelines     every record's material changes (the site's), cache warm          goal: < 5 s
   identical     the cached runs print exactly what a cold run prints
 Then the site (bench/site_build.py's knowledge base): a cold `mkdocs build --strict` from a copy
@@ -80,9 +80,13 @@ def check_sizes(sizes: str, docs: int, out: Path) -> list[str]:
         kb_check(folder, cache=True)  # fills the cache
         warm, warm_out = min((kb_check(folder, cache=True) for _ in range(3)), key=lambda pair: pair[0])
         warm_cpu = CPU["check True"]
-        knob = sorted((folder / "knobs").iterdir())[7]
-        knob.write_text(knob.read_text().replace("Target thread-block count", "Target block count", 1))
-        one, one_out = min((kb_check(folder, cache=True) for _ in range(3)), key=lambda pair: pair[0])
+        # One record edited, then the first check after it (a second one would find its own result
+        # remembered): three edits of three records, the best counts.
+        ones = []
+        for knob in sorted((folder / "knobs").iterdir())[7:10]:
+            knob.write_text(knob.read_text().replace("Target thread-block count", "Target block count", 1))
+            ones.append(kb_check(folder, cache=True))
+        one, one_out = min(pair[0] for pair in ones), ones[-1][1]  # the last run saw all three edits
         one_cpu = CPU["check True"]
         _, one_cold = kb_check(folder, cache=False)
         CPU["check True"] = one_cpu

@@ -13,15 +13,23 @@ import stat
 import sys
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
 from .pr_mode import check_at_base, mark_pre_existing
 from .checking.formats import FORMATS, format_github_summary
 from .checking.staged import staged_changes
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
-from .pipeline import TODAY_VARIABLE, KnowledgeBase, check_knowledge_base, load_knowledge_base
-from .records.schema import RecordKind, json_schema
+from .check_memo import Result, check_remembering, remembered
+from .pipeline import check_knowledge_base, load_knowledge_base
+from .records.disk_cache import cache_enabled
+from .records.schema import DOCS_FOLDER, RecordKind, json_schema
+from .reference_date import TODAY_VARIABLE, reference_date
 from .wording import plural
+
+
+# What `kb check` reads whole (every other path it looks at is recorded as it is looked at).
+WATCHED_FOLDERS = (*(kind.folder for kind in RecordKind), DOCS_FOLDER)
 
 
 def _day(text: str) -> date:
@@ -44,7 +52,8 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    return _report(load_knowledge_base(root_of(args)), args.format)
+    kb = load_knowledge_base(root_of(args))
+    return _report(kb.findings, kb.summary, args.format)
 
 
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +74,12 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
+    if args.base is None and not args.staged and cache_enabled():
+        # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
+        today = reference_date(args.today)
+        result = remembered(root, today, args.allow_shallow) or \
+            check_remembering(root, today, args.allow_shallow, WATCHED_FOLDERS, lambda: _checked(root, args, today))
+        return _print_result(result, args.format)
     if args.staged:
         if args.base is not None:
             raise KbError("--staged compares with HEAD; it takes no --base")
@@ -77,8 +92,6 @@ def run_check(args: argparse.Namespace) -> int:
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today, cache=args.base is None)
-    for note in kb.notes:
-        print(f"kb: {note}", file=sys.stderr)
     findings: Sequence[Finding] = kb.findings
     after = ""
     if args.base is not None:
@@ -86,9 +99,21 @@ def run_check(args: argparse.Namespace) -> int:
         where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
         after = (f"; {plural(pre_existing, 'finding')} pre-existing at {where} "
                  f"{'does' if pre_existing == 1 else 'do'} not fail the run")
-    code = _report(kb, args.format, after, findings)
-    if args.format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
-        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(findings, kb.summary + after))
+    return _print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
+
+
+def _checked(root: Path, args: argparse.Namespace, today: date) -> Result:
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today)
+    return Result(kb.findings, kb.summary, kb.notes)
+
+
+def _print_result(result: Result, output_format: str) -> int:
+    """Print a check's notes, findings and summary (and the step summary with --format github)."""
+    for note in result.notes:
+        print(f"kb: {note}", file=sys.stderr)
+    code = _report(result.findings, result.summary, output_format)
+    if output_format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(result.findings, result.summary))
     return code
 
 
@@ -120,12 +145,10 @@ def run_codes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(kb: KnowledgeBase, output_format: str, after: str = "",
-            findings: Sequence[Finding] | None = None) -> int:
-    """Print the findings (the knowledge base's own unless others are given); 1 if any is an error."""
-    shown = kb.findings if findings is None else findings
-    sys.stdout.write(FORMATS[output_format](shown, kb.summary + after))
-    return 1 if any(f.severity is Severity.ERROR for f in shown) else 0
+def _report(findings: Sequence[Finding], summary: str, output_format: str) -> int:
+    """Print the findings and the summary line; 1 if any finding is an error."""
+    sys.stdout.write(FORMATS[output_format](findings, summary))
+    return 1 if any(f.severity is Severity.ERROR for f in findings) else 0
 
 
 COMMANDS = (

@@ -28,6 +28,7 @@ from .records.files import describe_error, is_file
 from .records.model import Catalog, RecordSource
 from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
+from .reference_date import reference_date
 from .wording import plural
 
 
@@ -63,23 +64,6 @@ class KnowledgeBase:
         counts = [(len(self.catalog.records(kind)) + len(self.catalog.broken_ids[kind]), kind.value)
                   for kind in RecordKind]
         return ", ".join(plural(n, word) for n, word in counts) + " checked"
-
-
-TODAY_VARIABLE = "KB_TODAY"
-
-
-def reference_date(today: date | None = None) -> date:
-    """The date rules count from: `today` when given, else $KB_TODAY (so a CI run or a site build
-    can be reproduced), else the clock's date."""
-    if today is not None:
-        return today
-    text = os.environ.get(TODAY_VARIABLE, "").strip()
-    if not text:
-        return date.today()
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise KbError(f"{TODAY_VARIABLE}={text!r} is not a date; give e.g. {TODAY_VARIABLE}=2026-11-30") from None
 
 
 def record_files(root: Path, kind: RecordKind) -> list[Path]:

@@ -12,11 +12,11 @@ PACKAGE = REPO / "generator"
 # Each module's stage; a module may import its own stage and earlier ones, never a later one.
 # website and authoring are siblings: both consume the pipeline, neither imports the other.
 STAGES = {
-    "generator.findings": 0, "generator.command": 0, "generator.wording": 0,
+    "generator.findings": 0, "generator.command": 0, "generator.wording": 0, "generator.reference_date": 0,
     "generator.records": 1,
     "generator.history": 2,
     "generator.checking": 3,
-    "generator.pipeline": 4, "generator.pr_mode": 4,
+    "generator.pipeline": 4, "generator.pr_mode": 4, "generator.check_memo": 4,
     "generator.website": 5, "generator.authoring": 5,
     "generator.check_commands": 6, "generator.cli": 6,
 }

@@ -3,11 +3,13 @@ results (a cached run prints exactly what a cold run prints), and never trusted 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import pickle
 
 import pytest
 
+from generator import check_commands, check_memo
 from generator.history import memo
 from generator.pipeline import material_changes
 from generator.records import disk_cache, record_cache
@@ -101,11 +103,14 @@ def test_timelines_come_out_the_same_from_the_cache(repo, monkeypatch):
     assert sum(map(len, expected.values())) > 160  # creations and material changes of every record
 
 
+@pytest.mark.parametrize("entry_name", ["records.pickle", "check-result.pickle"])
 @pytest.mark.parametrize("tamper", ["flip a byte", "truncate", "forge with another key", "plant from the repository"])
-def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch, tmp_path, tamper):
+def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch, tmp_path, tamper, entry_name):
     expected = cold(kb, repo, monkeypatch)
     assert kb("check", "--root", repo) == expected
-    entry = repo / CACHE / "records.pickle"
+    if entry_name == "records.pickle":  # the remembered result would be printed before records are read
+        (repo / CACHE / "check-result.pickle").unlink()
+    entry = repo / CACHE / entry_name
     blob = entry.read_bytes()
     if tamper == "flip a byte":
         entry.write_bytes(blob[:-10] + bytes([blob[-10] ^ 1]) + blob[-9:])
@@ -116,22 +121,30 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch
         # this user's (another machine's, or one the repository brought along with its .cache/).
         saved = pickle.loads(blob[len(disk_cache._MAGIC) + 32:])
         (fingerprint, key), entries = saved
-        forged = {k: (record, (), packed, raw_id) for k, (record, _, packed, raw_id) in entries.items()}
+        if entry_name == "records.pickle":
+            forged = {k: (record, (), packed, raw_id) for k, (record, _, packed, raw_id) in entries.items()}
+        else:
+            forged = dataclasses.replace(entries, result=check_memo.Result((), "all good", ()))
         monkeypatch.setattr(disk_cache, "_key", b"k" * 32)
-        disk_cache.write_entry(repo, "records.pickle", key, forged)
+        disk_cache.write_entry(repo, entry_name, key, forged)
         monkeypatch.setattr(disk_cache, "_key", None)
         if tamper == "plant from the repository":
             GitRepo(repo, init=False).git("add", "-f", CACHE)
             GitRepo(repo, init=False).git("commit", "-q", "-m", "a planted cache")
             expected = cold(kb, repo, monkeypatch)
+    # What the bad entry would have spared runs again: parsing every record, or the whole check.
+    module, name = (record_cache, "parse_yaml_bytes") if entry_name == "records.pickle" else \
+        (check_commands, "check_knowledge_base")
     with monkeypatch.context() as patch:
-        parsed = []
-        original = record_cache.parse_yaml_bytes
-        patch.setattr(record_cache, "parse_yaml_bytes", lambda raw: parsed.append(1) or original(raw))
+        calls = []
+        original = getattr(module, name)
+        patch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or original(*args, **kwargs))
         assert kb("check", "--root", repo) == expected
-        assert len(parsed) == 160  # every record parsed again: nothing was taken from the bad entry
+        assert len(calls) == (160 if entry_name == "records.pickle" else 1)  # nothing taken from the bad entry
+    if entry_name == "records.pickle":
+        (repo / CACHE / "check-result.pickle").unlink()
     with monkeypatch.context() as patch:  # and the entry was rebuilt
-        forbid(patch, record_cache, "parse_yaml_bytes")
+        forbid(patch, module, name)
         assert kb("check", "--root", repo) == expected
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
-from ..records.files import UnreadableFile, read_bounded
+from ..records.files import UnreadableFile, noted, read_bounded
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
@@ -51,6 +51,7 @@ class Config:
 
 def load_config(root: Path) -> tuple[Config, list[Finding]]:
     path = root / "pyproject.toml"
+    noted(path)  # an input even when missing (see check_memo)
     if not os.path.lexists(path):
         return Config(), []
     try:

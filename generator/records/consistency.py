@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
-from .files import describe_error
+from .files import describe_error, noted
 from .patterns import pattern_problem
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
 from .schema import RECORD_SUFFIXES, HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
@@ -180,6 +180,7 @@ def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
         return "bad-path", f"'{rel}' is absolute; write it relative to the repository root, e.g. docs/design/plan.md"
     if ".." in posix.parts:
         return "bad-path", f"'{rel}' leaves the repository through '..'; name a file inside it"
+    noted(root / posix)  # its state is an input of this check (see check_memo)
     try:
         resolved = (root / posix).resolve()
         if not resolved.is_relative_to(root.resolve()):

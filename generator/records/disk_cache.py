@@ -19,6 +19,7 @@ import os
 import pickle
 import secrets
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,13 @@ def write_entry(root: Path, name: str, key: object, payload: object) -> None:
 
 
 def _folder(root: Path) -> Path | None:
-    """The cache folder, unless it or `.cache` is a link (a repository could point it anywhere)."""
+    """The cache folder, unless it or `.cache` is a link (a repository could point it anywhere) or
+    cannot be looked at."""
     folder = root / CACHE_FOLDER
-    if folder.parent.is_symlink() or folder.is_symlink() or not folder.is_dir():
+    try:
+        if folder.parent.is_symlink() or folder.is_symlink() or not folder.is_dir():
+            return None
+    except OSError:
         return None
     return folder
 
@@ -127,15 +132,16 @@ def _secret() -> bytes | None:
 
 
 def _code_fingerprint() -> bytes:
-    """What wrote an entry: this package's source, Python's and pydantic's versions."""
+    """What wrote an entry: this package's source, Python's version and the installed distributions
+    (their names carry their versions: pydantic's, ruamel.yaml's...). Imports none of them."""
     global _fingerprint
     if _fingerprint is None:
         digest = hashlib.sha256(sys.version.encode())
         try:
-            from pydantic import VERSION
-            digest.update(str(VERSION).encode())
-        except ImportError:  # pragma: no cover
-            pass
+            installed = sorted(name for name in os.listdir(sysconfig.get_paths()["purelib"]) if name.endswith(".dist-info"))
+        except OSError:  # pragma: no cover - no site-packages to list
+            installed = []
+        digest.update("\0".join(installed).encode())
         for path in sorted(_PACKAGE.rglob("*.py")):
             digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
         _fingerprint = digest.digest()

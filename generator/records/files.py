@@ -7,14 +7,21 @@ out of the repository (to /etc/passwd): each is refused before a byte is read, a
 the caller's size limit, which is checked again while reading (a file can grow). Refusals are
 `UnreadableFile` with a few words the caller puts after the file's name. Nothing here decides
 what a file means.
+
+Every look at a path (a read, `is_file`, `is_folder`, `noted`) is also written down while
+`probes_recorded()` is active, with the path's `signature`: `check_memo` reuses a result only while
+every path it looked at is unchanged.
 """
 
 from __future__ import annotations
 
 import errno
 import functools
+import hashlib
 import os
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 _CHUNK = 1 << 16
@@ -33,9 +40,83 @@ class TooLarge(UnreadableFile):
         self.limit = limit
 
 
+Signature = tuple[object, ...]
+_recorders: list[tuple[dict[str, Signature], tuple[str, ...], int]] = []
+
+
+@contextmanager
+def probes_recorded(covered: tuple[str, ...], changed_after: int) -> Iterator[dict[str, Signature]]:
+    """Absolute path -> `signature(path, changed_after)`, for every path looked at inside the block (at
+    its first look), but those inside the `covered` folders (absolute; the caller watches them whole)."""
+    recorded: dict[str, Signature] = {}
+    entry = (recorded, tuple(folder.rstrip(os.sep) + os.sep for folder in covered), changed_after)
+    _recorders.append(entry)
+    try:
+        yield recorded
+    finally:
+        _recorders.remove(entry)
+
+
+def noted(path: str | Path) -> None:
+    """Write down a look at `path` made without the helpers here (a `resolve()`, an `exists()`)."""
+    if _recorders:
+        where = os.path.abspath(path)
+        for recorded, covered, changed_after in _recorders:
+            if where not in recorded and not where.startswith(covered):
+                recorded[where] = signature(where, changed_after)
+
+
+def signature(path: str | Path, changed_after: int, whole: bool = True) -> Signature:
+    """What tells a path's state apart without reading it: its status (kind, size, change times), and
+    with `whole` also the file it names (links followed), the link's target and its real path; or
+    why it cannot be looked at. A file last changed after `changed_after` (ns since the epoch) is also
+    read and hashed: a second change within the clock's granularity would not show in its times."""
+    own = _status(os.lstat, path)
+    if not whole and not (isinstance(own, tuple) and stat.S_ISLNK(own[0])):
+        return (own, _digest_if_changed(path, own, changed_after))
+    named = _status(os.stat, path)
+    return (named, own, _link(path), os.path.realpath(path), _digest_if_changed(path, named, changed_after))
+
+
+def _status(look: Callable[[str | Path], os.stat_result], path: str | Path) -> tuple[int, ...] | str:
+    try:
+        found = look(path)
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno or 0, "error")
+    return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def _digest_if_changed(path: str | Path, status: tuple[int, ...] | str, changed_after: int) -> str | None:
+    if not isinstance(status, tuple) or not stat.S_ISREG(status[0]) or max(status[4], status[5]) <= changed_after:
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno or 0, "error")
+    digest = hashlib.sha1(usedforsecurity=False)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return "not a regular file"
+        while chunk := os.read(fd, _CHUNK):
+            digest.update(chunk)
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno or 0, "error")
+    finally:
+        os.close(fd)
+    return digest.hexdigest()
+
+
+def _link(path: str | Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them; with `root`, the file
     (after following symbolic links) must lie inside `root`. Raises UnreadableFile."""
+    noted(path)
     try:
         before = os.stat(path)  # follows links, and opens nothing: a device may act when opened
     except OSError as exc:
@@ -111,6 +192,7 @@ def _refuse_unless_regular(status: os.stat_result) -> None:
 def is_file(path: Path) -> bool:
     """Whether `path` is a file (following links); False, not an exception, when it cannot be told
     (a folder on the way that may not be searched)."""
+    noted(path)
     try:
         return path.is_file()
     except OSError:
@@ -118,6 +200,7 @@ def is_file(path: Path) -> bool:
 
 
 def is_folder(path: Path) -> bool:
+    noted(path)
     try:
         return path.is_dir()
     except OSError:

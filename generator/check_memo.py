@@ -1,0 +1,128 @@
+"""The last `kb check` result, remembered with everything it was computed from, so that checking an
+unchanged knowledge base again costs a walk over its folders and two git calls, not a check.
+
+What a result depends on, all of it in the key:
+- the run: the knowledge base's path, the reference date, --allow-shallow, this code and the
+  installed distributions (`disk_cache` signs entries with them);
+- git: HEAD, the branch, whether the clone is shallow, and the index, ignore and configuration
+  files (which decide what counts as an uncommitted change);
+- every entry under the record and docs folders: kind, size, change times, link target, so a file
+  edited, added, removed, renamed or made unreadable changes the key;
+- every other path the run looked at (pyproject.toml, deploy files, files records name), by its
+  `records.files.signature`, taken when it was looked at.
+A result is not remembered when an input changed while the check ran. A file changed in the seconds
+before the check is signed by its content too: a second change within the clock's granularity would
+not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified before it is unpickled).
+Imports nothing heavy: on a hit, no record is parsed and no model is built.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from .findings import Finding
+from .records.disk_cache import CACHE_FOLDER, read_entry, write_entry
+from .records.files import Signature, probes_recorded, signature
+
+_NAME = "check-result.pickle"
+_GIT_FILES = ("index", "config", "info/exclude", "shallow", "HEAD")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What `kb check` prints: its findings, summary line and notes."""
+
+    findings: tuple[Finding, ...]
+    summary: str
+    notes: tuple[str, ...]
+
+
+Walk = dict[str, Signature]  # root-relative entry -> signature
+
+
+@dataclass(frozen=True)
+class _Entry:
+    folders: tuple[str, ...]  # the watched folders, root-relative
+    changed_after: int  # files changed after this (ns) are signed by their content too
+    walk: Walk
+    git: tuple[object, ...]
+    probes: dict[str, Signature]
+    result: Result
+
+
+def remembered(root: Path, today: date, allow_shallow: bool) -> Result | None:
+    """The remembered result of `kb check` for the knowledge base as it is now, or None."""
+    entry = read_entry(root, _NAME, _run_key(root, today, allow_shallow))
+    if not isinstance(entry, _Entry):
+        return None
+    since = entry.changed_after
+    if _git_state(root, since) != entry.git or _walk(root, entry.folders, since) != entry.walk:
+        return None
+    if any(signature(path, since) != seen for path, seen in entry.probes.items()):
+        return None
+    return entry.result
+
+
+def check_remembering(root: Path, today: date, allow_shallow: bool, folders: Sequence[str],
+                      check: Callable[[], Result]) -> Result:
+    """`check()`, remembering its result when its inputs held still (see the module's docstring)."""
+    # Wider than any file system's time granularity (FAT's is 2 s): a file changed since may change
+    # again within the same tick of its clock, so its times alone cannot tell.
+    since = time.time_ns() - 3_000_000_000
+    git, walk = _git_state(root, since), _walk(root, folders, since)
+    # The cache's own files are no input: a cached result is exactly what the check would give.
+    unwatched = tuple(str(root.absolute() / folder) for folder in (*folders, str(CACHE_FOLDER)))
+    with probes_recorded(unwatched, since) as probes:
+        result = check()
+    if _git_state(root, since) == git and _walk(root, folders, since) == walk and \
+            all(signature(path, since) == seen for path, seen in probes.items()):
+        write_entry(root, _NAME, _run_key(root, today, allow_shallow),
+                    _Entry(tuple(folders), since, walk, git, dict(probes), result))
+    return result
+
+
+def _run_key(root: Path, today: date, allow_shallow: bool) -> tuple[object, ...]:
+    environment = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("GIT_")))
+    return (str(root.absolute()), today.isoformat(), allow_shallow, environment)
+
+
+def _walk(root: Path, folders: Iterable[str], since: int) -> Walk:
+    """Every entry under the folders (and the folders themselves), by signature; links not followed."""
+    seen: Walk = {}
+    for folder in folders:
+        top = os.path.join(root, folder)
+        seen[folder] = signature(top, since)
+        problems: list[OSError] = []
+        for path, subfolders, names in os.walk(top, onerror=problems.append):
+            for name in (*subfolders, *names):
+                full = os.path.join(path, name)
+                seen[os.path.relpath(full, root)] = signature(full, since, whole=False)
+        for problem in problems:
+            seen[f"{problem.filename}: cannot list"] = (str(problem.errno),)
+    return seen
+
+
+def _git_state(root: Path, since: int) -> tuple[object, ...]:
+    """HEAD, the branch, shallowness, and the git files that decide what is an uncommitted change."""
+    parsed = _git(root, "rev-parse", "--absolute-git-dir", "--show-toplevel", "--is-shallow-repository", "HEAD")
+    branch = _git(root, "symbolic-ref", "-q", "HEAD")
+    lines = parsed[1].splitlines() if isinstance(parsed[1], str) else []
+    files: list[Signature] = []
+    if len(lines) >= 2:
+        files = [signature(os.path.join(lines[0], name), since) for name in _GIT_FILES]
+        files += [signature(os.path.join(lines[1], ".gitignore"), since), signature(root / ".gitignore", since)]
+    return (parsed, branch, *files)
+
+
+def _git(root: Path, *args: str) -> tuple[int, str | None]:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, errors="surrogateescape")
+    except OSError:
+        return (-1, None)
+    return (done.returncode, done.stdout)
