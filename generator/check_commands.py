@@ -15,17 +15,17 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from .pr_mode import check_at_base, mark_pre_existing
+from .check_memo import Result, check_remembering, remembered
 from .checking.formats import FORMATS, format_github_summary
-from .checking.staged import staged_changes
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
-from .check_memo import Result, check_remembering, remembered
-from .pipeline import check_knowledge_base, load_knowledge_base
 from .records.disk_cache import cache_enabled
-from .records.schema import DOCS_FOLDER, RecordKind, json_schema
+from .records.vocabulary import DOCS_FOLDER, RecordKind
 from .reference_date import TODAY_VARIABLE, reference_date
 from .wording import plural
+
+# The pipeline (pydantic models, git) is imported where a check runs, not here: `kb check` on an
+# unchanged knowledge base prints its remembered result in less time than those imports take.
 
 
 # What `kb check` reads whole (every other path it looks at is recorded as it is looked at).
@@ -52,6 +52,8 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
+    from .pipeline import load_knowledge_base
+
     kb = load_knowledge_base(root_of(args))
     return _report(kb.findings, kb.summary, args.format)
 
@@ -80,6 +82,10 @@ def run_check(args: argparse.Namespace) -> int:
         result = remembered(root, today, args.allow_shallow) or \
             check_remembering(root, today, args.allow_shallow, WATCHED_FOLDERS, lambda: _checked(root, args, today))
         return _print_result(result, args.format)
+    from .checking.staged import staged_changes
+    from .pipeline import check_knowledge_base, load_knowledge_base
+    from .pr_mode import check_at_base, mark_pre_existing
+
     if args.staged:
         if args.base is not None:
             raise KbError("--staged compares with HEAD; it takes no --base")
@@ -103,6 +109,8 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _checked(root: Path, args: argparse.Namespace, today: date) -> Result:
+    from .pipeline import check_knowledge_base
+
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today)
     return Result(kb.findings, kb.summary, kb.notes)
 
@@ -135,6 +143,8 @@ def _schema_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_schema(args: argparse.Namespace) -> int:
+    from .records.schema import json_schema
+
     print(json.dumps(json_schema(RecordKind(args.kind)), indent=2))
     return 0
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from . import __version__, check_commands
+from . import check_commands
 from .authoring import commands as authoring_commands
 from .authoring.init import INIT
 from .command import Command, Parser
@@ -31,7 +31,7 @@ COMMANDS: tuple[Command, ...] = (
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
     parser = Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
-    parser.add_argument("--version", action="version", version=f"kb (incident-kb) {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     top = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     groups: dict[str, argparse._SubParsersAction[Parser]] = {}
     for command in commands:  # in declaration order; a group ('hypothesis add') where its first verb is
@@ -48,6 +48,16 @@ def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentPar
         command.arguments(sub)
         sub.set_defaults(run=command.run)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version, looked up when asked for (the package metadata costs every other command its start)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from . import __version__
+
+        print(f"kb (incident-kb) {__version__}")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

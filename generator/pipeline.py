@@ -26,7 +26,8 @@ from .history.timelines import History, HistoryUnavailable, MaterialChange, Reco
 from .records.consistency import check_consistency
 from .records.files import describe_error, is_file
 from .records.model import Catalog, RecordSource
-from .records.schema import DOCS_FOLDER, RECORD_SUFFIXES, Incident, Knob, RecordKind, record_kind_of
+from .records.schema import Incident, Knob
+from .records.vocabulary import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
 from .wording import plural

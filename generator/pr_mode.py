@@ -32,7 +32,7 @@ from .history.gitio import NotARepository, TreeEntry, iter_blobs, list_tree, ope
     resolve_commit
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.model import Catalog
-from .records.schema import DOCS_FOLDER, RecordKind
+from .records.vocabulary import DOCS_FOLDER, RecordKind
 
 if TYPE_CHECKING:
     import git

@@ -9,7 +9,7 @@ import pickle
 
 import pytest
 
-from generator import check_commands, check_memo
+from generator import check_memo, pipeline
 from generator.history import memo
 from generator.pipeline import material_changes
 from generator.records import disk_cache, record_cache
@@ -134,7 +134,7 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch
             expected = cold(kb, repo, monkeypatch)
     # What the bad entry would have spared runs again: parsing every record, or the whole check.
     module, name = (record_cache, "parse_yaml_bytes") if entry_name == "records.pickle" else \
-        (check_commands, "check_knowledge_base")
+        (pipeline, "check_knowledge_base")
     with monkeypatch.context() as patch:
         calls = []
         original = getattr(module, name)

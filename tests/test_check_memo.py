@@ -10,12 +10,14 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from generator import check_commands
+from generator import pipeline
 from generator.records import disk_cache
 
 from .conftest import SEED_KNOB, edit
@@ -52,8 +54,8 @@ def cold(kb, root, monkeypatch):
 def checks_run(monkeypatch) -> list[int]:
     """Counts the full checks that run from now on (a remembered result runs none)."""
     runs: list[int] = []
-    original = check_commands.check_knowledge_base
-    monkeypatch.setattr(check_commands, "check_knowledge_base", lambda *a, **k: runs.append(1) or original(*a, **k))
+    original = pipeline.check_knowledge_base
+    monkeypatch.setattr(pipeline, "check_knowledge_base", lambda *a, **k: runs.append(1) or original(*a, **k))
     return runs
 
 
@@ -122,16 +124,16 @@ def test_the_date_and_the_arguments_are_part_of_the_key(kb, seed_kb, monkeypatch
 
 
 def test_nothing_is_remembered_when_an_input_changes_while_checking(kb, repo, monkeypatch):
-    original = check_commands.check_knowledge_base
+    original = pipeline.check_knowledge_base
 
     def check_then_edit(*args, **kwargs):
         result = original(*args, **kwargs)  # read the old value...
         edit(repo / SEED_KNOB, "value: 640", "value: 641")  # ...which changes before the run ends
         return result
 
-    monkeypatch.setattr(check_commands, "check_knowledge_base", check_then_edit)
+    monkeypatch.setattr(pipeline, "check_knowledge_base", check_then_edit)
     kb("check", "--root", repo)
-    monkeypatch.setattr(check_commands, "check_knowledge_base", original)
+    monkeypatch.setattr(pipeline, "check_knowledge_base", original)
     assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
 
 
@@ -184,3 +186,13 @@ def test_every_look_at_the_file_system_is_watched_or_written_down():
             if LOOK.search(line) and not line.strip().startswith("#"):
                 found.add((name, line.strip()))
     assert found == set(WATCHED_OR_NOTED), "route new looks through records/files.py (or noted()), then list them"
+
+
+def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, repo):
+    """What makes it fast: the models (pydantic), git's library and the YAML parser stay unimported."""
+    first = kb("check", "--root", repo)
+    code = ("import sys; from generator.cli import main; code = main(['check', '--root', sys.argv[1]]); "
+            "print([m for m in ('pydantic', 'git', 'ruamel.yaml', 'jinja2', 'generator.pipeline') if m in sys.modules])")
+    done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
+                          env={**os.environ}, check=False)
+    assert done.stdout == first.out + "[]\n"

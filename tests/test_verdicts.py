@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.pipeline import KnowledgeBase, check_knowledge_base
-from generator.records.schema import KnobStatus
+from generator.records.vocabulary import KnobStatus
 from generator.records.verdicts import current_revert
 from generator.website.context import gather_site_context
 from generator.website.incident_pages import incident_view

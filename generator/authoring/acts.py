@@ -28,21 +28,8 @@ from ..checking.references import docs_referring_to
 from ..checking.rules import find_setting
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile
-from ..records.schema import (
-    Evidence,
-    FollowUp,
-    FollowUpStatus,
-    HistoryEntry,
-    Hypothesis,
-    HypothesisStatus,
-    Incident,
-    Knob,
-    KnobStatus,
-    Measurement,
-    RecordKind,
-    RootCause,
-    TimelineEntry,
-)
+from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
+from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
 from ..records.model import last_revert
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor

@@ -1,4 +1,4 @@
-"""`kb fmt`: records in one canonical shape, without losing a comment.
+"""What `kb fmt` does (its command: `commands/formatting.py`): records in one canonical shape, without losing a comment.
 
 The shape: keys in the order the schema declares them (each key moves with the comments and blank
 lines above it), single quotes wherever a quoted value needs no escapes, the editor schema modeline
@@ -9,21 +9,16 @@ so formatting can never change what a record says: a file that would is left alo
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .edit_lock import editing_lock
-from .record_files import RecordFile, read_record, write
-from ..checking.formats import format_text
-from ..command import Command, add_root, root_of
+from .record_files import RecordFile, read_record
 from ..findings import Finding, KbError, finding
-from ..wording import plural
 from ..pipeline import record_files
 from .scaffold import modeline
-from ..records.schema import Record, RecordKind, record_kind_of
+from ..records.schema import MODELS, Record
+from ..records.vocabulary import RecordKind, record_kind_of
 from ..records.validate import dotted, fields_at
 from .yaml_splice import Document, EditError, Node, reorder_entries
 from ..records.yaml_source import Key, parse_yaml
@@ -55,7 +50,7 @@ def format_record(text: str, kind: RecordKind, rel_path: str) -> tuple[str, list
     if not any(_MODELINE_MARK in line for line in _leading_comments(text)):
         text = modeline(kind, rel_path) + "\n" + text
         changes.append("editor schema modeline added")
-    text, moved = _order_keys(text, kind.model)
+    text, moved = _order_keys(text, MODELS[kind])
     if moved:
         changes.append("keys in schema order in " + ", ".join(moved))
     text, requoted = _single_quotes(text)
@@ -156,43 +151,3 @@ def _values(node: Node) -> Iterator[Node]:
             yield child
         else:
             yield from _values(child)
-
-
-# ---- the command -------------------------------------------------------------------------------
-
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE", help="record files (default: all records)")
-    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file would change")
-    add_root(parser)
-
-
-def run_fmt(args: argparse.Namespace) -> int:
-    root = root_of(args)
-    paths = files_to_format(root, args.files)
-    if args.check:
-        return _report([format_file(root, path) for path in paths], check=True)
-    with editing_lock(root):  # read and written under the lock, so no concurrent edit is lost
-        results = [format_file(root, path) for path in paths]
-        for result in results:
-            if result.changed:
-                assert result.record is not None and result.text is not None
-                write(result.record, result.text)  # a file that cannot be written stops here, unreported
-                print(f"reformatted {result.rel_path}: {'; '.join(result.changes)}")
-    return _report(results, check=False)
-
-
-def _report(results: list[Formatted], *, check: bool) -> int:
-    problems = [r.problem for r in results if r.problem is not None]
-    changed = [r for r in results if r.changed]
-    if check:
-        for result in changed:
-            print(f"would reformat {result.rel_path}: {'; '.join(result.changes)}")
-    if problems:
-        sys.stderr.write(format_text(problems, "cannot format these"))
-    unchanged = len(results) - len(changed) - len(problems)
-    verb = "would be reformatted" if check else "reformatted"
-    print(f"{plural(len(changed), 'record')} {verb}, {unchanged} already formatted")
-    return 1 if problems or (check and changed) else 0
-
-
-FMT = Command(("fmt",), "put records in canonical shape (key order, quotes), keeping comments", _arguments, run_fmt)

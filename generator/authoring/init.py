@@ -14,12 +14,11 @@ import argparse
 import json
 import os
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from ..command import Command
 from ..findings import KbError
-from ..records.schema import DOCS_FOLDER, RecordKind, json_schema
+from ..records.vocabulary import DOCS_FOLDER, RecordKind
 
 STARTER = Path(__file__).parent / "starter"
 WORKFLOW = ".github/workflows/kb-check.yml"
@@ -50,6 +49,8 @@ def locate(folder: Path) -> Layout:
 def pinned_requirement() -> tuple[str, str | None]:
     """How CI installs the incident-kb running now (PEP 610 says where it came from), and a note
     when that cannot be repeated elsewhere (a local file or folder)."""
+    from importlib import metadata  # imported by `kb init` alone: it costs every other command its start
+
     dist = metadata.distribution("incident-kb")
     direct = json.loads(dist.read_text("direct_url.json") or "{}")
     url, vcs = direct.get("url", ""), direct.get("vcs_info")
@@ -66,6 +67,8 @@ def pinned_requirement() -> tuple[str, str | None]:
 
 def starter_files(layout: Layout) -> dict[Path, str]:
     """Every file `kb init` writes, by path, with its text."""
+    from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
+
     kb_dir = layout.kb_dir
     prefix = "" if kb_dir == "." else kb_dir + "/"
     requirement, _ = pinned_requirement()

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..findings import Finding, KbError, Severity
 from ..pipeline import KnowledgeBase, load_knowledge_base, record_files
-from ..records.schema import RECORD_SUFFIXES, SLUG_PATTERN, Incident, Knob, RecordKind
+from ..records.schema import SLUG_PATTERN, Incident, Knob
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
 from ..records.validate import validate_record
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 from .line_ends import LineEnds

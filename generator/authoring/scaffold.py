@@ -17,7 +17,8 @@ from pydantic.fields import FieldInfo
 
 from .record_files import new_record, write_checked
 from ..findings import KbError
-from ..records.schema import RecordKind
+from ..records.schema import MODELS
+from ..records.vocabulary import RecordKind
 from .yaml_emit import Indent, render_entry
 from ..records.yaml_source import parse_yaml
 
@@ -33,7 +34,7 @@ def create_record(root: Path, kind: RecordKind, record_id: str, values: dict[str
     values = {"id": record_id, **values}
     text = scaffold_text(kind, values, record.rel_path)
     written = parse_yaml(text).value
-    expected = {name: values.get(name, _empty(info)) for name, info in kind.model.model_fields.items()}
+    expected = {name: values.get(name, _empty(info)) for name, info in MODELS[kind].model_fields.items()}
     if written != expected:  # pragma: no cover - a rendering bug; never write a record that says something else
         raise KbError(f"{record.rel_path}: the new record would not read back as given; this is a bug in kb")
     write_checked(record, text)
@@ -42,7 +43,7 @@ def create_record(root: Path, kind: RecordKind, record_id: str, values: dict[str
 
 def scaffold_text(kind: RecordKind, values: dict[str, Any], rel_path: str) -> str:
     lines = [modeline(kind, rel_path)]
-    for name, info in kind.model.model_fields.items():
+    for name, info in MODELS[kind].model_fields.items():
         lines.append(f"# {field_comment(info)}")
         lines += render_entry(name, values.get(name, _empty(info)), 0, Indent())
     return "\n".join(lines) + "\n"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..records.schema import DOCS_FOLDER, RecordKind
+from ..records.vocabulary import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file

@@ -20,7 +20,8 @@ from ..records.deployments import any_value_pattern, deploy_pattern
 from ..records.files import UnreadableFile, read_bounded
 from ..records.patterns import compile_pattern
 from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
-from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob, KnobStatus, RecordKind, Stance
+from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
+from ..records.vocabulary import KnobStatus, RecordKind, Stance
 from ..records.validate import dotted
 from ..records.verdicts import (
     Standing,

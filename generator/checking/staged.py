@@ -20,7 +20,7 @@ from ..findings import KbError
 from ..history.gitio import NotARepository, open_repository, repository_state, staged_paths
 from ..records.consistency import URL_PATTERN
 from ..records.model import Catalog
-from ..records.schema import DOCS_FOLDER, record_kind_of
+from ..records.vocabulary import DOCS_FOLDER, record_kind_of
 
 SETTINGS_FILE = "pyproject.toml"
 

@@ -17,7 +17,7 @@ from typing import Any
 from .gitio import RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
 from ..records.disk_cache import read_entry, write_entry
-from ..records.schema import RecordKind
+from ..records.vocabulary import RecordKind
 
 
 @dataclass(slots=True)

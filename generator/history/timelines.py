@@ -33,7 +33,7 @@ from .gitio import (
 from .walk import Moment, Version
 from .memo import FieldsMemo, committed_walk
 from ..records.files import UnreadableFile, read_bounded
-from ..records.schema import DOCS_FOLDER, RecordKind
+from ..records.vocabulary import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .gitio import FileChange
-from ..records.schema import record_kind_of
+from ..records.vocabulary import record_kind_of
 
 
 @dataclass(frozen=True, slots=True)

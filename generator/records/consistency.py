@@ -17,7 +17,8 @@ from .deployments import deploy_pattern
 from .files import describe_error, noted
 from .patterns import pattern_problem
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
-from .schema import RECORD_SUFFIXES, HypothesisStatus, Incident, IncidentStatus, Knob, RecordKind
+from .schema import Incident, Knob
+from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
 from .validate import dotted
 from .yaml_source import Key
 from ..wording import day

@@ -12,7 +12,8 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from .schema import HistoryEntry, HistoryStatus, Hypothesis, Incident, Knob, KnobStatus, Measurement, RecordKind
+from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
+from .vocabulary import HistoryStatus, KnobStatus, RecordKind
 from .yaml_source import SourceMap
 
 

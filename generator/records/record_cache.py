@@ -18,7 +18,8 @@ from typing import Any
 from ..findings import Finding
 from .disk_cache import blob_id, read_entry, write_entry
 from .files import UnreadableFile, read_bounded
-from .schema import Incident, Knob, RecordKind
+from .schema import Incident, Knob
+from .vocabulary import RecordKind
 from .validate import validate_record
 from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
 

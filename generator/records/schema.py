@@ -10,10 +10,9 @@ records relate (references, dates in order) live in `checks.py`, not here.
 
 from __future__ import annotations
 
-import enum
 import math
-from datetime import date, datetime, timezone
-from typing import Annotated, Any, Literal
+from datetime import date, datetime
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -30,86 +29,20 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from .vocabulary import (
+    EvidenceKind,
+    FollowUpStatus,
+    HistoryStatus,
+    HypothesisStatus,
+    IncidentStatus,
+    KnobKind,
+    KnobStatus,
+    RecordKind,
+    Stance,
+    parse_when,
+)
+
 SCHEMA_VERSION = 1
-
-
-class KnobStatus(str, enum.Enum):
-    PROPOSED = "proposed"
-    ACTIVE = "active"
-    REVERTED = "reverted"
-    RETIRED = "retired"
-
-
-class HistoryStatus(str, enum.Enum):
-    """A knob status, plus `restored`: an `active` that undoes a revert."""
-
-    PROPOSED = "proposed"
-    ACTIVE = "active"
-    RESTORED = "restored"
-    REVERTED = "reverted"
-    RETIRED = "retired"
-
-    @property
-    def knob_status(self) -> KnobStatus:
-        return KnobStatus.ACTIVE if self is HistoryStatus.RESTORED else KnobStatus(self.value)
-
-
-class IncidentStatus(str, enum.Enum):
-    OPEN = "open"
-    MITIGATED = "mitigated"
-    RESOLVED = "resolved"
-
-
-class HypothesisStatus(str, enum.Enum):
-    OPEN = "open"
-    CONFIRMED = "confirmed"
-    REFUTED = "refuted"
-
-
-class EvidenceKind(str, enum.Enum):
-    CORRELATION = "correlation"
-    EXPERIMENT = "experiment"
-    OBSERVATION = "observation"
-    REPORT = "report"
-
-
-class Stance(str, enum.Enum):
-    FOR = "for"
-    AGAINST = "against"
-
-
-class FollowUpStatus(str, enum.Enum):
-    OPEN = "open"
-    DONE = "done"
-
-
-def parse_when(value: Any) -> date | datetime:
-    """A record's date or date-time: dates stay dates, date-times become naive UTC so any two can be
-    compared. Only dates and ISO 8601 text: a number is not a date (20261103 is no day, 1762300000
-    no moment), and a date-time whose UTC day falls outside years 1 to 9999 cannot be used.
-    Raises ValueError with what is expected."""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value) if ("T" in value or " " in value) else date.fromisoformat(value)
-        except ValueError:
-            raise ValueError(_EXPECTED_WHEN) from None
-    if not isinstance(value, date):  # numbers, flags: pydantic would read a number as seconds since 1970
-        raise ValueError(_EXPECTED_WHEN)
-    if isinstance(value, datetime):
-        try:
-            return naive_utc(value)
-        except OverflowError:
-            raise ValueError("the date-time in UTC is outside years 1 to 9999; check the date and time zone") from None
-    return value
-
-
-_EXPECTED_WHEN = "expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z"
-
-
-def naive_utc(moment: datetime) -> datetime:
-    """Naive UTC, so date-times from records and from git compare and show alike (OverflowError when
-    the UTC moment is outside years 1 to 9999)."""
-    return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
 When = Annotated[
@@ -186,7 +119,7 @@ class Knob(Record):
     summary: Text = Field(description="One line: what the setting does.")
     value: Scalar = Field(description="The tuned value.")
     status: KnobStatus = Field(description="Current status: that of the last history entry, where `restored` counts as active.")
-    kind: Literal["env", "flag", "config", "sysctl", "other"] | None = Field(default=None, description="How the setting is applied.")
+    kind: KnobKind | None = Field(default=None, description="How the setting is applied.")
     component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
     default: Scalar | None = Field(default=None, description="The value when the setting is not given.")
     description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
@@ -257,50 +190,13 @@ class Incident(Record):
     docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
 
 
-class RecordKind(str, enum.Enum):
-    """A kind of record: its folder in the knowledge base, its model, and its page on the site."""
-
-    KNOB = "knob"
-    INCIDENT = "incident"
-
-    @property
-    def folder(self) -> str:
-        """Where its records live, relative to the knowledge base's root (also its pages' folder)."""
-        return f"{self.value}s"
-
-    @property
-    def model(self) -> type[Knob] | type[Incident]:
-        return Knob if self is RecordKind.KNOB else Incident
-
-    def page_path(self, record_id: str) -> str:
-        """The record's page, relative to the site's docs folder."""
-        # A record whose id is 'index' must not take the place of its kind's index page; '_' cannot
-        # appear in an id, so the name it gets instead is free.
-        return f"{self.folder}/{'index_' if record_id == 'index' else record_id}.md"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-RECORD_SUFFIXES = (".yaml", ".yml")
-DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
-
-
-def record_kind_of(rel_path: str) -> RecordKind | None:
-    """The kind of record a knowledge-base-relative path holds, or None if it is not a record.
-
-    A record is a YAML file anywhere under its kind's folder: subfolders group records (by team,
-    by service) and the file name is still the id. Hidden files and folders are not records."""
-    folder, *inside = rel_path.split("/")
-    if not inside or not inside[-1].endswith(RECORD_SUFFIXES) or any(part.startswith(".") for part in inside):
-        return None
-    return next((kind for kind in RecordKind if kind.folder == folder), None)
+MODELS: dict[RecordKind, type[Knob] | type[Incident]] = {RecordKind.KNOB: Knob, RecordKind.INCIDENT: Incident}
 
 
 def json_schema(kind: RecordKind | str) -> dict[str, Any]:
     """The JSON Schema for editors, derived from the model above."""
     kind = RecordKind(kind)
-    schema = kind.model.model_json_schema(mode="validation")
+    schema = MODELS[kind].model_json_schema(mode="validation")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"https://incident-kb.invalid/schemas/{kind}.schema.json",

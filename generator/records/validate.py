@@ -15,7 +15,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
-from .schema import RecordKind, Record
+from .schema import MODELS, Record
+from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
 
 _EXPECTED = {
@@ -37,7 +38,7 @@ def validate_record(kind: RecordKind | str, rel_path: str, loaded: LoadedYaml) -
         found = "an empty file" if raw is None else _describe(raw)
         return None, [finding("not-a-mapping", rel_path, 1, 1, None,
                               f"a {kind} record is a mapping of fields (e.g. 'id: my-{kind}'), found {found}")]
-    model = kind.model
+    model = MODELS[kind]
     subject = raw.get("id") if isinstance(raw.get("id"), str) else None
     try:
         return model.model_validate(raw), []

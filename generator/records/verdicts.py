@@ -13,19 +13,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from .model import Catalog, last_revert
-from .schema import (
-    Evidence,
-    EvidenceKind,
-    HistoryEntry,
-    HistoryStatus,
-    Hypothesis,
-    HypothesisStatus,
-    Incident,
-    IncidentStatus,
-    Knob,
-    KnobStatus,
-    Stance,
-)
+from .schema import Evidence, HistoryEntry, Hypothesis, Incident, Knob
+from .vocabulary import EvidenceKind, HistoryStatus, HypothesisStatus, IncidentStatus, KnobStatus, Stance
 
 
 class Standing(enum.Enum):

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 
 from ..history.timelines import MaterialChange
 from ..records.model import Catalog, when_key
-from ..records.schema import Incident, Knob, RecordKind, naive_utc
+from ..records.schema import Incident, Knob
+from ..records.vocabulary import RecordKind, naive_utc
 
 _UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 

@@ -16,7 +16,8 @@ from ..pipeline import KnowledgeBase
 from ..records.model import Catalog
 from .page_parts import FindingPlaces, place_findings
 from ..checking.rules import Reclaimable, find_reclaimable
-from ..records.schema import FollowUp, Incident, RecordKind
+from ..records.schema import FollowUp, Incident
+from ..records.vocabulary import RecordKind
 from .links import SiteSettings
 
 

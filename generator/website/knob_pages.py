@@ -28,7 +28,8 @@ from .page_parts import (
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RecordKind
+from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement
+from ..records.vocabulary import RecordKind
 from ..records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
 from .links import Links, knob_page

@@ -17,7 +17,8 @@ from markupsafe import Markup
 
 from ..records.files import is_file
 from ..records.model import Catalog
-from ..records.schema import Incident, RecordKind
+from ..records.schema import Incident
+from ..records.vocabulary import RecordKind
 from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"

@@ -41,7 +41,7 @@ from mkdocs.plugins import BasePlugin, event_priority  # noqa: E402
 from mkdocs.structure.files import Files  # noqa: E402
 from mkdocs.structure.pages import Page  # noqa: E402
 
-from ..records.schema import RecordKind  # noqa: E402
+from ..records.vocabulary import RecordKind# noqa: E402
 from .links import ASSETS_DIR  # noqa: E402
 from .live_reload import fresh_module  # noqa: E402
 

@@ -20,7 +20,8 @@ from ..records.model import best_gain, describe_gains, knob_gains, when_key
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
-from ..records.schema import Incident, Knob, RecordKind
+from ..records.schema import Incident, Knob
+from ..records.vocabulary import RecordKind
 from ..wording import plural
 from .context import SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links

@@ -22,7 +22,7 @@ from .changes import Change
 from ..findings import Finding, Severity
 from ..pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain
-from ..records.schema import EvidenceKind, RecordKind, Stance
+from ..records.vocabulary import EvidenceKind, RecordKind, Stance
 from ..records.verdicts import EvidenceEffect
 from ..wording import day, plural
 from ..records.files import is_file

@@ -7,15 +7,23 @@ from __future__ import annotations
 
 import argparse
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...records.schema import parse_when
-from ...records.yaml_source import parse_yaml
+from ...records.vocabulary import parse_when
+
+if TYPE_CHECKING:
+    from ...records.yaml_source import LoadedYaml
+
+
+def _parsed(text: str) -> LoadedYaml:
+    from ...records.yaml_source import parse_yaml  # here: ruamel.yaml would cost every command its start
+
+    return parse_yaml(text)
 
 
 def when(text: str) -> date | datetime:
     """A date as a record holds it (date-times in naive UTC), read the way the schema reads one."""
-    value = parse_yaml(text).value
+    value = _parsed(text).value
     try:
         if not isinstance(value, date | datetime):  # a number is no date (pydantic would read seconds)
             raise ValueError
@@ -28,7 +36,7 @@ def when(text: str) -> date | datetime:
 
 def scalar(text: str) -> Any:
     """A value typed the way YAML reads it: 512 is a number, true a flag, anything else text."""
-    loaded = parse_yaml(text)
+    loaded = _parsed(text)
     if loaded.error is not None or isinstance(loaded.value, dict | list) or loaded.value is None:
         raise argparse.ArgumentTypeError(f"{text!r} is not a single value; give e.g. 512, true or a word")
     if isinstance(loaded.value, date | datetime):

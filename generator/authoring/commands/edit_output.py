@@ -7,21 +7,28 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from ...checking.formats import displayable, format_text
 from ...command import root_of
-from ..acts import Outcome
-from ..edit_lock import editing_lock
-from ..record_files import Refused
+
+if TYPE_CHECKING:
+    from ..acts import Outcome
 
 
-def run_edit(args: argparse.Namespace, action: Callable[[], Outcome]) -> int:
-    """Run an editing act holding the knowledge base's edit lock (it reads what the command before
-    it wrote, and writes before the next one reads), then print what it did and what else now
-    needs doing."""
+def run_edit(args: argparse.Namespace, action: Callable[[ModuleType], Outcome]) -> int:
+    """Run an editing act, given the `acts` module, holding the knowledge base's edit lock (it reads
+    what the command before it wrote, and writes before the next one reads), then print what it did
+    and what else now needs doing. `acts` (and with it the models and the pipeline) is imported
+    here, when an edit runs, so that `kb check` need not import it to start."""
+    from .. import acts
+    from ..edit_lock import editing_lock
+    from ..record_files import Refused
+
     try:
         with editing_lock(root_of(args)):
-            outcome = action()
+            outcome = action(acts)
     except Refused as exc:
         print(f"kb: {displayable(exc.headline)}:", file=sys.stderr)
         sys.stderr.write(format_text(exc.findings, "nothing written"))

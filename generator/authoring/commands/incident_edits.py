@@ -8,8 +8,7 @@ import argparse
 
 from ...command import Command, add_root, root_of
 from ...findings import KbError
-from ...records.schema import EvidenceKind, Stance
-from .. import acts
+from ...records.vocabulary import EvidenceKind, Stance
 from .argument_types import today_unless, when
 from .edit_output import run_edit
 
@@ -23,7 +22,7 @@ def _hypothesis_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_hypothesis_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.add_hypothesis(root_of(args), args.incident, args.hypothesis, args.statement,
+    return run_edit(args, lambda acts: acts.add_hypothesis(root_of(args), args.incident, args.hypothesis, args.statement,
                                                 args.suspect_knob))
 
 
@@ -38,7 +37,7 @@ def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_evidence_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.add_evidence(root_of(args), args.incident, args.hypothesis, args.kind, args.stance,
+    return run_edit(args, lambda acts: acts.add_evidence(root_of(args), args.incident, args.hypothesis, args.kind, args.stance,
                                               args.text, today_unless(args.date)))
 
 
@@ -53,7 +52,7 @@ def _refute_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_refute(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.refute(root_of(args), args.incident, args.hypothesis))
+    return run_edit(args, lambda acts: acts.refute(root_of(args), args.incident, args.hypothesis))
 
 
 def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,7 +67,7 @@ def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
 def run_confirm(args: argparse.Namespace) -> int:
     if args.date is not None and not args.resolve:
         raise KbError("--date is the day the incident was resolved; give it with --resolve")
-    return run_edit(args, lambda: acts.confirm(root_of(args), args.incident, args.hypothesis, root_cause=args.root_cause,
+    return run_edit(args, lambda acts: acts.confirm(root_of(args), args.incident, args.hypothesis, root_cause=args.root_cause,
                                          summary=args.summary,
                                          resolve_on=today_unless(args.date) if args.resolve else None))
 
@@ -81,7 +80,7 @@ def _timeline_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_timeline_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.add_timeline_event(root_of(args), args.incident, today_unless(args.at), args.event))
+    return run_edit(args, lambda acts: acts.add_timeline_event(root_of(args), args.incident, today_unless(args.at), args.event))
 
 
 def _follow_up_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,7 +93,7 @@ def _follow_up_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_follow_up_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.add_follow_up(root_of(args), args.incident, args.action, done=args.done,
+    return run_edit(args, lambda acts: acts.add_follow_up(root_of(args), args.incident, args.action, done=args.done,
                                                knob=args.knob, owner=args.owner))
 
 
@@ -106,7 +105,7 @@ def _follow_up_done_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_follow_up_done(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.follow_up_done(root_of(args), args.incident, args.follow_up))
+    return run_edit(args, lambda acts: acts.follow_up_done(root_of(args), args.incident, args.follow_up))
 
 
 def _lesson_arguments(parser: argparse.ArgumentParser) -> None:
@@ -116,7 +115,7 @@ def _lesson_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_lesson_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.add_lesson(root_of(args), args.incident, args.lesson))
+    return run_edit(args, lambda acts: acts.add_lesson(root_of(args), args.incident, args.lesson))
 
 
 COMMANDS = (

@@ -7,7 +7,6 @@ import argparse
 
 from ...command import Command, add_root, root_of
 from ...findings import KbError
-from .. import acts
 from .argument_types import number, pair, scalar, today_unless, when
 from .edit_output import run_edit
 
@@ -25,7 +24,7 @@ def _revert_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_revert(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.revert(root_of(args), args.knob, args.incident, args.hypothesis,
+    return run_edit(args, lambda acts: acts.revert(root_of(args), args.knob, args.incident, args.hypothesis,
                                         today_unless(args.date), args.note, args.review_by))
 
 
@@ -41,7 +40,7 @@ def _set_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_set(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date), args.note,
+    return run_edit(args, lambda acts: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date), args.note,
                                            args.incident, args.hypothesis))
 
 
@@ -53,7 +52,7 @@ def _retire_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_retire(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.retire(root_of(args), args.knob, today_unless(args.date), args.note))
+    return run_edit(args, lambda acts: acts.retire(root_of(args), args.knob, today_unless(args.date), args.note))
 
 
 def _restore_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +63,7 @@ def _restore_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_restore(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda: acts.restore(root_of(args), args.knob, today_unless(args.date), args.note))
+    return run_edit(args, lambda acts: acts.restore(root_of(args), args.knob, today_unless(args.date), args.note))
 
 
 def _measurement_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,7 +85,7 @@ def _measurement_arguments(parser: argparse.ArgumentParser) -> None:
 def run_measurement_add(args: argparse.Namespace) -> int:
     if (args.delta_pct is None) == (args.baseline is None or args.value is None):
         raise KbError("give either --delta-pct, or --baseline and --value")
-    return run_edit(args, lambda: acts.add_measurement(
+    return run_edit(args, lambda acts: acts.add_measurement(
         root_of(args), args.knob, args.metric, delta_pct=args.delta_pct, baseline=args.baseline, value=args.value,
         unit=args.unit, conditions=dict(args.condition), higher_is_better=not args.lower_is_better,
         when=today_unless(args.date), evidence=args.evidence, note=args.note))

@@ -6,11 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ...command import Command, add_root, root_of
-from ...records.schema import HistoryEntry, IncidentStatus, Knob, KnobStatus, RecordKind
-from .. import acts
-from ..acts import Outcome
-from ..scaffold import allowed_values, create_record
-from ..yaml_emit import FlowList, Quoted
+from ...records.vocabulary import KNOB_KINDS, IncidentStatus, KnobStatus, RecordKind
 from .argument_types import pair, scalar, today_unless, when
 from .edit_output import run_edit
 
@@ -23,7 +19,7 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--status", choices=[s.value for s in KnobStatus], default="active")
     parser.add_argument("--date", type=when, help="when it took that status (default: today)")
     parser.add_argument("--note", help="why, in a sentence (the first history entry's note)")
-    parser.add_argument("--kind", choices=allowed_values(Knob.model_fields["kind"].annotation),
+    parser.add_argument("--kind", choices=KNOB_KINDS,
                         help="how the setting is applied")
     parser.add_argument("--component", help="the component it tunes, e.g. decode")
     parser.add_argument("--default", type=scalar, help="the value when the setting is not given")
@@ -41,18 +37,23 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_new_knob(args: argparse.Namespace) -> int:
+    from ...records.schema import HistoryEntry
+    from ..acts import Outcome, entry
+    from ..scaffold import create_record
+    from ..yaml_emit import FlowList, Quoted
+
     root = root_of(args)
     deployments = []
     for spec in args.applies_to:
         path, sep, pattern = spec.partition(":")
         deployments.append({"path": path, "pattern": Quoted(pattern)} if sep else {"path": path})
-    history = acts.entry(HistoryEntry, date=today_unless(args.date), status=args.status, note=args.note)
+    history = entry(HistoryEntry, date=today_unless(args.date), status=args.status, note=args.note)
     values = {"name": args.name, "summary": args.summary, "value": args.value, "status": args.status,
               "kind": args.kind, "component": args.component, "default": args.default,
               "description": args.description, "tags": FlowList(args.tag), "owners": FlowList(args.owner),
               "scope": dict(args.scope), "docs": args.doc, "applies_to": deployments, "history": [history]}
     given = {k: v for k, v in values.items() if v is not None}
-    return run_edit(args, lambda: Outcome(
+    return run_edit(args, lambda acts: Outcome(
         f"{create_record(root, RecordKind.KNOB, args.id, given)}: new knob '{args.id}' ({args.name}={args.value}, "
         f"{args.status})",
         (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... --condition KEY=VALUE",)))
@@ -72,12 +73,15 @@ def _incident_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_new_incident(args: argparse.Namespace) -> int:
+    from ..acts import Outcome
+    from ..scaffold import create_record
+
     root = root_of(args)
     values = {"title": args.title, "status": args.status, "started": today_unless(args.started),
               "severity": args.severity, "summary": args.summary, "systems": args.system,
               "symptoms": args.symptom, "docs": args.doc}
     given = {k: v for k, v in values.items() if v is not None}
-    return run_edit(args, lambda: Outcome(
+    return run_edit(args, lambda acts: Outcome(
         f"{create_record(root, RecordKind.INCIDENT, args.id, given)}: new incident '{args.id}' ({args.status})",
         (f"add what you suspect: kb hypothesis add {args.id} HYPOTHESIS --statement '...' [--suspect-knob KNOB]",)))
 
