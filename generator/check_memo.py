@@ -96,15 +96,20 @@ def _walk(root: Path, folders: Iterable[str], since: int) -> Walk:
     """Every entry under the folders (and the folders themselves), by signature; links not followed."""
     seen: Walk = {}
     for folder in folders:
-        top = os.path.join(root, folder)
-        seen[folder] = signature(top, since)
-        problems: list[OSError] = []
-        for path, subfolders, names in os.walk(top, onerror=problems.append):
-            for name in (*subfolders, *names):
-                full = os.path.join(path, name)
-                seen[os.path.relpath(full, root)] = signature(full, since, whole=False)
-        for problem in problems:
-            seen[f"{problem.filename}: cannot list"] = (str(problem.errno),)
+        seen[folder] = signature(os.path.join(root, folder), since)
+        pending = [folder]
+        while pending:
+            current = pending.pop()
+            try:
+                entries = list(os.scandir(os.path.join(root, current)))
+            except OSError as exc:
+                seen[f"{current}: cannot list"] = (str(exc.errno),)
+                continue
+            for entry in entries:
+                rel = f"{current}/{entry.name}"
+                seen[rel] = signature(entry.path, since, whole=False)
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(rel)
     return seen
 
 
