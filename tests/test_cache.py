@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 import pickle
+import time
 
 import pytest
 
@@ -122,7 +124,8 @@ def test_a_corrupt_or_foreign_entry_is_ignored_and_rebuilt(kb, repo, monkeypatch
         saved = pickle.loads(blob[len(disk_cache._MAGIC) + 32:])
         (fingerprint, key), entries = saved
         if entry_name == "records.pickle":
-            forged = {k: (record, (), packed, raw_id) for k, (record, _, packed, raw_id) in entries.items()}
+            records, statuses = entries
+            forged = ({k: (record, (), packed, raw_id) for k, (record, _, packed, raw_id) in records.items()}, statuses)
         else:
             forged = dataclasses.replace(entries, result=check_memo.Result((), "all good", ()))
         monkeypatch.setattr(disk_cache, "_key", b"k" * 32)
@@ -173,3 +176,23 @@ def test_a_linked_cache_folder_is_neither_read_nor_written(kb, repo, tmp_path, m
 def test_cache_off_writes_nothing_not_even_a_key(kb, repo, monkeypatch, tmp_path):
     cold(kb, repo, monkeypatch)
     assert not (repo / ".cache").exists() and not (tmp_path / "user-cache").exists()
+
+
+def test_a_record_is_read_again_only_when_its_status_changed(kb, repo, monkeypatch):
+    time.sleep(3.1)  # the clone's files settle: a status is trusted only when later changes would show
+    expected = cold(kb, repo, monkeypatch)
+    assert kb("check", "--root", repo) == expected  # reads every record, and keeps each one's status
+    reads: list[str] = []
+    original = record_cache.read_bounded
+    monkeypatch.setattr(record_cache, "read_bounded", lambda path, *a: reads.append(path) or original(path, *a))
+    (repo / CACHE / "check-result.pickle").unlink()  # so that the records are loaded, not the result
+    assert kb("check", "--root", repo) == expected
+    assert reads == []
+    # The same size, the times put back: only the change time tells, and it does.
+    knob = sorted((repo / "knobs").iterdir())[5]
+    status = knob.stat()
+    knob.write_text(knob.read_text().replace("status: active", "status: ACTIVE", 1))
+    os.utime(knob, ns=(status.st_atime_ns, status.st_mtime_ns))
+    after = kb("check", "--root", repo)
+    assert reads == [str(knob)]
+    assert after == cold(kb, repo, monkeypatch) and after != expected

@@ -155,13 +155,13 @@ LOOK = re.compile(r"lexists|os\.path\.(exists|isfile|isdir|islink|realpath)|\.(e
                   r"access|open)\(|\bopen\(")
 WATCHED_OR_NOTED = {
     ("generator/pipeline.py", "if not folder.is_dir():"): "a record folder: watched",
-    ("generator/pipeline.py", "found = [Path(top, name) for top, folders, names in os.walk(folder, "
-                              "onerror=problems.append)"): "a record folder: watched",
+    ("generator/pipeline.py", "for top, folders, names in os.walk(folder, onerror=problems.append)"): "watched",
     ("generator/pipeline.py", "if not root.is_dir():"): "the root: its path is in the key, its folders watched",
     ("generator/pipeline.py", "if not any((root / kind.folder).is_dir() for kind in RecordKind):"): "watched",
     ("generator/records/consistency.py", "(root / kind.folder / f\"{record_id}{suffix}\").is_file() for suffix in "
                                          "RECORD_SUFFIXES)"): "a record folder: watched",
     ("generator/records/consistency.py", "return catalog.exists(kind, record_id) or any("): "no look: the catalog",
+    ("generator/records/record_cache.py", "found = os.lstat(path)"): "a record file: watched",
     ("generator/records/consistency.py", "resolved = (root / posix).resolve()"): "noted",
     ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
     ("generator/records/consistency.py", "if not resolved.exists():"): "noted",

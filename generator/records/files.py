@@ -60,7 +60,9 @@ def probes_recorded(covered: tuple[str, ...], changed_after: int) -> Iterator[di
 def noted(path: str | Path) -> None:
     """Write down a look at `path` made without the helpers here (a `resolve()`, an `exists()`)."""
     if _recorders:
-        where = os.path.abspath(path)
+        where = os.fspath(path)
+        if not where.startswith(os.sep) or f"{os.sep}." in where:  # relative, or with . or ..: made plain
+            where = os.path.abspath(where)
         for recorded, covered, changed_after in _recorders:
             if where not in recorded and not where.startswith(covered):
                 recorded[where] = signature(where, changed_after)

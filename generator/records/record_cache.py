@@ -10,7 +10,10 @@ Knows nothing of what comes after validation.
 
 from __future__ import annotations
 
+import os
 import pickle
+import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,7 @@ from .vocabulary import RecordKind
 from .validate import validate_record
 from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
 
-_NAME, _KEY = "records.pickle", "validated records"
+_NAME, _KEY = "records.pickle", "validated records, statuses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,19 +64,34 @@ _POSITIONS: Any = SourceMap.__dict__["positions"]  # the slot's descriptor
 
 class RecordCache:
     """Loads record files, from the cache where a file's bytes are unchanged. `save()` keeps the
-    results of this run's files (and forgets files that are gone)."""
+    results of this run's files (and forgets files that are gone) once enough changed to be worth
+    rewriting the entry: a few changed records are parsed again, in less time than the rewrite.
+
+    A file whose status (inode, size, change times) is what it was when its bytes were last read,
+    long enough ago that a later change would show in its times, is not read again: its blob id is
+    the one remembered with that status (as git's index does)."""
 
     def __init__(self, root: Path, enabled: bool = True) -> None:
         self.root = root
         self.enabled = enabled
         saved = read_entry(root, _NAME, _KEY) if enabled else None
-        self.saved: dict[tuple[str, str, str], _Saved] = saved if isinstance(saved, dict) else {}
+        entries, statuses = saved if isinstance(saved, tuple) and len(saved) == 2 else ({}, {})
+        self.saved: dict[tuple[str, str, str], _Saved] = entries
         self.used: dict[tuple[str, str, str], _Saved | LoadedRecord] = {}
+        self.statuses: dict[str, tuple[tuple[int, ...], str]] = statuses  # rel path -> (status, blob id)
+        self.seen: dict[str, tuple[tuple[int, ...], str]] = {}
 
     def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None) -> LoadedRecord:
         """The file at `path` (or `text` in its place, never cached) loaded and validated."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
+        status = _status(path) if self.enabled else None
+        known = self.statuses.get(rel_path)
+        if status is not None and known is not None and known[0] == status:
+            saved = self.saved.get((kind.value, rel_path, known[1]))
+            if saved is not None:
+                self.seen[rel_path] = known
+                return self._reuse((kind.value, rel_path, known[1]), saved)
         try:  # a regular file inside the repository, bounded (a str path: pathlib costs more than the read)
             raw = read_bounded(path, MAX_BYTES, self.root)
         except UnreadableFile:  # the loader says what is wrong
@@ -81,23 +99,48 @@ class RecordCache:
         if not self.enabled:
             return _loaded(kind, rel_path, parse_yaml_bytes(raw))
         key = (kind.value, rel_path, blob_id(raw))
+        if status is not None and max(status[4], status[5]) < time.time_ns() - _SETTLED_NS:
+            self.seen[rel_path] = (status, key[2])  # read after it settled: a later change shows in its times
         saved = self.saved.get(key)
         if saved is not None:
-            self.used[key] = saved
-            record, problems, packed, raw_id = saved
-            return LoadedRecord(record, problems, _PackedSourceMap(packed), raw_id)
+            return self._reuse(key, saved)
         found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
         return found
 
+    def _reuse(self, key: tuple[str, str, str], saved: _Saved) -> LoadedRecord:
+        self.used[key] = saved
+        record, problems, packed, raw_id = saved
+        return LoadedRecord(record, problems, _PackedSourceMap(packed), raw_id)
+
     def save(self) -> None:
-        if not self.enabled or self.used.keys() == self.saved.keys():
+        if not self.enabled:
             return
+        fresh = sum(1 for key in self.used if key not in self.saved)
+        gone = len(self.saved) - (len(self.used) - fresh)
+        restated = sum(1 for path, known in self.seen.items() if self.statuses.get(path) != known)
+        changed = fresh + gone + restated
+        if changed == 0 or changed * 100 < len(self.used):
+            return  # under 1% changed: reading those again next time costs less than rewriting the entry
         entries: dict[tuple[str, str, str], _Saved] = {}
         for key, entry in self.used.items():
             if isinstance(entry, LoadedRecord):
                 entry = (entry.record, entry.problems, pickle.dumps(entry.source_map.positions, 5), entry.raw_id)
             entries[key] = entry
-        write_entry(self.root, _NAME, _KEY, entries)
+        write_entry(self.root, _NAME, _KEY, (entries, self.seen))
+
+
+_SETTLED_NS = 3_000_000_000  # wider than any file system's time granularity (FAT's is 2 s)
+
+
+def _status(path: str) -> tuple[int, ...] | None:
+    """A regular file's own status (a link, anything else or an error: None, and the file is read)."""
+    try:
+        found = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(found.st_mode):
+        return None
+    return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
 
 
 def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:
