@@ -12,8 +12,8 @@ What a result depends on, all of it in the key:
   `records.files.signature`, taken when it was looked at.
 A result is not remembered when an input changed while the check ran. A file changed in the seconds
 before the check is signed by its content too: a second change within the clock's granularity would
-not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified before it is unpickled).
-Imports nothing heavy: on a hit, no record is parsed and no model is built.
+not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified
+before it is unpickled). Imports nothing heavy: on a hit, no record is parsed and no model is built.
 """
 
 from __future__ import annotations
