@@ -152,7 +152,7 @@ def test_a_remembered_result_is_not_taken_to_another_folder(kb, repo, tmp_path, 
 # remembered result watches whole, or is written down with `noted()` just before.
 LOOK = re.compile(r"lexists|os\.path\.(exists|isfile|isdir|islink|realpath)|\.(exists|is_file|is_dir|is_symlink|"
                   r"resolve|rglob|glob|iterdir|read_text|read_bytes|open)\(|os\.(stat|lstat|walk|listdir|scandir|"
-                  r"access|open)\(|\bopen\(")
+                  r"access|open)\(|\bopen\(|(?<![\w.])(status|signature)\(")
 WATCHED_OR_NOTED = {
     ("generator/pipeline.py", "if not folder.is_dir():"): "a record folder: watched",
     ("generator/pipeline.py", "for top, folders, names in os.walk(folder, onerror=problems.append)"): "watched",
@@ -161,7 +161,7 @@ WATCHED_OR_NOTED = {
     ("generator/records/consistency.py", "(root / kind.folder / f\"{record_id}{suffix}\").is_file() for suffix in "
                                          "RECORD_SUFFIXES)"): "a record folder: watched",
     ("generator/records/consistency.py", "return catalog.exists(kind, record_id) or any("): "no look: the catalog",
-    ("generator/records/record_cache.py", "found = os.lstat(path)"): "a record file: watched",
+    ("generator/records/record_cache.py", "found = status(path)"): "a record file: watched",
     ("generator/records/consistency.py", "resolved = (root / posix).resolve()"): "noted",
     ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
     ("generator/records/consistency.py", "if not resolved.exists():"): "noted",

@@ -20,7 +20,7 @@ import functools
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -73,16 +73,17 @@ def signature(path: str | Path, changed_after: int, whole: bool = True) -> Signa
     with `whole` also the file it names (links followed), the link's target and its real path; or
     why it cannot be looked at. A file last changed after `changed_after` (ns since the epoch) is also
     read and hashed: a second change within the clock's granularity would not show in its times."""
-    own = _status(os.lstat, path)
+    own = status(path)
     if not whole and not (isinstance(own, tuple) and stat.S_ISLNK(own[0])):
         return (own, _digest_if_changed(path, own, changed_after))
-    named = _status(os.stat, path)
+    named = status(path, follow_links=True)
     return (named, own, _link(path), os.path.realpath(path), _digest_if_changed(path, named, changed_after))
 
 
-def _status(look: Callable[[str | Path], os.stat_result], path: str | Path) -> tuple[int, ...] | str:
+def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | str:
+    """A path's kind, place (device, inode), size and change times; or why it cannot be looked at."""
     try:
-        found = look(path)
+        found = os.stat(path) if follow_links else os.lstat(path)
     except OSError as exc:
         return errno.errorcode.get(exc.errno or 0, "error")
     return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)

@@ -10,7 +10,6 @@ Knows nothing of what comes after validation.
 
 from __future__ import annotations
 
-import os
 import pickle
 import stat
 import time
@@ -20,7 +19,7 @@ from typing import Any
 
 from ..findings import Finding
 from .disk_cache import blob_id, read_entry, write_entry
-from .files import UnreadableFile, read_bounded
+from .files import UnreadableFile, read_bounded, status
 from .schema import Incident, Knob
 from .vocabulary import RecordKind
 from .validate import validate_record
@@ -85,7 +84,7 @@ class RecordCache:
         """The file at `path` (or `text` in its place, never cached) loaded and validated."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
-        status = _status(path) if self.enabled else None
+        status = _regular_file_status(path) if self.enabled else None
         known = self.statuses.get(rel_path)
         if status is not None and known is not None and known[0] == status:
             saved = self.saved.get((kind.value, rel_path, known[1]))
@@ -132,15 +131,10 @@ class RecordCache:
 _SETTLED_NS = 3_000_000_000  # wider than any file system's time granularity (FAT's is 2 s)
 
 
-def _status(path: str) -> tuple[int, ...] | None:
+def _regular_file_status(path: str) -> tuple[int, ...] | None:
     """A regular file's own status (a link, anything else or an error: None, and the file is read)."""
-    try:
-        found = os.lstat(path)
-    except OSError:
-        return None
-    if not stat.S_ISREG(found.st_mode):
-        return None
-    return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+    found = status(path)
+    return found if isinstance(found, tuple) and stat.S_ISREG(found[0]) else None
 
 
 def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:
