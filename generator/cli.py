@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -64,10 +63,6 @@ class _Version(argparse.Action):
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit code, or 2 with one line on stderr when the tool could not run
     (bad arguments, an unusable root, output that cannot be written)."""
-    # A run builds hundreds of thousands of objects that live until it ends (10,000 records' models):
-    # the collector's full passes over them cost a quarter of a warm check and free nothing.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         if sys.stdout is None:  # started with stdout closed (`kb check >&-`)
             raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
@@ -88,9 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         _discard_output()
         _say(f"kb: cannot write the output ({_output_problem(exc)}); nothing more was written")
         return 2
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _show_what_cannot_be_encoded(stream: TextIO | None) -> None:
