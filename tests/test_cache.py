@@ -13,7 +13,7 @@ import pytest
 
 from generator import check_memo, pipeline
 from generator.history import memo
-from generator.pipeline import material_changes
+from generator.pipeline import check_knowledge_base, material_changes
 from generator.records import disk_cache, record_cache
 
 from .conftest import REPO
@@ -196,3 +196,21 @@ def test_a_record_is_read_again_only_when_its_status_changed(kb, repo, monkeypat
     after = kb("check", "--root", repo)
     assert reads == [str(knob)]
     assert after == cold(kb, repo, monkeypatch) and after != expected
+
+
+def test_a_long_lived_process_reads_the_records_entry_once(repo, monkeypatch):
+    """`mkdocs serve` checks again after every save: the entry stays in memory, and stays right."""
+    monkeypatch.setattr(record_cache, "_HELD", {})
+    monkeypatch.setattr(record_cache, "_holding", False)
+    record_cache.hold_in_memory()
+    first = check_knowledge_base(repo)
+    read = []
+    original = record_cache.read_entry
+    monkeypatch.setattr(record_cache, "read_entry", lambda *args: read.append(args) or original(*args))
+    assert check_knowledge_base(repo).findings == first.findings and read == []
+    knob = sorted((repo / "knobs").iterdir())[5]
+    knob.write_text(knob.read_text().replace("status: active", "status: ACTIVE", 1))
+    changed = check_knowledge_base(repo).findings
+    monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
+    assert changed == check_knowledge_base(repo).findings != first.findings
+    assert read == []

@@ -73,8 +73,10 @@ class RecordCache:
     def __init__(self, root: Path, enabled: bool = True) -> None:
         self.root = root
         self.enabled = enabled
-        saved = read_entry(root, _NAME, _KEY) if enabled else None
+        saved = (_HELD.get(str(root)) or read_entry(root, _NAME, _KEY)) if enabled else None
         entries, statuses = saved if isinstance(saved, tuple) and len(saved) == 2 else ({}, {})
+        if enabled and _holding:
+            _HELD[str(root)] = (entries, statuses)
         self.saved: dict[tuple[str, str, str], _Saved] = entries
         self.used: dict[tuple[str, str, str], _Saved | LoadedRecord] = {}
         self.statuses: dict[str, tuple[tuple[int, ...], str]] = statuses  # rel path -> (status, blob id)
@@ -118,15 +120,30 @@ class RecordCache:
         gone = len(self.saved) - (len(self.used) - fresh)
         restated = sum(1 for path, known in self.seen.items() if self.statuses.get(path) != known)
         changed = fresh + gone + restated
-        if changed == 0 or changed * 100 < len(self.used):
-            return  # under 1% changed: reading those again next time costs less than rewriting the entry
+        if changed == 0:
+            return
         entries: dict[tuple[str, str, str], _Saved] = {}
         for key, entry in self.used.items():
             if isinstance(entry, LoadedRecord):
                 entry = (entry.record, entry.problems, pickle.dumps(entry.source_map.positions, 5), entry.raw_id)
             entries[key] = entry
-        write_entry(self.root, _NAME, _KEY, (entries, self.seen))
+        if _holding:
+            _HELD[str(self.root)] = (entries, self.seen)
+        if changed * 100 >= len(self.used):  # under 1%: reading those again costs less than rewriting the entry
+            write_entry(self.root, _NAME, _KEY, (entries, self.seen))
 
+
+# The entries this process last read or kept, by root, once `hold_in_memory()` was called: a process
+# that checks again and again (`mkdocs serve` rebuilding after each save) reads 10,000 records'
+# entry once. Its own, so trusted.
+_HELD: dict[str, tuple[dict[tuple[str, str, str], _Saved], dict[str, tuple[tuple[int, ...], str]]]] = {}
+_holding = False
+
+
+def hold_in_memory() -> None:
+    """Keep the entries in this process between checks (for a long-lived process)."""
+    global _holding
+    _holding = True
 
 _SETTLED_NS = 3_000_000_000  # wider than any file system's time granularity (FAT's is 2 s)
 
