@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from .check_memo import Result, check_remembering, remembered
+from .check_memo import Result, check_remembering
 from .checking.formats import FORMATS, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
@@ -79,8 +79,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is None and not args.staged and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
-        result = remembered(root, today, args.allow_shallow) or \
-            check_remembering(root, today, args.allow_shallow, WATCHED_FOLDERS, lambda: _checked(root, args, today))
+        result = check_remembering(root, today, args.allow_shallow, WATCHED_FOLDERS,
+                                   lambda: _checked(root, args, today))
         return _print_result(result, args.format)
     from .checking.staged import staged_changes
     from .pipeline import check_knowledge_base, load_knowledge_base

@@ -10,9 +10,9 @@ What a result depends on, all of it in the key:
   edited, added, removed, renamed or made unreadable changes the key;
 - every other path the run looked at (pyproject.toml, deploy files, files records name), by its
   `records.files.signature`, taken when it was looked at.
-A result is not remembered when an input changed while the check ran. A file changed in the seconds
-before the check is signed by its content too: a second change within the clock's granularity would
-not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified
+The state of the inputs is taken before the check runs, so an input that changes while it runs
+shows as changed next time. A file changed in the seconds before is signed by its content too: a
+second change within the clock's granularity would not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified
 before it is unpickled). Imports nothing heavy: on a hit, no record is parsed and no model is built.
 """
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .findings import Finding
 from .records.disk_cache import CACHE_FOLDER, read_entry, write_entry
-from .records.files import Signature, probes_recorded, signature
+from .records.files import Signature, probes_recorded, resigned, signature
 
 _NAME = "check-result.pickle"
 _GIT_FILES = ("index", "config", "info/exclude", "shallow", "HEAD")
@@ -56,35 +56,35 @@ class _Entry:
     result: Result
 
 
-def remembered(root: Path, today: date, allow_shallow: bool) -> Result | None:
-    """The remembered result of `kb check` for the knowledge base as it is now, or None."""
-    entry = read_entry(root, _NAME, _run_key(root, today, allow_shallow))
-    if not isinstance(entry, _Entry):
-        return None
-    since = entry.changed_after
-    if _git_state(root, since) != entry.git or _walk(root, entry.folders, since) != entry.walk:
-        return None
-    if any(signature(path, since) != seen for path, seen in entry.probes.items()):
-        return None
-    return entry.result
-
-
 def check_remembering(root: Path, today: date, allow_shallow: bool, folders: Sequence[str],
                       check: Callable[[], Result]) -> Result:
-    """`check()`, remembering its result when its inputs held still (see the module's docstring)."""
+    """The remembered result while nothing it was computed from changed; else `check()`, remembered
+    with the state of its inputs taken before it ran (as git's index does: whatever changes later
+    shows in its times, or, for a file changed in the seconds before, in its content)."""
+    key = _run_key(root, today, allow_shallow)
     # Wider than any file system's time granularity (FAT's is 2 s): a file changed since may change
     # again within the same tick of its clock, so its times alone cannot tell.
     since = time.time_ns() - 3_000_000_000
-    git, walk = _git_state(root, since), _walk(root, folders, since)
+    entry = read_entry(root, _NAME, key)
+    if isinstance(entry, _Entry) and entry.folders == tuple(folders):
+        git, walk = _git_state(root, entry.changed_after), _walk(root, folders, entry.changed_after)
+        if git == entry.git and walk == entry.walk and \
+                all(signature(path, entry.changed_after) == seen for path, seen in entry.probes.items()):
+            return entry.result
+        git, walk = _resigned(git, since), {path: resigned(seen, since) for path, seen in walk.items()}
+    else:
+        git, walk = _git_state(root, since), _walk(root, folders, since)
     # The cache's own files are no input: a cached result is exactly what the check would give.
     unwatched = tuple(str(root.absolute() / folder) for folder in (*folders, str(CACHE_FOLDER)))
     with probes_recorded(unwatched, since) as probes:
         result = check()
-    if _git_state(root, since) == git and _walk(root, folders, since) == walk and \
-            all(signature(path, since) == seen for path, seen in probes.items()):
-        write_entry(root, _NAME, _run_key(root, today, allow_shallow),
-                    _Entry(tuple(folders), since, walk, git, dict(probes), result))
+    write_entry(root, _NAME, key, _Entry(tuple(folders), since, walk, git, dict(probes), result))
     return result
+
+
+def _resigned(git: tuple[object, ...], since: int) -> tuple[object, ...]:
+    parsed, branch, *files = git
+    return (parsed, branch, *(resigned(seen, since) for seen in files))  # type: ignore[arg-type]
 
 
 def _run_key(root: Path, today: date, allow_shallow: bool) -> tuple[object, ...]:

@@ -123,18 +123,21 @@ def test_the_date_and_the_arguments_are_part_of_the_key(kb, seed_kb, monkeypatch
     assert kb("check", "--root", repo, "--format", "json").out.startswith("{")
 
 
-def test_nothing_is_remembered_when_an_input_changes_while_checking(kb, repo, monkeypatch):
+@pytest.mark.parametrize("change", ["a record edited, same size", "the deploy file a record names",
+                                    "the doc edit committed"])
+def test_an_input_changed_while_checking_is_seen_by_the_next_check(kb, repo, monkeypatch, change):
     original = pipeline.check_knowledge_base
 
-    def check_then_edit(*args, **kwargs):
-        result = original(*args, **kwargs)  # read the old value...
-        edit(repo / SEED_KNOB, "value: 640", "value: 641")  # ...which changes before the run ends
+    def check_then_change(*args, **kwargs):
+        result = original(*args, **kwargs)  # read the old state...
+        CHANGES[change](repo)  # ...which changes before the run ends (in the same second)
         return result
 
-    monkeypatch.setattr(pipeline, "check_knowledge_base", check_then_edit)
-    kb("check", "--root", repo)
+    monkeypatch.setattr(pipeline, "check_knowledge_base", check_then_change)
+    before = kb("check", "--root", repo)
     monkeypatch.setattr(pipeline, "check_knowledge_base", original)
-    assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+    after = kb("check", "--root", repo)
+    assert after == cold(kb, repo, monkeypatch) and after != before
 
 
 def test_a_remembered_result_is_not_taken_to_another_folder(kb, repo, tmp_path, monkeypatch):

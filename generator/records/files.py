@@ -80,6 +80,15 @@ def signature(path: str | Path, changed_after: int, whole: bool = True) -> Signa
     return (named, own, _link(path), os.path.realpath(path), _digest_if_changed(path, named, changed_after))
 
 
+def resigned(seen: Signature, changed_after: int) -> Signature:
+    """`seen` as `signature(path, changed_after)` gives it, for a later `changed_after`: without the
+    digest of a file last changed before that."""
+    named, digest = seen[0], seen[-1]
+    if digest is not None and isinstance(named, tuple) and max(named[4], named[5]) <= changed_after:
+        return (*seen[:-1], None)
+    return seen
+
+
 def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | str:
     """A path's kind, place (device, inode), size and change times; or why it cannot be looked at."""
     try:
