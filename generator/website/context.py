@@ -7,16 +7,17 @@ stays linear in the number of records. Prepares no markup.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .changes import ChangeLog, record_changes
-from .charts import GainChart, draw_gain_charts
+from .charts import GainChart, draw_gain_chart, draw_gain_charts
 from ..pipeline import KnowledgeBase
 from ..records.model import Catalog
 from .page_parts import FindingPlaces, place_findings
 from ..checking.rules import Reclaimable, find_reclaimable
-from ..records.schema import FollowUp, Incident
+from ..records.schema import FollowUp, Incident, Knob
 from ..records.vocabulary import RecordKind
 from .links import SiteSettings
 
@@ -30,7 +31,7 @@ class SiteContext:
     docs_of: dict[tuple[RecordKind, str], tuple[str, ...]]  # (kind, id) -> repository paths of docs
     follow_ups_of: dict[str, tuple[tuple[Incident, FollowUp], ...]]  # knob id ->
     places: FindingPlaces
-    charts: dict[str, GainChart | None]  # knob id ->
+    charts: Mapping[str, GainChart | None]  # knob id ->
 
     @property
     def catalog(self) -> Catalog:
@@ -41,7 +42,8 @@ class SiteContext:
         return self.kb.root
 
 
-def gather_site_context(kb: KnowledgeBase, settings: SiteSettings) -> SiteContext:
+def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: bool = False) -> SiteContext:
+    """`lazy_charts`: draw a knob's chart only when its page asks (a live preview renders few pages)."""
     catalog = kb.catalog
     docs_of: dict[tuple[RecordKind, str], set[str]] = {}
     for reference in kb.references:
@@ -61,5 +63,25 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings) -> SiteContex
         docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         places=place_findings(kb, settings, record_pages),
-        charts=draw_gain_charts(catalog.knobs.values()) if settings.charts else {},
+        charts=({} if not settings.charts else _LazyCharts(catalog.knobs) if lazy_charts
+                else draw_gain_charts(catalog.knobs.values())),
     )
+
+
+class _LazyCharts(Mapping[str, "GainChart | None"]):
+    """draw_gain_charts' result, each chart drawn when first asked for."""
+
+    def __init__(self, knobs: Mapping[str, Knob]) -> None:
+        self._knobs = knobs
+        self._drawn: dict[str, GainChart | None] = {}
+
+    def __getitem__(self, knob_id: str) -> GainChart | None:
+        if knob_id not in self._drawn:
+            self._drawn[knob_id] = draw_gain_chart(self._knobs[knob_id])
+        return self._drawn[knob_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._knobs)
+
+    def __len__(self) -> int:
+        return len(self._knobs)

@@ -30,7 +30,7 @@ from ..records.schema import FollowUp, Hypothesis, Incident
 from ..records.vocabulary import HistoryStatus, RecordKind
 from ..records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
 from .context import SiteContext
-from .links import Links, hypothesis_anchor, incident_page
+from .links import Links, hypothesis_anchor, incident_page, site_has_file
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,29 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
         docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.INCIDENT, incident.id), ())),
         source=source_line(context.settings, context.catalog.source(RecordKind.INCIDENT, incident.id).rel_path),
+    )
+
+
+def incident_inputs(context: SiteContext, incident: Incident) -> tuple[object, ...]:
+    """Everything `incident_view` reads besides the incident's own id: equal inputs make an equal
+    page, so a live preview re-renders the page only when these change (`incremental.py`). Keep it
+    in step with incident_view: whatever the page comes to show must be read from here too."""
+    catalog = context.catalog
+    changes = tuple(tuple((knob.id, entry) for knob, entry in catalog.changes_under(incident.id, h.id))
+                    for h in incident.hypotheses)
+    knobs = sorted({*(knob_id for under in changes for knob_id, _ in under),
+                    *(h.suspect.knob for h in incident.hypotheses if h.suspect is not None),
+                    *(item.knob for item in incident.follow_ups if item.knob)})
+    docs = context.docs_of.get((RecordKind.INCIDENT, incident.id), ())
+    return (
+        incident,
+        catalog.source(RecordKind.INCIDENT, incident.id).rel_path,
+        changes,
+        tuple((knob_id, catalog.knobs.get(knob_id)) for knob_id in knobs),
+        context.changes.last_change(RecordKind.INCIDENT, incident.id),
+        tuple(context.places.by_record.get((RecordKind.INCIDENT, incident.id), ())),
+        docs,
+        tuple(site_has_file(context.settings, context.root, path) for path in docs),
     )
 
 

@@ -32,7 +32,7 @@ from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incid
 from ..records.vocabulary import RecordKind
 from ..records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
-from .links import Links, knob_page
+from .links import Links, knob_page, site_has_file
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,30 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         description=record_block(knob.description) if knob.description else None,
         docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.KNOB, knob.id), ())),
         source=source_line(context.settings, context.catalog.source(RecordKind.KNOB, knob.id).rel_path),
+    )
+
+
+def knob_inputs(context: SiteContext, knob: Knob) -> tuple[object, ...]:
+    """Everything `knob_view` reads besides the knob's own id: equal inputs make an equal page, so
+    a live preview re-renders the page only when these change (`incremental.py`). Keep it in step
+    with knob_view: whatever the page comes to show must be read from here too."""
+    catalog = context.catalog
+    suspicions = tuple((item.incident.id, item.hypothesis.id) for item in catalog.suspicions(knob.id))
+    follow_ups = context.follow_ups_of.get(knob.id, ())
+    incidents = sorted({*(entry.incident for entry in knob.history if entry.incident),
+                        *(incident_id for incident_id, _ in suspicions), *(incident.id for incident, _ in follow_ups)})
+    docs = context.docs_of.get((RecordKind.KNOB, knob.id), ())
+    files = (*(d.path for d in knob.applies_to), *(m.evidence for m in knob.measurements if m.evidence), *docs)
+    return (
+        knob,  # the chart too is drawn from the knob alone
+        catalog.source(RecordKind.KNOB, knob.id).rel_path,
+        suspicions,
+        tuple((incident_id, catalog.incidents.get(incident_id)) for incident_id in incidents),
+        tuple((incident.id, item) for incident, item in follow_ups),
+        context.changes.last_change(RecordKind.KNOB, knob.id),
+        tuple(context.places.by_record.get((RecordKind.KNOB, knob.id), ())),
+        docs,
+        tuple(site_has_file(context.settings, context.root, path) for path in files),
     )
 
 

@@ -72,6 +72,12 @@ def _relative_url(target: str, folder: str) -> str:
     return urllib.parse.quote(posixpath.relpath(target, folder), errors="surrogateescape")
 
 
+def site_has_file(settings: SiteSettings, root: Path, rel_path: str) -> bool:
+    """Whether a repository file is one the site has (a file under the docs folder): what
+    `Links.repo_file` links to, and what a page that names the file depends on."""
+    return settings.docs_path(rel_path) is not None and is_file(root / PurePosixPath(rel_path))
+
+
 class Links:
     """Links as seen from one generated page."""
 
@@ -125,8 +131,9 @@ class Links:
         """A repository file: a link when the site has it (under the docs folder), else its path.
         `short` shows only the file name."""
         text = PurePosixPath(rel_path).name if short else rel_path
-        inside = self.settings.docs_path(rel_path)
-        if inside is not None and is_file(self.root / PurePosixPath(rel_path)):
+        if site_has_file(self.settings, self.root, rel_path):
+            inside = self.settings.docs_path(rel_path)
+            assert inside is not None
             return self.to(inside, breakable(text) if short else text)  # short: a table's Source column
         return code(text)
 

@@ -96,6 +96,31 @@ class IndexPage:
     rows: tuple[tuple[Markup, ...], ...]
 
 
+def home_inputs(context: SiteContext) -> tuple[object, ...]:
+    """Everything `home_view` reads (the settings aside): equal inputs make an equal home page.
+    Keep it in step with home_view."""
+    return (_records(context), context.kb.findings,
+            tuple(context.places.page_of(item, context.settings) for item in context.kb.findings),
+            tuple(sorted(context.reclaimable.items())), context.changes.recent(RECENT_CHANGES))
+
+
+def knob_index_inputs(context: SiteContext) -> tuple[object, ...]:
+    """Everything `knob_index_view` reads (the settings aside)."""
+    return tuple((knob, context.changes.last_change(RecordKind.KNOB, knob_id))
+                 for knob_id, knob in sorted(context.catalog.knobs.items()))
+
+
+def incident_index_inputs(context: SiteContext) -> tuple[object, ...]:
+    """Everything `incident_index_view` reads (the settings aside)."""
+    return _records(context)[1]
+
+
+def _records(context: SiteContext) -> tuple[tuple[Knob, ...], tuple[Incident, ...]]:
+    catalog = context.catalog
+    return (tuple(knob for _, knob in sorted(catalog.knobs.items())),
+            tuple(incident for _, incident in sorted(catalog.incidents.items())))
+
+
 def home_view(context: SiteContext) -> HomePage:
     links = Links(HOME_PAGE, context.catalog, context.settings, context.root)
     reclaimable = tuple(

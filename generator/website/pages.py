@@ -18,6 +18,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ..pipeline import KnowledgeBase
+from ..records.schema import Incident, Knob
 from ..records.vocabulary import RecordKind
 from .overview_pages import HomePage, IndexPage, home_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
@@ -25,7 +26,7 @@ from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
 from .markup import plain
 from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, TAGS_PAGE, SiteSettings
+from .links import ASSETS_DIR, HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, SiteSettings, incident_page, knob_page
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -89,27 +90,49 @@ def render_site(kb: KnowledgeBase, settings: SiteSettings) -> RenderedSite:
 
 def render_context(context: SiteContext) -> RenderedSite:
     files: dict[str, str] = {}
-    edit_paths: dict[str, str] = {}
-    catalog = context.catalog
-    for knob in sorted(catalog.knobs.values(), key=lambda k: k.id):
-        view = knob_view(context, knob)
-        files[view.path] = render_knob_page(view)
-        edit_paths[view.path] = context.settings.edit_path(catalog.source(RecordKind.KNOB, knob.id).rel_path)
-        if view.chart is not None:
-            files[view.chart.light_file] = view.chart.light_svg
-            files[view.chart.dark_file] = view.chart.dark_svg
-    for incident in sorted(catalog.incidents.values(), key=lambda i: i.id):
-        incident_page = incident_view(context, incident)
-        files[incident_page.path] = render_incident_page(incident_page)
-        edit_paths[incident_page.path] = context.settings.edit_path(catalog.source(RecordKind.INCIDENT, incident.id).rel_path)
-    for index in (knob_index_view(context), incident_index_view(context)):
-        files[index.path] = render_index_page(index)
+    for knob in sorted(context.catalog.knobs.values(), key=lambda k: k.id):
+        files.update(knob_files(context, knob))
+    for incident in sorted(context.catalog.incidents.values(), key=lambda i: i.id):
+        files.update(incident_files(context, incident))
+    files[KNOB_INDEX] = render_index_page(knob_index_view(context))
+    files[INCIDENT_INDEX] = render_index_page(incident_index_view(context))
     if context.settings.home:
-        home = home_view(context)
-        files[home.path] = render_home_page(home)
-    if context.settings.tags:
-        files[TAGS_PAGE] = render_tags_page()
+        files[HOME_PAGE] = render_home_page(home_view(context))
+    files.update(fixed_files(context.settings))
+    return RenderedSite(files, edit_paths(context), banners(context))
+
+
+def knob_files(context: SiteContext, knob: Knob) -> tuple[tuple[str, str], ...]:
+    """A knob's page and its gain chart (light and dark)."""
+    view = knob_view(context, knob)
+    if view.chart is None:
+        return ((view.path, render_knob_page(view)),)
+    return ((view.path, render_knob_page(view)), (view.chart.light_file, view.chart.light_svg),
+            (view.chart.dark_file, view.chart.dark_svg))
+
+
+def incident_files(context: SiteContext, incident: Incident) -> tuple[tuple[str, str], ...]:
+    view = incident_view(context, incident)
+    return ((view.path, render_incident_page(view)),)
+
+
+def fixed_files(settings: SiteSettings) -> dict[str, str]:
+    """What every site has whatever its records: the tags page, the pages' script and style sheet."""
+    files = {TAGS_PAGE: render_tags_page()} if settings.tags else {}
     for name in ASSET_FILES:
         files[f"{ASSETS_DIR}/{name}"] = (ASSETS / name).read_text(encoding="utf-8")
-    banners = {page: str(doc_banner(findings)) for page, findings in sorted(context.places.by_doc.items())}
-    return RenderedSite(files, edit_paths, banners)
+    return files
+
+
+def edit_paths(context: SiteContext) -> dict[str, str]:
+    """Each record page's record file, for the "edit this page" link."""
+    catalog, settings = context.catalog, context.settings
+    paths = {knob_page(knob_id): settings.edit_path(catalog.source(RecordKind.KNOB, knob_id).rel_path)
+             for knob_id in sorted(catalog.knobs)}
+    paths.update({incident_page(incident_id): settings.edit_path(catalog.source(RecordKind.INCIDENT, incident_id).rel_path)
+                  for incident_id in sorted(catalog.incidents)})
+    return paths
+
+
+def banners(context: SiteContext) -> dict[str, str]:
+    return {page: str(doc_banner(findings)) for page, findings in sorted(context.places.by_doc.items())}

@@ -1,0 +1,93 @@
+"""Rendering the site again after a change, re-rendering only the pages whose inputs changed (the
+live preview of `mkdocs serve`).
+
+Each page's inputs are declared beside its view (`knob_inputs`, `incident_inputs`, `home_inputs`...):
+the record itself, the records and the per-record facts (findings, last change, docs, files that
+exist) its page shows. A page whose inputs equal the previous render's is reused as it was; any
+other is rendered as `render_site` renders it. The settings, the root and the templates hold for
+every page: when one of them changed, nothing is reused. The result is the same `RenderedSite` a
+full `render_site` of the same knowledge base gives, byte for byte (tests/test_incremental.py
+proves it over series of edits). Pure, like `pages`: writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..pipeline import KnowledgeBase
+from .context import SiteContext, gather_site_context
+from .incident_pages import incident_inputs
+from .knob_pages import knob_inputs
+from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
+from .overview_pages import (home_inputs, home_view, incident_index_inputs, incident_index_view,
+                             knob_index_inputs, knob_index_view)
+from .pages import (TEMPLATES, RenderedSite, banners, edit_paths, fixed_files, incident_files, knob_files,
+                    render_home_page, render_index_page)
+
+Files = tuple[tuple[str, str], ...]  # docs-relative path -> text: a page and what belongs to it (its charts)
+
+
+@dataclass(frozen=True)
+class _Page:
+    inputs: object
+    files: Files
+
+
+@dataclass(frozen=True)
+class SiteRender:
+    """A render of the site and what each of its pages was made from, for the next render."""
+
+    site: RenderedSite
+    rendered: tuple[str, ...]  # the pages rendered this time (the others were reused)
+    stamp: object = None  # what every page depends on: settings, root, templates
+    pages: dict[str, _Page] = field(default_factory=dict)
+
+
+def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteRender | None) -> SiteRender:
+    """The site of `kb`, as `render_site(kb, settings)` renders it, reusing from `previous` every
+    page whose inputs did not change (None: render everything)."""
+    context = gather_site_context(kb, settings, lazy_charts=True)
+    stamp = (settings, kb.root, _template_stamp())
+    reusable = previous.pages if previous is not None and previous.stamp == stamp else {}
+    pages: dict[str, _Page] = {}
+    rendered: list[str] = []
+
+    def page(path: str, inputs: object, render: Callable[[], Files]) -> Files:
+        before = reusable.get(path)
+        if before is None or before.inputs != inputs:
+            before = _Page(inputs, render())
+            rendered.append(path)
+        pages[path] = before
+        return before.files
+
+    files: dict[str, str] = {}
+    for knob_id, knob in sorted(context.catalog.knobs.items()):
+        files.update(page(knob_page(knob_id), knob_inputs(context, knob), lambda: knob_files(context, knob)))
+    for incident_id, incident in sorted(context.catalog.incidents.items()):
+        files.update(page(incident_page(incident_id), incident_inputs(context, incident),
+                          lambda: incident_files(context, incident)))
+    files.update(page(KNOB_INDEX, knob_index_inputs(context), lambda: _knob_index(context)))
+    files.update(page(INCIDENT_INDEX, incident_index_inputs(context), lambda: _incident_index(context)))
+    if settings.home:
+        files.update(page(HOME_PAGE, home_inputs(context), lambda: _home(context)))
+    files.update(fixed_files(settings))
+    return SiteRender(RenderedSite(files, edit_paths(context), banners(context)), tuple(rendered), stamp, pages)
+
+
+def _knob_index(context: SiteContext) -> Files:
+    return ((KNOB_INDEX, render_index_page(knob_index_view(context))),)
+
+
+def _incident_index(context: SiteContext) -> Files:
+    return ((INCIDENT_INDEX, render_index_page(incident_index_view(context))),)
+
+
+def _home(context: SiteContext) -> Files:
+    return ((HOME_PAGE, render_home_page(home_view(context))),)
+
+
+def _template_stamp() -> tuple[tuple[str, int], ...]:
+    """The templates as they are on disk (Jinja reloads a changed template: so must this)."""
+    return tuple(sorted((path.name, path.stat().st_mtime_ns) for path in Path(TEMPLATES).iterdir()))
