@@ -21,9 +21,12 @@ install: $(STAMP)
 
 # Validate the records (findings are shown, not fatal: the site is where people see them), then
 # build and serve the site, rebuilding on every change under knobs/, incidents/ and docs/.
+# --dirty: a save rebuilds only the pages it touched (the incident-kb plugin keeps the nav, tags and
+# search whole, so MkDocs' warning about dirty builds does not apply); --no-strict: a warning while
+# editing (that one, a broken link) shows in the log instead of stopping the preview.
 serve: $(STAMP)
 	-$(BIN)/kb check
-	$(BIN)/mkdocs serve --dev-addr $(ADDR)
+	$(BIN)/mkdocs serve --dirty --no-strict --dev-addr $(ADDR)
 
 # Build the site into site/ the way CI would (strict: a broken link fails; findings do not).
 site: $(STAMP)

@@ -9,18 +9,26 @@ where people see them, the PR check is where they fail.
 
 from __future__ import annotations
 
+import copy
 import logging
-from dataclasses import dataclass, replace
-from pathlib import Path
+import os
+import shutil
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files, InclusionLevel
-from mkdocs_gen_files.editor import FilesEditor
+from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.pages import Page
+from mkdocs_gen_files.editor import FilesEditor, file_sort_key
 
 from ..findings import KbError
-from ..pipeline import check_knowledge_base
+from ..pipeline import KnowledgeBase, check_knowledge_base
 from .mkdocs_config import settings_from_config
+from .links import SiteSettings
 from .pages import render_site
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -44,7 +52,19 @@ class Generated:
 
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
     """Check the records, render them, and add the pages to `files` (written under `scratch`)."""
-    root = options.root
+    kb = _check(options.root)
+    site = render_site(kb, _settings(config, options))
+    with FilesEditor(files, config, scratch) as editor:
+        for path, text in site.files.items():
+            with editor.open(path, "w") as handle:
+                handle.write(text)
+        built = editor.files
+    _set_record_pages(built, site.edit_paths)
+    _log_findings(kb)
+    return Generated(built, site.banners)
+
+
+def _check(root: Path) -> KnowledgeBase:
     try:
         # The site builds in shallow clones too: what history there is still dates the changes.
         kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
@@ -52,23 +72,248 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         raise PluginError(f"incident-kb: {exc}") from None
     for note in kb.notes:  # e.g. a shallow clone: information, since --strict fails on warnings
         log.info("incident-kb: %s", note)
-    settings = replace(settings_from_config(config, root), home=options.home, tags=options.tags,
-                       charts=options.charts)
-    site = render_site(kb, settings)
-    with FilesEditor(files, config, scratch) as editor:
-        for path, text in site.files.items():
-            with editor.open(path, "w") as handle:
-                handle.write(text)
-        built = editor.files
-    for path, edit_path in site.edit_paths.items():
-        page = built.get_file_from_path(path)
+    return kb
+
+
+def _settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
+    return replace(settings_from_config(config, options.root), home=options.home, tags=options.tags,
+                   charts=options.charts)
+
+
+def _set_record_pages(files: Files, edit_paths: dict[str, str]) -> None:
+    for path, edit_path in edit_paths.items():
+        page = files.get_file_from_path(path)
         if page is not None:
             page.edit_uri = edit_path  # "Edit this page" opens the record's YAML
             # Record pages are reached through the indexes, tags and search: in the nav, every page
             # would embed all of them and the build would grow as the square of the records.
             page.inclusion = InclusionLevel.NOT_IN_NAV
+
+
+def _log_findings(kb: KnowledgeBase) -> None:
     if kb.findings:
         # Information, not a warning: a warning would fail `mkdocs build --strict`.
         log.info("kb check: %d finding(s); they are shown on the site's pages", len(kb.findings))
+
+
+# `mkdocs serve --dirty` (`make serve`): a live preview that rebuilds only what a change touched.
+#
+# MkDocs' dirty build reads and writes only the pages whose source is newer than their output and
+# knows nothing of the others: their titles (in every page's nav), tags (the tags page) and search
+# entries would be lost. So the preview writes a generated file only when its bytes changed (an
+# unchanged page keeps its old time), restores every page MkDocs did not read from the snapshot of
+# the build that last read it, makes the pages that depend on what changed build again, deletes
+# what removed files left in the site, and merges the search index page by page. The result is
+# the site a full build makes (tests/test_live_preview.py compares them).
+
+
+@dataclass
+class _Snapshot:
+    """A page as the build that last read it left it, before on_env."""
+
+    raw: str  # its markdown before any plugin's on_page_markdown (replayed for the tags plugin)
+    markdown: str
+    meta: dict[str, Any]
+    title: str | None  # the first heading, found while rendering
+    content: str
+    toc: Any
+    anchors: set[str] | None
+    links_to_anchors: dict[str, dict[str, str]] | None  # by the linked file's src_uri
+    built: tuple[str, str] | None = None  # content and toc once every on_env handler ran
+
+
+@dataclass
+class Preview:
+    """What one `mkdocs serve --dirty` keeps between builds. A build that fails drops it, and the
+    next starts from an empty site folder, as does one after mkdocs.yml, the theme or the
+    generator's code changed."""
+
+    stamp: object  # what every page depends on (see site_stamp)
+    folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
+    render: Any = None  # the last build's incremental.SiteRender
+    banners: dict[str, str] = field(default_factory=dict)
+    snapshots: dict[str, _Snapshot] = field(default_factory=dict)  # by src_uri
+    outputs: set[str] = field(default_factory=set)  # every file the last build put in the site
+    pages: frozenset[str] = frozenset()  # the last build's documentation pages
+    nav: str | None = None
+    # this build's
+    raw: dict[str, str] = field(default_factory=dict)
+    read: set[str] = field(default_factory=set)  # pages MkDocs read (their source was newer)
+    built: set[str] = field(default_factory=set)  # pages MkDocs wrote, by url
+    files: Files | None = None
+    navigation: Any = None
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def site_stamp(config: MkDocsConfig, glue: object) -> object:
+    """What every page of the site depends on: the configuration file, the theme's files outside
+    installed packages (a site's custom_dir, this package's overrides when installed editable) and
+    the generator's code (this module, imported anew when the package's source changed)."""
+    config_file = Path(config.config_file_path or "")
+    installed = Path(sysconfig.get_paths()["purelib"]).resolve()
+    theme = sorted((str(p), p.stat().st_mtime_ns) for folder in config.theme.dirs
+                   if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file())
+    return (config_file.read_bytes() if config_file.is_file() else b"", tuple(theme), id(glue))
+
+
+def empty_folder(folder: str) -> None:
+    for entry in Path(folder).iterdir() if os.path.isdir(folder) else ():
+        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+
+
+def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options: SiteOptions) -> Generated:
+    """`generate_files` for the live preview: only pages whose inputs changed are rendered, only
+    files whose bytes changed are written (into a folder kept between builds), and the pages that
+    depend on what changed are marked to be read again."""
+    from .incremental import render_site_again
+
+    kb = _check(options.root)
+    render = render_site_again(kb, _settings(config, options), preview.render)
+    site = render.site
+    old = preview.render.site.files if preview.render is not None else {}
+    for path in old.keys() - site.files.keys():
+        (preview.folder / path).unlink(missing_ok=True)
+    for path, text in site.files.items():
+        if old.get(path) != text:
+            (preview.folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (preview.folder / path).write_text(text, encoding="utf-8")
+    preview.render = render
+    generated = {}
+    for path in site.files:
+        generated[path] = File(path, str(preview.folder), config.site_dir, config.use_directory_urls)
+        generated[path].generated_by = "mkdocs-gen-files"  # type: ignore[attr-defined]
+    built = Files(sorted({**{file.src_uri: file for file in files}, **generated}.values(), key=file_sort_key))
+    _set_record_pages(built, site.edit_paths)
+    _mark_changed_pages(preview, built, site.banners, config.site_dir)
+    preview.banners = site.banners
+    preview.raw, preview.read, preview.built = {}, set(), set()
+    log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
+    _log_findings(kb)
     return Generated(built, site.banners)
 
+
+def _mark_changed_pages(preview: Preview, files: Files, banners: dict[str, str], site_dir: str) -> None:
+    """Before MkDocs reads the pages: delete what removed files left in the site, and make MkDocs
+    read again the hand-written pages whose banner changed or that may link to a page that came or
+    went (their source did not change, but what MkDocs makes of it did)."""
+    outputs = {file.abs_dest_path for file in files}
+    for gone in sorted(preview.outputs - outputs):
+        Path(gone).unlink(missing_ok=True)
+        folder = Path(gone).parent
+        while folder != Path(site_dir) and Path(site_dir) in folder.parents and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
+    preview.outputs = outputs
+    serve = InclusionLevel.is_in_serve
+    pages = frozenset(file.src_uri for file in files.documentation_pages(inclusion=serve))
+    names = {_link_name(uri) for uri in pages.symmetric_difference(preview.pages)}
+    for file in files.documentation_pages(inclusion=serve):
+        uri = file.src_uri
+        if uri not in preview.snapshots or (getattr(file, "generated_by", None) is None and (
+                banners.get(uri) != preview.banners.get(uri) or (names and _mentions(file, names)))):
+            _make_stale(file)
+    preview.pages = pages
+
+
+def _link_name(src_uri: str) -> str:
+    """What any link to the page contains: its file name, or its folder's for an index page."""
+    path = PurePosixPath(src_uri)
+    return path.parent.name if path.stem in ("index", "README") and path.parent.name else path.stem
+
+
+def _mentions(file: File, names: set[str]) -> bool:
+    try:
+        text = Path(file.abs_src_path or "").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return any(name in text for name in names)
+
+
+def _make_stale(file: File) -> None:
+    """Make MkDocs' dirty build read and write the page: its output older than any source."""
+    if os.path.isfile(file.abs_dest_path):
+        os.utime(file.abs_dest_path, (0, 0))
+
+
+def note_read(preview: Preview, page: Page) -> None:
+    """on_pre_page: MkDocs reads this page in this build (its source is newer than its output)."""
+    preview.read.add(page.file.src_uri)
+
+
+def note_markdown(preview: Preview, page: Page, markdown: str) -> None:
+    """on_page_markdown, before any other plugin's: the page's markdown as read."""
+    if page.file.src_uri in preview.read:
+        preview.raw.setdefault(page.file.src_uri, markdown)
+
+
+def restore_pages(preview: Preview, config: MkDocsConfig, files: Files) -> None:
+    """on_env, before other plugins': a page read in this build is kept as a snapshot, any other is
+    restored from its snapshot as if read again (its markdown replayed through on_page_markdown,
+    where the tags plugin learns the page's tags)."""
+    preview.files = files
+    for file in files.documentation_pages(inclusion=InclusionLevel.is_in_serve):
+        page = file.page
+        if page is None:
+            continue
+        if file.src_uri in preview.read:
+            preview.snapshots[file.src_uri] = _Snapshot(
+                preview.raw[file.src_uri], page.markdown or "", copy.deepcopy(dict(page.meta)), page._title_from_render,
+                page.content or "", copy.deepcopy(page.toc), page.present_anchor_ids,
+                None if page.links_to_anchors is None else
+                {target.src_uri: links for target, links in page.links_to_anchors.items()})
+            continue
+        snapshot = preview.snapshots[file.src_uri]
+        page.markdown = snapshot.markdown
+        page.meta = copy.deepcopy(snapshot.meta)
+        page._title_from_render = snapshot.title
+        page.content = snapshot.content
+        page.toc = copy.deepcopy(snapshot.toc)
+        page.present_anchor_ids = snapshot.anchors
+        if snapshot.links_to_anchors is not None:
+            page.links_to_anchors = {target: links for uri, links in snapshot.links_to_anchors.items()
+                                     if (target := files.get_file_from_path(uri)) is not None}
+        config.plugins.on_page_markdown(snapshot.raw, page=page, config=config, files=files)
+
+
+def mark_changed_outputs(preview: Preview, files: Files) -> None:
+    """on_env, after other plugins': a restored page whose content other plugins changed (the tags
+    page's listing) is written again, and every page when the nav changed (each page shows it)."""
+    pages = [file.page for file in files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
+             if file.page is not None]
+    nav = str(preview.navigation) + "".join(repr(page.meta) for page in getattr(preview.navigation, "pages", ()))
+    renew_all, preview.nav = preview.nav is not None and nav != preview.nav, nav
+    for page in pages:
+        snapshot = preview.snapshots[page.file.src_uri]
+        built = (page.content or "", str(page.toc))
+        if page.file.src_uri not in preview.read and (renew_all or built != snapshot.built):
+            _make_stale(page.file)
+        snapshot.built = built
+
+
+def note_built(preview: Preview, page: Page) -> None:
+    preview.built.add(page.url)
+
+
+def merge_search_index(preview: Preview, config: MkDocsConfig) -> None:
+    """on_post_build, before Material's search plugin writes the index: under a dirty build it
+    holds the entries of the pages written in this build only, and its own merge assumes there is
+    one such page (with several it duplicates entries, and one whose url begins the others', the
+    home page's, drops theirs). Here every page gets its entries: this build's if it was written,
+    else the last index's; a removed page none. In the order a full build gives them."""
+    search = next((p for p in config.plugins.values() if hasattr(p, "search_index_prev")), None)
+    if search is None or search.search_index_prev is None or preview.files is None:
+        return
+    fresh: dict[str, list[dict[str, Any]]] = {}
+    for entry in search.search_index.entries:
+        fresh.setdefault(entry["location"].partition("#")[0], []).append(entry)
+    before: dict[str, list[dict[str, Any]]] = {}
+    for entry in search.search_index_prev.entries:
+        before.setdefault(entry["location"].partition("#")[0], []).append(entry)
+    entries = []
+    for file in preview.files.documentation_pages(inclusion=InclusionLevel.is_in_serve):
+        url = file.page.url if file.page is not None else file.url
+        entries += fresh.get(url, []) if url in preview.built else before.get(url, [])
+    search.search_index.entries = entries
+    search.search_index_prev = None  # the index is whole: its own merge must not run

@@ -37,9 +37,12 @@ from mkdocs.config import config_options as opt  # noqa: E402
 from mkdocs.config.base import Config  # noqa: E402
 from mkdocs.config.defaults import MkDocsConfig  # noqa: E402
 from mkdocs.config.config_options import ExtraScriptValue  # noqa: E402
-from mkdocs.plugins import BasePlugin, event_priority  # noqa: E402
+from jinja2 import Environment  # noqa: E402
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority  # noqa: E402
 from mkdocs.structure.files import Files  # noqa: E402
+from mkdocs.structure.nav import Navigation  # noqa: E402
 from mkdocs.structure.pages import Page  # noqa: E402
+from mkdocs.utils.templates import TemplateContext  # noqa: E402
 
 from ..records.vocabulary import RecordKind# noqa: E402
 from .links import ASSETS_DIR  # noqa: E402
@@ -65,6 +68,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     def __init__(self) -> None:
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._banners: dict[str, str] = {}
+        self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
+        self._preview: Any = None  # mkdocs_glue.Preview, kept between the builds of one serve
+        self._glue: Any = None  # mkdocs_glue as this build imported it
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._live = command == "serve" and dirty
 
     @property
     def root(self) -> Path:
@@ -92,14 +101,36 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
-        self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
         glue: Any = fresh_module(_GLUE)
+        self._glue = glue
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts)
-        generated = glue.generate_files(files, config, options, self._scratch.name)
+        if self._live:
+            stamp = glue.site_stamp(config, glue)
+            if self._preview is None or self._preview.stamp != stamp:
+                self._drop_preview()
+                glue.empty_folder(config.site_dir)  # what depends on all of it: everything again
+                self._preview = glue.Preview(stamp)
+            generated = glue.preview_files(self._preview, files, config, options)
+        else:
+            self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
+            generated = glue.generate_files(files, config, options, self._scratch.name)
         self._banners = generated.banners
         files_out: Files = generated.files
         return files_out
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._preview.navigation = nav
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._glue.note_read(self._preview, page)
+
+    @event_priority(100)  # the markdown as read, before other plugins change it
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._glue.note_markdown(self._preview, page, markdown)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
@@ -107,14 +138,47 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         banner = self._banners.get(page.file.src_uri)
         return banner + html if banner else html
 
+    @event_priority(200)  # before the tags plugin (100) reads the pages' tags
+    def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._glue.restore_pages(self._preview, config, files)
+
+    @event_priority(-200)  # after every other plugin changed the pages
+    def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._glue.mark_changed_outputs(self._preview, files)
+
+    on_env = CombinedEvent(_restore_pages, _mark_changed_outputs)
+
+    def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
+                        nav: Navigation) -> None:
+        if self._preview is not None:
+            self._glue.note_built(self._preview, page)
+
+    @event_priority(50)  # before Material's search plugin (0) writes its index
+    def _merge_search_index(self, config: MkDocsConfig) -> None:
+        if self._preview is not None:
+            self._glue.merge_search_index(self._preview, config)
+
     @event_priority(-100)  # after every other plugin has read the generated files
-    def on_post_build(self, config: MkDocsConfig) -> None:
+    def _remove_scratch(self, config: MkDocsConfig) -> None:
         self._cleanup()
+
+    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
+
+    def on_build_error(self, error: Exception) -> None:
+        self._drop_preview()  # the next build starts afresh: what this one left is unknown
 
     def on_shutdown(self) -> None:
         self._cleanup()
+        self._drop_preview()
 
     def _cleanup(self) -> None:
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None
+
+    def _drop_preview(self) -> None:
+        if self._preview is not None:
+            self._preview.close()
+            self._preview = None

@@ -1,0 +1,192 @@
+"""`make serve`'s live preview (`mkdocs serve --dirty`, which rebuilds only what a save touched)
+serves, after every edit, the site a fresh server of the same knowledge base serves: the saved
+record's page, the indexes and home page, added and deleted records, the tags page and the
+search index (no entry lost, none twice)."""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit
+from .gitrepo import GitRepo
+from .site_support import MKDOCS_ENV, copy_knowledge_base
+
+pytestmark = pytest.mark.slow  # real `mkdocs serve` processes: left out of `make test-fast`
+
+KNOB_URL = "knobs/sglang-sm120-mma-target-ctas/"
+NEW_KNOB = """\
+id: fresh-knob
+name: FRESH_BATCH_SIZE
+summary: A knob recorded while the preview runs.
+value: 32
+status: active
+tags: [freshly-tagged]
+history:
+  - date: 2026-11-08
+    status: active
+"""
+NEW_INCIDENT = """\
+id: fresh-incident
+title: Fresh stall under load
+status: open
+started: 2026-11-08
+hypotheses:
+  - id: fresh-batch
+    statement: FRESH_BATCH_SIZE is too large.
+    status: open
+    suspect: {knob: fresh-knob}
+"""
+_LIVERELOAD = re.compile(r"<script>\s*var livereload = function.*?</script>", re.DOTALL)
+
+
+def serve_arguments(port: int) -> list[str]:
+    """`mkdocs serve`'s arguments as the Makefile's `serve` recipe gives them."""
+    recipe = re.search(r"^serve:.*\n((?:\t.*\n)+)", (REPO / "Makefile").read_text(), re.MULTILINE)
+    assert recipe, "no serve recipe in the Makefile"
+    line = re.search(r"\$\(BIN\)/mkdocs (serve.*)", recipe.group(1))
+    assert line, "the Makefile's serve recipe does not run $(BIN)/mkdocs serve"
+    return line.group(1).replace("$(ADDR)", f"127.0.0.1:{port}").split()
+
+
+class Server:
+    def __init__(self, root: Path, log: Path) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}/"
+        self.log = log
+        with log.open("w") as out:
+            self.process = subprocess.Popen([sys.executable, "-m", "mkdocs", *serve_arguments(self.port)], cwd=root,
+                                            env=MKDOCS_ENV, stdout=out, stderr=subprocess.STDOUT)
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(self.base + path, timeout=60) as response:
+                return response.status, response.read().decode("utf-8")
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode("utf-8", errors="replace")
+
+    def wait_for(self, path: str, ready: Callable[[int, str], bool], what: str, timeout: float = 90) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                status, text = self.get(path)
+                if ready(status, text):
+                    return text
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            assert self.process.poll() is None, f"mkdocs serve stopped:\n{self.log.read_text()}"
+            time.sleep(0.3)
+        raise AssertionError(f"{path}: {what} within {timeout} s\n{self.log.read_text()[-3000:]}")
+
+    def shows(self, path: str, text: str) -> str:
+        return self.wait_for(path, lambda status, page: status == 200 and text in page, f"{text!r} not shown")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def site(self) -> dict[str, object]:
+        """Every page the sitemap lists, the charts they show, the 404 page, the sitemap and the
+        search index; with this server's address and live-reload script taken out."""
+        sitemap = self.get("sitemap.xml")[1]
+        pages = sorted(url.removeprefix(self.base) for url in re.findall(r"<loc>([^<]*)</loc>", sitemap))
+        site: dict[str, object] = {"sitemap.xml": self._normalized(sitemap), "404": self._normalized(self.get("nowhere/")[1])}
+        for page in pages:
+            status, html = self.get(page)
+            site[page] = (status, self._normalized(html))
+            for image in re.findall(r'<img[^>]* src="([^"]+\.svg)"', html):
+                target = urllib.parse.urljoin(self.base + page, image).removeprefix(self.base)
+                site[target] = self.get(target)
+        site["search"] = json.loads(self.get("search/search_index.json")[1])
+        return site
+
+    def _normalized(self, html: str) -> str:
+        return _LIVERELOAD.sub("", html).replace(self.base, "http://preview/")
+
+
+@contextmanager
+def serving(root: Path, log: Path) -> Iterator[Server]:
+    server = Server(root, log)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _search_entries(site: dict[str, object]) -> list[dict[str, object]]:
+    search = site["search"]
+    assert isinstance(search, dict)
+    return search["docs"]
+
+
+def _assert_same_site(live: Server, root: Path, tmp_path: Path, step: str) -> None:
+    seen = live.site()
+    locations = [entry["location"] for entry in _search_entries(seen)]
+    assert len(locations) == len(set(locations)), f"{step}: search entries twice: {sorted(locations)}"
+    with serving(root, tmp_path / "fresh.log") as fresh:
+        fresh.wait_for("", lambda status, _: status == 200, "the fresh server's first build")
+        expected = fresh.site()
+    assert seen.keys() == expected.keys(), f"{step}: pages {sorted(seen.keys() ^ expected.keys())}"
+    for key in expected:
+        assert seen[key] == expected[key], f"{step}: {key} differs from a fresh server's"
+
+
+def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp_path, git_env):
+    root = copy_knowledge_base(tmp_path / "kb")
+    repo = GitRepo(root)
+    repo.commit("the seed story", when="2026-11-08T12:00:00Z")
+    with serving(root, tmp_path / "live.log") as live:
+        live.shows(KNOB_URL, "Target thread-block (CTA) count")
+
+        edit(root / SEED_KNOB, "summary: Target thread-block", "summary: Freshly edited target thread-block")
+        live.shows(KNOB_URL, "Freshly edited target thread-block")
+        _assert_same_site(live, root, tmp_path, "a record's summary saved")
+
+        edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")  # a material change: indexes and home
+        live.shows("knobs/", "<code>384</code>")
+        live.shows("", "not committed yet")
+
+        (root / "knobs/fresh-knob.yaml").write_text(NEW_KNOB)
+        (root / "incidents/fresh-incident.yaml").write_text(NEW_INCIDENT)
+        live.shows("knobs/fresh-knob/", "A knob recorded while the preview runs.")
+        live.shows("knobs/fresh-knob/", "Fresh stall under load")
+        live.shows("knobs/", "FRESH")
+        live.shows("tags/", "freshly-tagged")
+        _assert_same_site(live, root, tmp_path, "records added")
+
+        (root / "knobs/fresh-knob.yaml").unlink()
+        live.wait_for("knobs/fresh-knob/", lambda status, _: status == 404, "the deleted record's page still served")
+        page = live.wait_for("incidents/fresh-incident/", lambda status, page: "fresh-knob.md" not in page
+                             and "fresh-knob/" not in page, "a link to the deleted record")
+        assert "fresh-knob" in page  # named, no longer linked
+        _assert_same_site(live, root, tmp_path, "a record deleted")
+
+        edit(root / "docs/design/DSV4_DECODE_PERF_PLAN.md", "\n\n", "\n\nA paragraph saved while serving.\n\n")
+        live.shows("design/DSV4_DECODE_PERF_PLAN/", "A paragraph saved while serving.")
+        edit(root / SEED_INCIDENT, "title: Multi-round agent harness hangs", "title: Multi-round agent harness stalls")
+        live.shows(KNOB_URL, "Multi-round agent harness stalls")
+        repo.commit("edits while serving", when="2026-11-09T12:00:00Z")
+        # A commit alone changes no watched file (.git is not watched): the next save shows it.
+        edit(root / "docs/design/DSV4_DECODE_PERF_PLAN.md", "saved while serving", "saved after a commit")
+        live.shows("design/DSV4_DECODE_PERF_PLAN/", "A paragraph saved after a commit.")
+        live.shows(KNOB_URL, "committed")
+        live.wait_for("", lambda status, page: "not committed yet" not in page, "the commit not shown")
+        _assert_same_site(live, root, tmp_path, "a doc saved, an incident retitled, a commit")
