@@ -78,20 +78,28 @@ def replace_line(path: Path, prefix: str, line: str) -> None:
     path.write_text(text[:start] + line + text[end:], encoding="utf-8")
 
 
-def timed_saves(page, url: str, path: Path, prefix: str, lines: list[str], marks: list[str],
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds the process has used (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def timed_saves(page, server: int, url: str, path: Path, prefix: str, lines: list[str], marks: list[str],
                 timeout: float) -> list[float]:
     """Save `path` once per line (replacing the line that starts with `prefix`); each time, the
-    seconds until the browser page at `url`, reloaded by livereload, shows the new mark."""
+    seconds until the browser page at `url`, reloaded by livereload, shows the new mark (and the
+    server's CPU seconds meanwhile)."""
     page.goto(url, wait_until="load")
     times = []
     for line, mark in zip(lines, marks):
         page.wait_for_timeout(1000)  # the page settled and livereload's poll is waiting
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds(server)
         replace_line(path, prefix, line)
         page.wait_for_function("mark => document.body && document.body.innerText.includes(mark)", arg=mark,
                                timeout=timeout * 1000, polling=50)
         times.append(time.perf_counter() - started)
-        print(f"  save {len(times)}: {times[-1]:6.2f} s", flush=True)
+        print(f"  save {len(times)}: {times[-1]:6.2f} s   (server CPU {cpu_seconds(server) - cpu:5.2f} s, "
+              f"load average {load_average()})", flush=True)
     return times
 
 
@@ -147,12 +155,13 @@ def main() -> None:
             print(f"saving {knob.relative_to(root)} (its summary), {args.saves} times   "
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved summary number {i}" for i in range(args.saves)]
-            record = timed_saves(page, knob_url, knob, "summary: ", [f"summary: {m}." for m in marks], marks,
+            record = timed_saves(page, server.pid, knob_url, knob, "summary: ", [f"summary: {m}." for m in marks],
+                                 marks,
                                  args.timeout)
             print(f"saving {doc.relative_to(root)} (its first paragraph), {args.saves} times   "
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved paragraph number {i}" for i in range(args.saves)]
-            docs = timed_saves(page, doc_url, doc, "# Design note 3\n\n",
+            docs = timed_saves(page, server.pid, doc_url, doc, "# Design note 3\n\n",
                                [f"# Design note 3\n\n{m}." for m in marks], marks, args.timeout)
             browser.close()
     finally:

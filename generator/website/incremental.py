@@ -12,20 +12,24 @@ proves it over series of edits). Pure, like `pages`: writes nothing.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..pipeline import KnowledgeBase
+from ..records.schema import Incident, Knob, RecordKind
 from .context import SiteContext, gather_site_context
 from .incident_pages import incident_inputs
 from .knob_pages import knob_inputs
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
-from .overview_pages import (home_inputs, home_view, incident_index_inputs, incident_index_view,
+from .overview_pages import (Rows, home_inputs, home_view, incident_index_inputs, incident_index_view,
                              knob_index_inputs, knob_index_view)
 from .pages import (TEMPLATES, RenderedSite, banners, edit_paths, fixed_files, incident_files, knob_files,
                     render_home_page, render_index_page)
 
+Record = Knob | Incident
+_NUMBERS = itertools.count()
 Files = tuple[tuple[str, str], ...]  # docs-relative path -> text: a page and what belongs to it (its charts)
 
 
@@ -36,6 +40,15 @@ class _Page:
 
 
 @dataclass(frozen=True)
+class _Version:
+    """A record in a page's inputs: equal versions, equal records (see _versions)."""
+
+    kind: RecordKind
+    record_id: str
+    number: int
+
+
+@dataclass(frozen=True)
 class SiteRender:
     """A render of the site and what each of its pages was made from, for the next render."""
 
@@ -43,6 +56,8 @@ class SiteRender:
     rendered: tuple[str, ...]  # the pages rendered this time (the others were reused)
     stamp: object = None  # what every page depends on: settings, root, templates
     pages: dict[str, _Page] = field(default_factory=dict)
+    records: dict[tuple[RecordKind, str], tuple[Record, _Version]] = field(default_factory=dict)
+    rows: dict[str, Rows] = field(default_factory=dict)  # each index's rows, by record id
 
 
 def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteRender | None) -> SiteRender:
@@ -50,11 +65,19 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     page whose inputs did not change (None: render everything)."""
     context = gather_site_context(kb, settings, lazy_charts=True)
     stamp = (settings, kb.root, _template_stamp())
-    reusable = previous.pages if previous is not None and previous.stamp == stamp else {}
+    same = previous is not None and previous.stamp == stamp
+    reusable = previous.pages if previous is not None and same else {}
+    rows: dict[str, Rows] = {KNOB_INDEX: {}, INCIDENT_INDEX: {}}
+
+    def index_rows(path: str) -> tuple[Rows, Rows]:
+        return (previous.rows.get(path, {}) if previous is not None and same else {}), rows[path]
     pages: dict[str, _Page] = {}
     rendered: list[str] = []
 
+    records = _versions(context, previous.records if previous is not None else {})
+
     def page(path: str, inputs: object, render: Callable[[], Files]) -> Files:
+        inputs = _versioned(inputs, records)
         before = reusable.get(path)
         if before is None or before.inputs != inputs:
             before = _Page(inputs, render())
@@ -68,20 +91,43 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     for incident_id, incident in sorted(context.catalog.incidents.items()):
         files.update(page(incident_page(incident_id), incident_inputs(context, incident),
                           lambda: incident_files(context, incident)))
-    files.update(page(KNOB_INDEX, knob_index_inputs(context), lambda: _knob_index(context)))
-    files.update(page(INCIDENT_INDEX, incident_index_inputs(context), lambda: _incident_index(context)))
+    files.update(page(KNOB_INDEX, knob_index_inputs(context),
+                      lambda: ((KNOB_INDEX, render_index_page(knob_index_view(context, index_rows(KNOB_INDEX)))),)))
+    files.update(page(INCIDENT_INDEX, incident_index_inputs(context),
+                      lambda: ((INCIDENT_INDEX, render_index_page(incident_index_view(context, index_rows(INCIDENT_INDEX)))),)))
     if settings.home:
         files.update(page(HOME_PAGE, home_inputs(context), lambda: _home(context)))
     files.update(fixed_files(settings))
-    return SiteRender(RenderedSite(files, edit_paths(context), banners(context)), tuple(rendered), stamp, pages)
+    for path, known in rows.items():  # an index not rendered this time keeps its rows
+        if not known and previous is not None and same:
+            rows[path] = previous.rows.get(path, {})
+    return SiteRender(RenderedSite(files, edit_paths(context), banners(context)), tuple(rendered), stamp, pages,
+                      records, rows)
 
 
-def _knob_index(context: SiteContext) -> Files:
-    return ((KNOB_INDEX, render_index_page(knob_index_view(context))),)
+def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[Record, _Version]]
+              ) -> dict[tuple[RecordKind, str], tuple[Record, _Version]]:
+    """Each record with a version that stays the same while the record stays equal: comparing
+    inputs then compares each record once per render, not once per page that shows it."""
+    versions: dict[tuple[RecordKind, str], tuple[Record, _Version]] = {}
+    for kind in RecordKind:
+        for record_id, record in context.catalog.records(kind).items():
+            key = (kind, record_id)
+            known = before.get(key)
+            same = known is not None and (known[0] is record or known[0] == record)
+            versions[key] = (record, known[1] if known is not None and same else _Version(kind, record_id, next(_NUMBERS)))
+    return versions
 
 
-def _incident_index(context: SiteContext) -> Files:
-    return ((INCIDENT_INDEX, render_index_page(incident_index_view(context))),)
+def _versioned(value: object, records: dict[tuple[RecordKind, str], tuple[Record, _Version]]) -> object:
+    """`value` (a page's inputs) with each record of the catalog in it replaced by its version."""
+    if isinstance(value, tuple):
+        return tuple(_versioned(item, records) for item in value)
+    if isinstance(value, (Knob, Incident)):
+        known = records.get((RecordKind.KNOB if isinstance(value, Knob) else RecordKind.INCIDENT, value.id))
+        if known is not None and known[0] is value:
+            return known[1]
+    return value
 
 
 def _home(context: SiteContext) -> Files:

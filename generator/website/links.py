@@ -58,12 +58,17 @@ class SiteSettings:
 
     def edit_path(self, rel_path: str) -> str:
         """The record's path relative to the docs folder, as mkdocs-gen-files' set_edit_path wants."""
-        return posixpath.relpath(rel_path, posixpath.normpath(self.docs_dir))
+        return _relative_path(rel_path, self.docs_dir)
 
     def edit_url(self, rel_path: str) -> str | None:
         if not self.edit_base:
             return None
         return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path), errors="surrogateescape"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _relative_path(rel_path: str, folder: str) -> str:
+    return posixpath.relpath(rel_path, posixpath.normpath(folder))
 
 
 @functools.lru_cache(maxsize=65536)

@@ -19,10 +19,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from jinja2 import BytecodeCache, Environment
+from jinja2.bccache import Bucket
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
+from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import FilesEditor, file_sort_key
 
 from ..findings import KbError
@@ -136,6 +139,8 @@ class Preview:
     outputs: set[str] = field(default_factory=set)  # every file the last build put in the site
     pages: frozenset[str] = frozenset()  # the last build's documentation pages
     nav: str | None = None
+    templates: _TemplateCache = field(default_factory=lambda: _TemplateCache())
+    sort_keys: dict[str, Any] = field(default_factory=dict)
     # this build's
     raw: dict[str, str] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)  # pages MkDocs read (their source was newer)
@@ -184,7 +189,8 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     for path in site.files:
         generated[path] = File(path, str(preview.folder), config.site_dir, config.use_directory_urls)
         generated[path].generated_by = "mkdocs-gen-files"  # type: ignore[attr-defined]
-    built = Files(sorted({**{file.src_uri: file for file in files}, **generated}.values(), key=file_sort_key))
+    built = Files(sorted({**{file.src_uri: file for file in files}, **generated}.values(),
+                         key=lambda file: _sort_key(preview, file)))
     _set_record_pages(built, site.edit_paths)
     _mark_changed_pages(preview, built, site.banners, config.site_dir)
     preview.banners = site.banners
@@ -192,6 +198,14 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     _log_findings(kb)
     return Generated(built, site.banners)
+
+
+def _sort_key(preview: Preview, file: File) -> Any:
+    """mkdocs-gen-files' order of files (its editor's), each file's key worked out once."""
+    key = preview.sort_keys.get(file.src_uri)
+    if key is None:
+        key = preview.sort_keys[file.src_uri] = file_sort_key(file)
+    return key
 
 
 def _mark_changed_pages(preview: Preview, files: Files, banners: dict[str, str], site_dir: str) -> None:
@@ -248,33 +262,68 @@ def note_markdown(preview: Preview, page: Page, markdown: str) -> None:
         preview.raw.setdefault(page.file.src_uri, markdown)
 
 
-def restore_pages(preview: Preview, config: MkDocsConfig, files: Files) -> None:
+def restore_pages(preview: Preview, env: Environment, config: MkDocsConfig, files: Files) -> None:
     """on_env, before other plugins': a page read in this build is kept as a snapshot, any other is
     restored from its snapshot as if read again (its markdown replayed through on_page_markdown,
     where the tags plugin learns the page's tags)."""
     preview.files = files
+    env.bytecode_cache = preview.templates
+    by_uri = files.src_uris
     for file in files.documentation_pages(inclusion=InclusionLevel.is_in_serve):
         page = file.page
         if page is None:
             continue
         if file.src_uri in preview.read:
             preview.snapshots[file.src_uri] = _Snapshot(
-                preview.raw[file.src_uri], page.markdown or "", copy.deepcopy(dict(page.meta)), page._title_from_render,
-                page.content or "", copy.deepcopy(page.toc), page.present_anchor_ids,
+                preview.raw[file.src_uri], page.markdown or "", _copied(dict(page.meta)), page._title_from_render,
+                page.content or "", _copied_toc(page.toc), page.present_anchor_ids,
                 None if page.links_to_anchors is None else
                 {target.src_uri: links for target, links in page.links_to_anchors.items()})
             continue
         snapshot = preview.snapshots[file.src_uri]
         page.markdown = snapshot.markdown
-        page.meta = copy.deepcopy(snapshot.meta)
+        page.meta = _copied(snapshot.meta)  # copies: plugins may change a page's meta or toc in place
         page._title_from_render = snapshot.title
         page.content = snapshot.content
-        page.toc = copy.deepcopy(snapshot.toc)
+        page.toc = _copied_toc(snapshot.toc)
         page.present_anchor_ids = snapshot.anchors
         if snapshot.links_to_anchors is not None:
             page.links_to_anchors = {target: links for uri, links in snapshot.links_to_anchors.items()
-                                     if (target := files.get_file_from_path(uri)) is not None}
+                                     if (target := by_uri.get(uri)) is not None}
         config.plugins.on_page_markdown(snapshot.raw, page=page, config=config, files=files)
+
+
+def _copied(value: Any) -> Any:
+    """Front matter's data (dicts, lists and scalars) copied."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+def _copied_toc(toc: TableOfContents) -> TableOfContents:
+    def link(item: AnchorLink) -> AnchorLink:
+        new = AnchorLink(item.title, item.id, item.level)
+        new.children = [link(child) for child in item.children]
+        return new
+    return TableOfContents([link(item) for item in toc])
+
+
+class _TemplateCache(BytecodeCache):
+    """Compiled theme templates kept between builds (MkDocs makes a new Jinja environment for each
+    build, and compiling Material's templates is a good part of a small rebuild). An entry is used
+    only for the very source it was compiled from."""
+
+    def __init__(self) -> None:
+        self._compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self._compiled:
+            bucket.bytecode_from_string(self._compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._compiled[bucket.key] = bucket.bytecode_to_string()
 
 
 def mark_changed_outputs(preview: Preview, files: Files) -> None:

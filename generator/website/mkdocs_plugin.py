@@ -141,7 +141,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(200)  # before the tags plugin (100) reads the pages' tags
     def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.restore_pages(self._preview, config, files)
+            self._glue.restore_pages(self._preview, env, config, files)
 
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:

@@ -11,6 +11,7 @@ filter controls.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -180,10 +181,14 @@ def _best_gain(knob: Knob) -> float | None:
     return max(gains) if gains else None
 
 
+def _gain_rank(knob: Knob) -> tuple[bool, float, str]:
+    best = _best_gain(knob)
+    return best is None, -(best or 0.0), knob.name.lower()
+
+
 def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tuple[KnobRow, ...], Markup]:
     """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
-    knobs = sorted(context.catalog.knobs.values(),
-                   key=lambda k: (_best_gain(k) is None, -(_best_gain(k) or 0.0), k.name.lower()))
+    knobs = sorted(context.catalog.knobs.values(), key=_gain_rank)
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]
@@ -238,7 +243,25 @@ def _breakdown(counts: Counter[str]) -> str:
     return f" ({', '.join(f'{n} {status}' for status, n in sorted(counts.items()))})" if counts else ""
 
 
-def knob_index_view(context: SiteContext) -> IndexPage:
+# Record id -> (what its index row shows, the row), from an earlier render of the same site: a
+# live preview re-renders only the rows whose record changed (`incremental.py`).
+Rows = dict[str, tuple[object, tuple[Markup, ...]]]
+
+
+def _row(rows: tuple[Rows, Rows] | None, record_id: str, inputs: object,
+         make: Callable[[], tuple[Markup, ...]]) -> tuple[Markup, ...]:
+    """`rows`: the earlier render's rows, and this render's (filled in here); None: no reuse."""
+    if rows is None:
+        return make()
+    before, now = rows
+    known = before.get(record_id)
+    if known is None or known[0] != inputs:
+        known = (inputs, make())
+    now[record_id] = known
+    return known[1]
+
+
+def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
     links = Links(KNOB_INDEX, context.catalog, context.settings, context.root)
     knobs = sorted(context.catalog.knobs.values(), key=lambda k: k.name.lower())
     return IndexPage(
@@ -248,7 +271,8 @@ def knob_index_view(context: SiteContext) -> IndexPage:
               "Click a column to sort; filter by status, component or tag.",
         tools=table_tools(("Status", "Component", "Tags"), split=("Tags",)),
         columns=("Name", "Component", "Status", "Value", "Best gain", "Last change", "Tags"),
-        rows=tuple(_knob_row(context, links, knob) for knob in knobs),
+        rows=tuple(_row(rows, knob.id, (knob, context.changes.last_change(RecordKind.KNOB, knob.id)),
+                        lambda: _knob_row(context, links, knob)) for knob in knobs),
     )
 
 
@@ -262,7 +286,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
             best_text, change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 
-def incident_index_view(context: SiteContext) -> IndexPage:
+def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
     links = Links(INCIDENT_INDEX, context.catalog, context.settings, context.root)
     incidents = sorted(context.catalog.incidents.values(), key=lambda i: (when_key(i.started), i.id), reverse=True)
     return IndexPage(
@@ -272,7 +296,7 @@ def incident_index_view(context: SiteContext) -> IndexPage:
               "newest first. Click a column to sort; filter by status or severity.",
         tools=table_tools(("Status", "Severity")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
-        rows=tuple(_incident_row(links, incident) for incident in incidents),
+        rows=tuple(_row(rows, incident.id, incident, lambda: _incident_row(links, incident)) for incident in incidents),
     )
 
 
