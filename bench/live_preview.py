@@ -156,8 +156,7 @@ def main() -> None:
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved summary number {i}" for i in range(args.saves)]
             record = timed_saves(page, server.pid, knob_url, knob, "summary: ", [f"summary: {m}." for m in marks],
-                                 marks,
-                                 args.timeout)
+                                 marks, args.timeout)
             print(f"saving {doc.relative_to(root)} (its first paragraph), {args.saves} times   "
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved paragraph number {i}" for i in range(args.saves)]
