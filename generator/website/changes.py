@@ -27,9 +27,16 @@ class Change:
     when: date | datetime | None  # None: not committed yet
     kind: RecordKind
     record_id: str
-    what: str  # a knob's new status ('reverted'), or what happened in an incident (record markdown)
+    text: str | None  # a knob's new status ('reverted'), or what happened in an incident (record markdown)
     commit: str | None = None  # short commit id, for changes read from git
     from_git: bool = False  # `what` is a material change's summary ('status reverted -> active')
+    material: MaterialChange | None = None  # the change read from git
+
+    @property
+    def what(self) -> str:
+        """What changed. A material change is said only when asked: saying every record's changes
+        (whole hypothesis lists when a record was created) would cost more than rendering a page."""
+        return self.material.summary if self.material is not None else self.text or ""
 
     @property
     def sort_key(self) -> tuple[datetime, str, str]:
@@ -72,8 +79,8 @@ def record_changes(catalog: Catalog,
 
 
 def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
-    return [Change(naive_utc(change.date) if change.date else None, change.kind, change.record_id, change.summary,
-                   change.commit[:7] if change.commit else None, from_git=True) for change in timeline]
+    return [Change(naive_utc(change.date) if change.date else None, change.kind, change.record_id, None,
+                   change.commit[:7] if change.commit else None, from_git=True, material=change) for change in timeline]
 
 
 def _knob_changes(knob: Knob) -> list[Change]:
