@@ -29,7 +29,8 @@ import os
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
-import tempfile  # noqa: E402 - after the notices are silenced
+import gc  # noqa: E402 - after the notices are silenced
+import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -71,6 +72,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
         self._preview: Any = None  # mkdocs_glue.Preview, kept between the builds of one serve
         self._glue: Any = None  # mkdocs_glue as this build imported it
+        self._frozen = False  # gc.freeze() done after the live preview's first build
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -163,6 +165,15 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(-100)  # after every other plugin has read the generated files
     def _remove_scratch(self, config: MkDocsConfig) -> None:
         self._cleanup()
+        if self._preview is not None and not self._frozen:
+            # What the first build of a live preview leaves is mostly kept for the whole serve (the
+            # snapshots, the last render, MkDocs' config): out of the garbage collector's reach,
+            # each later rebuild's collections scan only what that rebuild made (a second or so
+            # less at 2,000 records). The first build's own structures that later become garbage
+            # stay in memory: one build's worth, once.
+            gc.collect()
+            gc.freeze()
+            self._frozen = True
 
     on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
 
