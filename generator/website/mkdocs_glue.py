@@ -30,6 +30,7 @@ from mkdocs_gen_files.editor import FilesEditor, file_sort_key
 
 from ..findings import KbError
 from ..pipeline import KnowledgeBase, check_knowledge_base
+from ..records.record_cache import hold_in_memory
 from .mkdocs_config import settings_from_config
 from .links import SiteSettings
 from .pages import render_site
@@ -174,6 +175,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     depend on what changed are marked to be read again."""
     from .incremental import render_site_again
 
+    hold_in_memory()  # the check's record cache stays in this process between the serve's builds
     kb = _check(options.root)
     render = render_site_again(kb, _settings(config, options), preview.render)
     site = render.site
