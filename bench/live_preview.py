@@ -18,6 +18,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -164,7 +165,7 @@ def main() -> None:
                                [f"# Design note 3\n\n{m}." for m in marks], marks, args.timeout)
             browser.close()
     finally:
-        server.terminate()
+        server.send_signal(signal.SIGINT)  # as Ctrl-C stops `make serve`: its temporary folders go
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:

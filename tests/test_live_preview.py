@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -96,7 +97,7 @@ class Server:
         return self.wait_for(path, lambda status, page: status == 200 and text in page, f"{text!r} not shown")
 
     def stop(self) -> None:
-        self.process.terminate()
+        self.process.send_signal(signal.SIGINT)  # as Ctrl-C stops `make serve`: the plugin cleans up
         try:
             self.process.wait(timeout=20)
         except subprocess.TimeoutExpired:
