@@ -20,16 +20,12 @@ from .checking.formats import FORMATS, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
 from .records.disk_cache import cache_enabled
-from .records.vocabulary import DOCS_FOLDER, RecordKind
+from .records.vocabulary import KB_FOLDERS, RecordKind
 from .reference_date import TODAY_VARIABLE, reference_date
 from .wording import plural
 
 # The pipeline (pydantic models, git) is imported where a check runs, not here: `kb check` on an
 # unchanged knowledge base prints its remembered result in less time than those imports take.
-
-
-# What `kb check` reads whole (every other path it looks at is recorded as it is looked at).
-WATCHED_FOLDERS = (*(kind.folder for kind in RecordKind), DOCS_FOLDER)
 
 
 def _day(text: str) -> date:
@@ -79,7 +75,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is None and not args.staged and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
-        result = check_remembering(root, today, args.allow_shallow, WATCHED_FOLDERS,
+        result = check_remembering(root, today, args.allow_shallow, KB_FOLDERS,
                                    lambda: _checked(root, args, today))
         return _print_result(result, args.format)
     from .checking.staged import staged_changes

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .findings import Finding
 from .records.disk_cache import CACHE_FOLDER, read_entry, write_entry
-from .records.files import Signature, probes_recorded, resigned, signature
+from .records.files import SETTLE_NS, Signature, probes_recorded, resigned, signature
 
 _NAME = "check-result.pickle"
 _GIT_FILES = ("index", "config", "info/exclude", "shallow", "HEAD")
@@ -62,9 +62,7 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, folders: Seq
     with the state of its inputs taken before it ran (as git's index does: whatever changes later
     shows in its times, or, for a file changed in the seconds before, in its content)."""
     key = _run_key(root, today, allow_shallow)
-    # Wider than any file system's time granularity (FAT's is 2 s): a file changed since may change
-    # again within the same tick of its clock, so its times alone cannot tell.
-    since = time.time_ns() - 3_000_000_000
+    since = time.time_ns() - SETTLE_NS  # a file changed since is signed by its content too
     entry = read_entry(root, _NAME, key)
     if isinstance(entry, _Entry) and entry.folders == tuple(folders):
         git, walk = _git_state(root, entry.changed_after), _walk(root, folders, entry.changed_after)

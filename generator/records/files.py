@@ -84,9 +84,19 @@ def resigned(seen: Signature, changed_after: int) -> Signature:
     """`seen` as `signature(path, changed_after)` gives it, for a later `changed_after`: without the
     digest of a file last changed before that."""
     named, digest = seen[0], seen[-1]
-    if digest is not None and isinstance(named, tuple) and max(named[4], named[5]) <= changed_after:
+    if digest is not None and isinstance(named, tuple) and last_change(named) <= changed_after:
         return (*seen[:-1], None)
     return seen
+
+
+# Wider than any file system's time granularity (FAT's is 2 s): a file changed less than this ago may
+# change again within the same tick of its clock, so its times alone cannot tell (git's racy files).
+SETTLE_NS = 3_000_000_000
+
+
+def last_change(found: tuple[int, ...]) -> int:
+    """When a `status` last changed (content or metadata), in ns since the epoch."""
+    return max(found[4], found[5])
 
 
 def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | str:
@@ -99,7 +109,7 @@ def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | st
 
 
 def _digest_if_changed(path: str | Path, status: tuple[int, ...] | str, changed_after: int) -> str | None:
-    if not isinstance(status, tuple) or not stat.S_ISREG(status[0]) or max(status[4], status[5]) <= changed_after:
+    if not isinstance(status, tuple) or not stat.S_ISREG(status[0]) or last_change(status) <= changed_after:
         return None
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))

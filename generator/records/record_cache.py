@@ -19,7 +19,7 @@ from typing import Any
 
 from ..findings import Finding
 from .disk_cache import blob_id, read_entry, write_entry
-from .files import UnreadableFile, read_bounded, status
+from .files import SETTLE_NS, UnreadableFile, last_change, read_bounded, status
 from .schema import Incident, Knob
 from .vocabulary import RecordKind
 from .validate import validate_record
@@ -100,7 +100,7 @@ class RecordCache:
         if not self.enabled:
             return _loaded(kind, rel_path, parse_yaml_bytes(raw))
         key = (kind.value, rel_path, blob_id(raw))
-        if status is not None and max(status[4], status[5]) < time.time_ns() - _SETTLED_NS:
+        if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
             self.seen[rel_path] = (status, key[2])  # read after it settled: a later change shows in its times
         saved = self.saved.get(key)
         if saved is not None:
@@ -144,9 +144,6 @@ def hold_in_memory() -> None:
     """Keep the entries in this process between checks (for a long-lived process)."""
     global _holding
     _holding = True
-
-_SETTLED_NS = 3_000_000_000  # wider than any file system's time granularity (FAT's is 2 s)
-
 
 def _regular_file_status(path: str) -> tuple[int, ...] | None:
     """A regular file's own status (a link, anything else or an error: None, and the file is read)."""

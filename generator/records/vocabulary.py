@@ -118,6 +118,7 @@ class RecordKind(str, enum.Enum):
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
+KB_FOLDERS = (*(kind.folder for kind in RecordKind), DOCS_FOLDER)  # what kb reads whole: records and docs
 
 
 def record_kind_of(rel_path: str) -> RecordKind | None:
