@@ -9,7 +9,6 @@ where people see them, the PR check is where they fail.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import shutil
