@@ -88,9 +88,9 @@ def _record_paths(root: Path, kind: RecordKind) -> list[str]:
     try:
         if not folder.is_dir():
             return []
-        top_length = len(str(root)) + 1
-        found = [os.path.join(top, name)[top_length:].replace(os.sep, "/")
-                 for top, folders, names in os.walk(folder, onerror=problems.append)
+        prefix = os.path.join(root, "")  # '/kb/', './' or '/': each listed path starts with it
+        found = [os.path.join(top, name)[len(prefix):].replace(os.sep, "/")
+                 for top, folders, names in os.walk(prefix + kind.folder, onerror=problems.append)
                  for name in (*names, *folders) if name.endswith(RECORD_SUFFIXES)]
     except OSError as exc:
         problems.append(exc)

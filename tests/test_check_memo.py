@@ -158,7 +158,8 @@ LOOK = re.compile(r"lexists|os\.path\.(exists|isfile|isdir|islink|realpath)|\.(e
                   r"access|open)\(|\bopen\(|(?<![\w.])(status|signature)\(")
 WATCHED_OR_NOTED = {
     ("generator/pipeline.py", "if not folder.is_dir():"): "a record folder: watched",
-    ("generator/pipeline.py", "for top, folders, names in os.walk(folder, onerror=problems.append)"): "watched",
+    ("generator/pipeline.py", "for top, folders, names in os.walk(prefix + kind.folder, onerror=problems.append)"):
+        "watched",
     ("generator/pipeline.py", "if not root.is_dir():"): "the root: its path is in the key, its folders watched",
     ("generator/pipeline.py", "if not any((root / kind.folder).is_dir() for kind in RecordKind):"): "watched",
     ("generator/records/consistency.py", "(root / kind.folder / f\"{record_id}{suffix}\").is_file() for suffix in "

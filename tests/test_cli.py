@@ -97,6 +97,17 @@ def test_root_defaults_to_the_repository_containing_the_current_folder(seed_kb):
     assert "reclaimable-knob" in proc.stdout
 
 
+@pytest.mark.parametrize("command", ["check", "validate"])
+@pytest.mark.parametrize("spelled", [".", "./", "kb", "kb/", "kb/../kb"])
+def test_a_relative_root_finds_every_record(kb, seed_kb, monkeypatch, command, spelled):
+    """`--root .` and other relative spellings read the same records as the absolute path."""
+    break_seed_story(seed_kb)
+    whole = kb(command, "--root", seed_kb)
+    assert "0 knobs" not in whole.out and "reclaimable-knob" in whole.out or command == "validate"
+    monkeypatch.chdir(seed_kb if spelled.startswith(".") else seed_kb.parent)  # seed_kb is .../kb
+    assert kb(command, "--root", spelled).out == whole.out
+
+
 def test_installed_console_script_runs():
     kb_script = os.path.join(os.path.dirname(sys.executable), "kb")
     proc = subprocess.run([kb_script, "check", "--root", str(REPO)], capture_output=True, text=True)
