@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from .check_memo import Result, check_remembering
+from .check_memo import Checked, Result, check_remembering
 from .checking.formats import FORMATS, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
@@ -76,7 +76,8 @@ def run_check(args: argparse.Namespace) -> int:
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
         result = check_remembering(root, today, args.allow_shallow, KB_FOLDERS,
-                                   lambda: _checked(root, args, today))
+                                   lambda: _checked(root, args, today),
+                                   lambda ledger, edited: _rechecked(root, args, today, ledger, edited))
         return _print_result(result, args.format)
     from .checking.staged import staged_changes
     from .pipeline import check_knowledge_base, load_knowledge_base
@@ -104,11 +105,24 @@ def run_check(args: argparse.Namespace) -> int:
     return _print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
 
 
-def _checked(root: Path, args: argparse.Namespace, today: date) -> Result:
+def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
     from .pipeline import check_knowledge_base
 
-    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today)
-    return Result(kb.findings, kb.summary, kb.notes)
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today, ledger=True)
+    return Result(kb.findings, kb.summary, kb.notes), kb.ledger
+
+
+def _rechecked(root: Path, args: argparse.Namespace, today: date, ledger: object, edited: list[str]) -> Checked | None:
+    from .pipeline import Ledger
+    from .recheck import recheck
+
+    if not isinstance(ledger, Ledger):
+        return None
+    done = recheck(root, ledger, edited, today, args.allow_shallow)
+    if done is None:
+        return None
+    findings, ledger = done
+    return Result(findings, ledger.summary, ledger.notes), ledger
 
 
 def _print_result(result: Result, output_format: str) -> int:

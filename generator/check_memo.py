@@ -19,6 +19,8 @@ before it is unpickled). Imports nothing heavy: on a hit, no record is parsed an
 from __future__ import annotations
 
 import os
+import pickle
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +31,7 @@ from pathlib import Path
 from .findings import Finding
 from .records.disk_cache import CACHE_FOLDER, read_entry, write_entry
 from .records.files import SETTLE_NS, Signature, probes_recorded, resigned, signature
+from .records.vocabulary import record_kind_of
 
 _NAME = "check-result.pickle"
 _GIT_FILES = ("index", "config", "info/exclude", "shallow", "HEAD")
@@ -54,30 +57,69 @@ class _Entry:
     git: tuple[object, ...]
     probes: dict[str, Signature]
     result: Result
+    ledger: bytes | None  # the check's ledger, pickled apart: a hit never unpickles (nor imports) it
+
+
+Checked = tuple[Result, object]  # a result, and the ledger `recheck` continues from (None: no ledger)
 
 
 def check_remembering(root: Path, today: date, allow_shallow: bool, folders: Sequence[str],
-                      check: Callable[[], Result]) -> Result:
-    """The remembered result while nothing it was computed from changed; else `check()`, remembered
-    with the state of its inputs taken before it ran (as git's index does: whatever changes later
-    shows in its times, or, for a file changed in the seconds before, in its content)."""
+                      check: Callable[[], Checked],
+                      recheck: Callable[[object, list[str]], Checked | None] = lambda ledger, edited: None) -> Result:
+    """The remembered result while nothing it was computed from changed; else `recheck(ledger,
+    edited)` when only record files were edited (regular files, none added or removed), or
+    `check()`; the new result is remembered with the state of its inputs taken before it ran (as
+    git's index does: whatever changes later shows in its times, or, for a file changed in the
+    seconds before, in its content)."""
     key = _run_key(root, today, allow_shallow)
     since = time.time_ns() - SETTLE_NS  # a file changed since is signed by its content too
     entry = read_entry(root, _NAME, key)
+    edited: list[str] | None = None
+    probes_before: dict[str, Signature] = {}
     if isinstance(entry, _Entry) and entry.folders == tuple(folders):
         git, walk = _git_state(root, entry.changed_after), _walk(root, folders, entry.changed_after)
-        if git == entry.git and walk == entry.walk and \
-                all(signature(path, entry.changed_after) == seen for path, seen in entry.probes.items()):
-            return entry.result
+        if git == entry.git and all(signature(path, entry.changed_after) == seen for path, seen in entry.probes.items()):
+            if walk == entry.walk:
+                return entry.result
+            edited = _edited_files(entry.walk, walk) if entry.ledger is not None else None
+            probes_before = {path: resigned(seen, since) for path, seen in entry.probes.items()}
         git, walk = _resigned(git, since), {path: resigned(seen, since) for path, seen in walk.items()}
     else:
         git, walk = _git_state(root, since), _walk(root, folders, since)
     # The cache's own files are no input: a cached result is exactly what the check would give.
     unwatched = tuple(str(root.absolute() / folder) for folder in (*folders, str(CACHE_FOLDER)))
     with probes_recorded(unwatched, since) as probes:
-        result = check()
-    write_entry(root, _NAME, key, _Entry(tuple(folders), since, walk, git, dict(probes), result))
+        done = recheck(pickle.loads(entry.ledger), edited) if edited else None  # type: ignore[union-attr]
+        if done is None:
+            probes_before = {}
+            done = check()
+    result, ledger = done
+    packed = pickle.dumps(ledger, pickle.HIGHEST_PROTOCOL) if ledger is not None else None
+    write_entry(root, _NAME, key, _Entry(tuple(folders), since, walk, git, {**probes_before, **probes}, result, packed))
     return result
+
+
+def _edited_files(before: Walk, now: Walk) -> list[str] | None:
+    """The record files whose signature changed, when nothing else did but folders (whose times
+    change when an editor saves by renaming); None when an entry came or went, or changed kind."""
+    if before.keys() != now.keys():
+        return None
+    edited = []
+    for path, seen in now.items():
+        if seen == before[path]:
+            continue
+        kinds = {_kind(seen), _kind(before[path])}
+        if kinds == {stat.S_IFDIR}:
+            continue
+        if kinds != {stat.S_IFREG} or record_kind_of(path) is None:
+            return None
+        edited.append(path)
+    return edited
+
+
+def _kind(seen: Signature) -> int | None:
+    found = seen[0]
+    return stat.S_IFMT(found[0]) if isinstance(found, tuple) else None
 
 
 def _resigned(git: tuple[object, ...], since: int) -> tuple[object, ...]:

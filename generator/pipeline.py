@@ -11,6 +11,7 @@ here, and only here), and every consumer (the CLI, the site, the authoring comma
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import os
@@ -18,22 +19,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 
 from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
-from .checking.stale_docs import find_stale_docs
 from .findings import Finding, KbError, Severity, finding
-from .history.timelines import History, HistoryUnavailable, MaterialChange, RecordKey, read_history
 from .records.consistency import check_consistency
 from .records.files import describe_error, is_file
+from .records.links import named_records
 from .records.model import Catalog, RecordSource
 from .records.schema import Incident, Knob
 from .records.vocabulary import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
 from .wording import plural
+
+if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
+    from .history.timelines import History, MaterialChange, RecordKey
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -51,6 +54,7 @@ class KnowledgeBase:
     references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
     history: History | None = None  # read once by check_knowledge_base; None without git
     today: date | None = None  # the reference date the rules were checked against
+    ledger: Ledger | None = None  # where the findings came from (check_knowledge_base(ledger=True))
 
     @property
     def rule_settings(self) -> RuleSettings:
@@ -106,7 +110,7 @@ def _path_order(rel: str) -> list[str]:
     return rel.split("/")  # as paths sort: part by part
 
 
-def _collector_paused(function: Callable[P, T]) -> Callable[P, T]:
+def collector_paused(function: Callable[P, T]) -> Callable[P, T]:
     """Run `function` with Python's cyclic garbage collector paused: loading builds hundreds of
     thousands of objects that live on (10,000 records' models), and the collector's full passes over
     them cost a quarter of a check and free nothing."""
@@ -124,47 +128,59 @@ def _collector_paused(function: Callable[P, T]) -> Callable[P, T]:
     return paused
 
 
-@_collector_paused
+@collector_paused
 def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
     """Load and validate every record under `root`; raises KbError only when root is unusable.
 
     `replaced` maps repository-relative record paths to text read instead of the file (which need
     not exist yet): editing commands check a change this way before they write it.
     """
-    catalog, config, findings = _load(root, replaced or {}, cache=False)  # authoring leaves no trace
-    return KnowledgeBase(root, catalog, config, _configured(config, findings))
+    loaded = load_records(root, replaced or {}, cache=False)  # authoring leaves no trace
+    return KnowledgeBase(root, loaded.catalog, loaded.config, configured(loaded.config, loaded.findings))
 
 
-@_collector_paused
+@collector_paused
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
                          rev: str | None = None, timelines: bool = False,
                          replaced: Mapping[str, str] | None = None, today: date | None = None,
-                         cache: bool = True) -> KnowledgeBase:
+                         cache: bool = True, ledger: bool = False) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
     `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass under .cache/incident-kb/ (verified, never changing a result; off where
-    the work tree must stay untouched, as in PR mode)."""
+    the work tree must stay untouched, as in PR mode). `ledger`: keep where each finding came from
+    (`KnowledgeBase.ledger`), for `recheck`."""
     today = reference_date(today)
-    catalog, config, findings = _load(root, replaced or {}, cache)
+    loaded = load_records(root, replaced or {}, cache)
+    catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings(today, config.revert_overdue_days)
-    findings.extend(item for rule in RULES for item in rule(catalog, root, settings))
+    for item in (item for rule in RULES for item in rule(catalog, root, settings)):
+        loaded.by_file.setdefault(item.path, []).append(item)
+    others: list[Finding] = []
     unreadable: dict[str, str] = {}
     references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
-    findings.extend(finding("unreadable-file", doc, 1, 1, None,
-                            f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
-                            "whether it is stale") for doc, why in sorted(unreadable.items()))
+    others.extend(finding("unreadable-file", doc, 1, 1, None,
+                          f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
+                          "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
                                    rev=rev, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
-        findings.extend(find_stale_docs(root, history, traced))
-    return KnowledgeBase(root, catalog, config, _configured(config, findings), notes, references, history, today)
+        from .checking.stale_docs import find_stale_docs
+
+        others.extend(find_stale_docs(root, history, traced))
+    findings = configured(config, [*loaded.findings, *others])
+    kb = KnowledgeBase(root, catalog, config, findings, notes, references, history, today)
+    if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
+        kb = dataclasses.replace(kb, ledger=Ledger(
+            loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
+            (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes))
+    return kb
 
 
-@_collector_paused
+@collector_paused
 def material_changes(root: Path, catalog: Catalog | None = None, *,
                      allow_shallow: bool = False) -> Mapping[RecordKey, list[MaterialChange]]:
     """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
@@ -177,12 +193,55 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
     `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
     unless `allow_shallow`."""
     if catalog is None:
-        catalog, _, _ = _load(root, {}, cache=True)
+        catalog = load_records(root, {}, cache=True).catalog
     history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
     return history.changes if history is not None else {}
 
 
-def _load(root: Path, replaced: Mapping[str, str], cache: bool) -> tuple[Catalog, Config, list[Finding]]:
+class FileFacts(NamedTuple):
+    """What one record file is to the rest of the knowledge base: a re-check after an edit compares
+    these to tell what the edit can have changed. (A tuple: 10,000 of them pickle fast.)"""
+
+    kind: RecordKind
+    record_id: str | None  # its id (as written, for a broken record; None when not text)
+    valid: bool
+    in_catalog: bool  # valid, and the first with its id
+    seen_by_docs: tuple[object, ...]  # what decides which docs refer to it: id, names, its docs
+    names: frozenset[RecordKey]  # the records it names (`links.named_records`)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Where a check's findings came from, kept so that `recheck` can redo only what an edit reaches:
+    the findings of loading, consistency and rules by the record file they are in, and the rest.
+    Plain mappings, not to be changed: it is pickled with the remembered result."""
+
+    files: Mapping[str, FileFacts]  # every record file, root-relative
+    by_file: Mapping[str, tuple[Finding, ...]]  # unconfigured; a file with none may be absent
+    others: tuple[Finding, ...]  # unconfigured: configuration, unreadable and stale docs
+    broken_ids: Mapping[RecordKind, frozenset[str]]
+    references: tuple[DocReference, ...]
+    summary: str
+    notes: tuple[str, ...]
+
+
+@dataclass
+class _Loaded:
+    catalog: Catalog
+    config: Config
+    config_findings: list[Finding]
+    by_file: dict[str, list[Finding]]  # loading and consistency findings, by record file
+    facts: dict[str, FileFacts]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [*self.config_findings, *(item for found in self.by_file.values() for item in found)]
+
+
+def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
+          broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None) -> _Loaded:
+    """Load, validate and check the consistency of every record file (or `only` those, with the
+    ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog)."""
     try:
         if not root.is_dir():
             raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
@@ -190,39 +249,56 @@ def _load(root: Path, replaced: Mapping[str, str], cache: bool) -> tuple[Catalog
             raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
     except OSError as exc:
         raise KbError(f"cannot read {root} ({describe_error(exc)}); make it readable, or pass another folder with --root") from None
-    config, findings = load_config(root)
+    config, config_findings = load_config(root)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
-    broken: dict[RecordKind, set[str]] = {kind: set() for kind in RecordKind}
+    broken: dict[RecordKind, set[str]] = {kind: set((broken_elsewhere or {}).get(kind, ())) for kind in RecordKind}
     seen: dict[tuple[RecordKind, str], str] = {}
+    by_file: dict[str, list[Finding]] = {}
+    facts: dict[str, FileFacts] = {}
+    subset = None if only is None else set(only)
     for kind in RecordKind:
-        rel_paths = set(_record_paths(root, kind)) | {PurePosixPath(rel).as_posix() for rel in replaced
-                                                       if record_kind_of(rel) is kind}
+        if subset is None:
+            rel_paths = set(_record_paths(root, kind)) | {PurePosixPath(rel).as_posix() for rel in replaced
+                                                           if record_kind_of(rel) is kind}
+        else:
+            rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
         for rel_path in sorted(rel_paths, key=_path_order):
             loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path))
-            findings.extend(loaded.problems)
+            found = by_file[rel_path] = list(loaded.problems)
             record = loaded.record
             if record is None:
                 broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
+                facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, (), frozenset())
                 continue
             first = seen.setdefault((kind, record.id), rel_path)
+            facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
+                                        named_records(record))
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
-                findings.append(finding("duplicate-id", rel_path, line, column, record.id,
-                                        f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
-                                        "id"))
+                found.append(finding("duplicate-id", rel_path, line, column, record.id,
+                                     f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
+                                     "id"))
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
     catalog = Catalog.of(records, broken)
-    findings.extend(check_consistency(catalog, root))
-    return catalog, config, findings
+    for item in check_consistency(catalog, root):
+        by_file.setdefault(item.path, []).append(item)
+    return _Loaded(catalog, config, config_findings, by_file, facts)
+
+
+def _seen_by_docs(record: Knob | Incident) -> tuple[object, ...]:
+    """What decides which docs refer to a record (see `checking.references`)."""
+    return (record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ()))
 
 
 def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
                   repo_folder: Path | None = None, rev: str | None = None,
                   allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
+    from .history.timelines import HistoryUnavailable, read_history
+
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
@@ -235,6 +311,6 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     return history, tuple(history.notes)
 
 
-def _configured(config: Config, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+def configured(config: Config, findings: Iterable[Finding]) -> tuple[Finding, ...]:
     """The one place severities are applied: configured, the 'off' ones dropped, sorted by place."""
     return tuple(sorted(config.apply(list(findings)), key=lambda f: f.sort_key))

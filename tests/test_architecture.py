@@ -16,7 +16,7 @@ STAGES = {
     "generator.records": 1,
     "generator.history": 2,
     "generator.checking": 3,
-    "generator.pipeline": 4, "generator.pr_mode": 4, "generator.check_memo": 4,
+    "generator.pipeline": 4, "generator.pr_mode": 4, "generator.check_memo": 4, "generator.recheck": 4,
     "generator.website": 5, "generator.authoring": 5,
     "generator.check_commands": 6, "generator.cli": 6,
 }

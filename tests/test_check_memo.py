@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import pipeline
+from generator import pipeline, recheck
 from generator.records import disk_cache
 
 from .conftest import SEED_KNOB, edit
@@ -52,10 +52,19 @@ def cold(kb, root, monkeypatch):
 
 
 def checks_run(monkeypatch) -> list[int]:
-    """Counts the full checks that run from now on (a remembered result runs none)."""
+    """Counts the checks that run from now on, whole or a re-check of what an edit reaches (a
+    remembered result runs none)."""
     runs: list[int] = []
-    original = pipeline.check_knowledge_base
+    original, partial = pipeline.check_knowledge_base, recheck.recheck
     monkeypatch.setattr(pipeline, "check_knowledge_base", lambda *a, **k: runs.append(1) or original(*a, **k))
+
+    def counted(*args, **kwargs):
+        done = partial(*args, **kwargs)
+        if done is not None:
+            runs.append(1)
+        return done
+
+    monkeypatch.setattr(recheck, "recheck", counted)
     return runs
 
 
@@ -179,7 +188,8 @@ WATCHED_OR_NOTED = {
 
 def test_every_look_at_the_file_system_is_watched_or_written_down():
     repo = Path(__file__).resolve().parent.parent
-    modules = [repo / "generator/pipeline.py", *sorted((repo / "generator").glob("[rch]*/*.py"))]
+    modules = [repo / "generator/pipeline.py", repo / "generator/recheck.py",
+               *sorted((repo / "generator").glob("[rch]*/*.py"))]
     found = set()
     for module in modules:
         name = module.relative_to(repo).as_posix()

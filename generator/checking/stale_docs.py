@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, finding
-from ..history.timelines import History, RecordKey
 from ..records.files import UnreadableFile
 from ..wording import plural
 from .references import DocReference, front_matter_span, read_doc
+
+if TYPE_CHECKING:
+    from ..history.timelines import History, RecordKey
 
 _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "mention": "the text"}
 _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)

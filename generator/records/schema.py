@@ -11,6 +11,7 @@ records relate (references, dates in order) live in `checks.py`, not here.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Annotated, Any
 
@@ -56,6 +57,18 @@ When = Annotated[
 SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 Slug = Annotated[str, Strict(), StringConstraints(pattern=SLUG_PATTERN, max_length=100)]
 Text = Annotated[str, Strict(), StringConstraints(min_length=1)]
+
+
+@dataclass(frozen=True)
+class RefersTo:
+    """Marks a field that names another record by id: records depend on each other only through
+    these (a re-check after an edit follows them to what the edit can change)."""
+
+    kind: RecordKind
+
+
+KnobRef = Annotated[Slug, RefersTo(RecordKind.KNOB)]
+IncidentRef = Annotated[Slug, RefersTo(RecordKind.INCIDENT)]
 Flag = Annotated[bool, Strict()]
 MAX_MAGNITUDE = 1e15  # a measured number beyond this is a slip (units, a pasted id), and breaks charts
 
@@ -107,7 +120,7 @@ class HistoryEntry(Record):
     date: When = Field(description="When the status or value changed.")
     status: HistoryStatus = Field(description="The status from this date on.")
     value: Scalar | None = Field(default=None, description="The value set by this change, when it changed the value (kb set).")
-    incident: Slug | None = Field(default=None, description="Id of the incident that caused the change.")
+    incident: IncidentRef | None = Field(default=None, description="Id of the incident that caused the change.")
     hypothesis: Slug | None = Field(default=None, description="Id of the hypothesis (in that incident) the change acted on.")
     review_by: When | None = Field(default=None, description="For a revert: the date by which its hypothesis should be settled (else revert-overdue-days after it).")
     note: Text | None = Field(default=None, description="Why, in a sentence.")
@@ -144,7 +157,7 @@ class Evidence(Record):
 
 
 class Suspect(Record):
-    knob: Slug = Field(description="Id of the suspected knob.")
+    knob: KnobRef = Field(description="Id of the suspected knob.")
 
 
 class Hypothesis(Record):
@@ -168,7 +181,7 @@ class TimelineEntry(Record):
 class FollowUp(Record):
     action: Text = Field(description="What must be done.")
     status: FollowUpStatus = Field(default=FollowUpStatus.OPEN, description="open | done.")
-    knob: Slug | None = Field(default=None, description="Id of the knob it concerns, if any.")
+    knob: KnobRef | None = Field(default=None, description="Id of the knob it concerns, if any.")
     owner: Text | None = Field(default=None, description="Who does it.")
 
 
