@@ -78,9 +78,10 @@ def _incident(n: int, rng: random.Random, knobs: int) -> str:
             "started: 2026-10-05\n" + ("hypotheses:\n" + "".join(hypotheses) if hypotheses else "") + follow_ups)
 
 
-def random_kb(root: Path, seed: int, knobs: int = 14, incidents: int = 7) -> None:
+def random_kb(root: Path, seed: int, knobs: int = 14, incidents: int = 7, repository: Path | None = None) -> None:
     """Knobs reverted under incidents' hypotheses, suspects, follow-ups, names of missing records,
-    a broken record, and docs that mention records; one commit."""
+    a broken record, and docs that mention records; one commit (of `repository`, which holds
+    `root`; default: root itself)."""
     rng = random.Random(seed)
     for folder in ("knobs", "incidents", "docs"):
         (root / folder).mkdir(parents=True, exist_ok=True)
@@ -94,7 +95,7 @@ def random_kb(root: Path, seed: int, knobs: int = 14, incidents: int = 7) -> Non
         (root / f"docs/doc-{n}.md").write_text(
             f"# Doc {n}\n\nTEAM_KNOB_{named[0]}_BLOCKS and knob-{named[1]} matter; see incident-{n}.\n"
             f"\nKNOB_{named[2]}_BLOCKS too.\n")
-    repo = GitRepo(root)
+    repo = GitRepo(repository or root)
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "the knowledge base", when="2026-10-20T00:00:00Z")
 
@@ -221,8 +222,8 @@ WHOLE = {
         f"id: knob-new\nname: NEW_{rng.randrange(10**6)}\nsummary: New.\nvalue: 1\nstatus: active\n"
         "history:\n  - date: 2026-10-01\n    status: active\n    incident: incident-1\n"),
     "a doc": lambda root, rng: _append(root / "docs/doc-1.md", f"\nTEAM_KNOB_{rng.randrange(14)}_BLOCKS again.\n"),
-    "a commit": lambda root, rng: GitRepo(root, init=False).git("commit", "-q", "-am", "edits", when="2026-10-25T00:00:00Z",
-                                                                  check=False),
+    "a commit": lambda root, rng: GitRepo(root, init=False).git("commit", "-q", "-am", "edits",
+                                                                  when="2026-10-25T00:00:00Z", check=False),
 }
 
 
@@ -230,10 +231,11 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_a_series_of_edits_prints_what_a_cold_check_prints(kb, tmp_path, monkeypatch, seed):
-    root = tmp_path / "kb"
-    random_kb(root, seed)
+@pytest.mark.parametrize("seed, where", [(0, "kb"), (1, "kb"), (2, "kb"), (3, "repo/team/kb")])
+def test_a_series_of_edits_prints_what_a_cold_check_prints(kb, tmp_path, monkeypatch, seed, where):
+    """Random edits of a random knowledge base (the last one in a subfolder of its repository)."""
+    root = tmp_path / where
+    random_kb(root, seed, repository=tmp_path / "repo" if where.startswith("repo/") else None)
     rng = random.Random(seed)
     kb("check", "--root", root)
     runs = counting(monkeypatch)
