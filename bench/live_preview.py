@@ -15,6 +15,7 @@ the median, and the machine's load (the machine is shared: only same-run numbers
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -85,23 +86,42 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def timed_saves(page, server: int, url: str, path: Path, prefix: str, lines: list[str], marks: list[str],
-                timeout: float) -> list[float]:
+def timed_saves(page, addr: str, server: int, url: str, path: Path, prefix: str, lines: list[str],
+                marks: list[str], timeout: float) -> list[float]:
     """Save `path` once per line (replacing the line that starts with `prefix`); each time, the
     seconds until the browser page at `url`, reloaded by livereload, shows the new mark (and the
-    server's CPU seconds meanwhile)."""
+    server's CPU seconds meanwhile). Each time is also split in three: until the rebuild starts
+    (the watcher's polling and its wait for the writes to settle), the rebuild, and the browser's
+    reload, read from livereload itself (see `rebuilt`)."""
     page.goto(url, wait_until="load")
     times = []
     for line, mark in zip(lines, marks):
         page.wait_for_timeout(1000)  # the page settled and livereload's poll is waiting
-        started, cpu = time.perf_counter(), cpu_seconds(server)
+        poll = rebuilt(addr, page.content())
+        started, cpu = time.monotonic(), cpu_seconds(server)
         replace_line(path, prefix, line)
         page.wait_for_function("mark => document.body && document.body.innerText.includes(mark)", arg=mark,
                                timeout=timeout * 1000, polling=50)
-        times.append(time.perf_counter() - started)
-        print(f"  save {len(times)}: {times[-1]:6.2f} s   (server CPU {cpu_seconds(server) - cpu:5.2f} s, "
-              f"load average {load_average()})", flush=True)
+        times.append(time.monotonic() - started)
+        build_started, build_done = poll.result(timeout=timeout)
+        print(f"  save {len(times)}: {times[-1]:6.2f} s   (until the rebuild {build_started - started:4.2f} s, "
+              f"rebuild {build_done - build_started:4.2f} s, browser {started + times[-1] - build_done:4.2f} s; "
+              f"server CPU {cpu_seconds(server) - cpu:5.2f} s, load average {load_average()})", flush=True)
     return times
+
+
+def rebuilt(addr: str, html: str) -> concurrent.futures.Future[tuple[float, float]]:
+    """When the next rebuild starts and ends, on this process's monotonic clock. Asks livereload as
+    the page in `html` does (a request that returns when a rebuild newer than the page's is
+    served); its answer is that rebuild's epoch, the server's monotonic clock in milliseconds when
+    the rebuild started (the same clock as ours on Linux)."""
+    epoch, request = re.search(r"livereload\((\d+), (\d+)\)", html).groups()  # type: ignore[union-attr]
+
+    def wait() -> tuple[float, float]:
+        with urllib.request.urlopen(f"http://{addr}/livereload/{epoch}/{request}", timeout=600) as response:
+            answer = int(response.read())
+        return answer / 1000, time.monotonic()
+    return concurrent.futures.ThreadPoolExecutor(max_workers=1).submit(wait)
 
 
 def load_average() -> str:
@@ -156,12 +176,12 @@ def main() -> None:
             print(f"saving {knob.relative_to(root)} (its summary), {args.saves} times   "
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved summary number {i}" for i in range(args.saves)]
-            record = timed_saves(page, server.pid, knob_url, knob, "summary: ", [f"summary: {m}." for m in marks],
+            record = timed_saves(page, addr, server.pid, knob_url, knob, "summary: ", [f"summary: {m}." for m in marks],
                                  marks, args.timeout)
             print(f"saving {doc.relative_to(root)} (its first paragraph), {args.saves} times   "
                   f"(load average {load_average()})", flush=True)
             marks = [f"Freshly saved paragraph number {i}" for i in range(args.saves)]
-            docs = timed_saves(page, server.pid, doc_url, doc, "# Design note 3\n\n",
+            docs = timed_saves(page, addr, server.pid, doc_url, doc, "# Design note 3\n\n",
                                [f"# Design note 3\n\n{m}." for m in marks], marks, args.timeout)
             browser.close()
     finally:
