@@ -105,8 +105,9 @@ class Server:
             self.process.wait()
 
     def site(self) -> dict[str, object]:
-        """Every page the sitemap lists, the charts they show, the 404 page, the sitemap and the
-        search index; with this server's address and live-reload script taken out."""
+        """Every page the sitemap lists, the charts they show, the 404 page, the sitemap, the search
+        index (also as the bytes served) and the tags plugin's export; with this server's address
+        and live-reload script taken out."""
         sitemap = self.get("sitemap.xml")[1]
         pages = sorted(url.removeprefix(self.base) for url in re.findall(r"<loc>([^<]*)</loc>", sitemap))
         site: dict[str, object] = {"sitemap.xml": self._normalized(sitemap), "404": self._normalized(self.get("nowhere/")[1])}
@@ -117,6 +118,8 @@ class Server:
                 target = urllib.parse.urljoin(self.base + page, image).removeprefix(self.base)
                 site[target] = self.get(target)
         site["search"] = json.loads(self.get("search/search_index.json")[1])
+        site["search/search_index.json"] = self.get("search/search_index.json")
+        site["tags.json"] = self.get("tags.json")
         return site
 
     def _normalized(self, html: str) -> str:
@@ -160,6 +163,16 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
         edit(root / SEED_KNOB, "summary: Target thread-block", "summary: Freshly edited target thread-block")
         live.shows(KNOB_URL, "Freshly edited target thread-block")
         _assert_same_site(live, root, tmp_path, "a record's summary saved")
+
+        # A tag added: the tags page lists the knob under it, beside its other tags' listings.
+        edit(root / SEED_KNOB, "tags: [blackwell,", "tags: [freshly-added-tag, blackwell,")
+        live.shows("tags/", "freshly-added-tag")
+        live.shows(KNOB_URL, "freshly-added-tag")
+        _assert_same_site(live, root, tmp_path, "a tag added")
+        edit(root / SEED_KNOB, "tags: [freshly-added-tag, blackwell,", "tags: [blackwell,")
+        live.wait_for("tags/", lambda status, page: status == 200 and "freshly-added-tag" not in page,
+                      "the removed tag still listed")
+        _assert_same_site(live, root, tmp_path, "a tag removed")
 
         edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")  # a material change: indexes and home
         live.shows("knobs/", "<code>384</code>")

@@ -32,6 +32,9 @@ from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..records.record_cache import hold_in_memory
 from .mkdocs_config import settings_from_config
 from .links import SiteSettings
+from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
+                             replay_markdown, search_plugin, tags_found, tags_plugins)
+from .material_reuse import merge_search_index as merge_search_entries
 from .pages import render_site
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -122,6 +125,7 @@ class _Snapshot:
     toc: Any
     anchors: set[str] | None
     links_to_anchors: dict[str, dict[str, str]] | None  # by the linked file's src_uri
+    tags: PageTags | None  # what Material's tags plugin found on it
     built: tuple[str, str] | None = None  # content and toc once every on_env handler ran
 
 
@@ -141,6 +145,8 @@ class Preview:
     nav: str | None = None
     templates: _TemplateCache = field(default_factory=lambda: _TemplateCache())
     sort_keys: dict[str, Any] = field(default_factory=dict)
+    listings: Listings = field(default_factory=Listings)  # Material's tags listings as last rendered
+    search: dict[str, Any] = field(default_factory=dict)  # each page's search entries and their JSON, by url
     # this build's
     raw: dict[str, str] = field(default_factory=dict)
     read: set[str] = field(default_factory=set)  # pages MkDocs read (their source was newer)
@@ -266,20 +272,25 @@ def note_markdown(preview: Preview, page: Page, markdown: str) -> None:
 def restore_pages(preview: Preview, env: Environment, config: MkDocsConfig, files: Files) -> None:
     """on_env, before other plugins': a page read in this build is kept as a snapshot, any other is
     restored from its snapshot as if read again (its markdown replayed through on_page_markdown,
-    where the tags plugin learns the page's tags)."""
+    where the tags plugin learns the page's tags: see material_reuse). Then the tags listings
+    whose inputs did not change are held back from the tags plugin, which renders the others."""
     preview.files = files
     env.bytecode_cache = preview.templates
     by_uri = files.src_uris
+    tags = tags_plugins(config.plugins.values())
+    urls = []
     for file in files.documentation_pages(inclusion=InclusionLevel.is_in_serve):
         page = file.page
         if page is None:
             continue
+        urls.append(page.url)
         if file.src_uri in preview.read:
             preview.snapshots[file.src_uri] = _Snapshot(
                 preview.raw[file.src_uri], page.markdown or "", _copied(dict(page.meta)), page._title_from_render,
                 page.content or "", _copied_toc(page.toc), page.present_anchor_ids,
                 None if page.links_to_anchors is None else
-                {target.src_uri: links for target, links in page.links_to_anchors.items()})
+                {target.src_uri: links for target, links in page.links_to_anchors.items()},
+                tags_found(tags, page) if tags else None)
             continue
         snapshot = preview.snapshots[file.src_uri]
         page.markdown = snapshot.markdown
@@ -291,7 +302,16 @@ def restore_pages(preview: Preview, env: Environment, config: MkDocsConfig, file
         if snapshot.links_to_anchors is not None:
             page.links_to_anchors = {target: links for uri, links in snapshot.links_to_anchors.items()
                                      if (target := by_uri.get(uri)) is not None}
-        config.plugins.on_page_markdown(snapshot.raw, page=page, config=config, files=files)
+        replay_markdown(config.plugins, tags, snapshot.tags, snapshot.raw, page, config=config, files=files)
+    if tags:
+        order_mappings(tags, urls)
+        hold_unchanged_listings(preview.listings, tags, preview.read)
+
+
+def give_back_pages(preview: Preview, config: MkDocsConfig) -> None:
+    """on_env, right after the tags plugin's: the listings it did not render get their page's
+    content as last rendered."""
+    give_back_listings(preview.listings, tags_plugins(config.plugins.values()), _copied_toc)
 
 
 def _copied(value: Any) -> Any:
@@ -347,23 +367,10 @@ def note_built(preview: Preview, page: Page) -> None:
 
 
 def merge_search_index(preview: Preview, config: MkDocsConfig) -> None:
-    """on_post_build, before Material's search plugin writes the index: under a dirty build it
-    holds the entries of the pages written in this build only, and its own merge assumes there is
-    one such page (with several it duplicates entries, and one whose url begins the others', the
-    home page's, drops theirs). Here every page gets its entries: this build's if it was written,
-    else the last index's; a removed page none. In the order a full build gives them."""
-    search = next((p for p in config.plugins.values() if hasattr(p, "search_index_prev")), None)
-    if search is None or search.search_index_prev is None or preview.files is None:
+    """on_post_build, before Material's search plugin writes its index: every page's entries, this
+    build's if it was written, else the last build's (see material_reuse.merge_search_index)."""
+    if preview.files is None:
         return
-    fresh: dict[str, list[dict[str, Any]]] = {}
-    for entry in search.search_index.entries:
-        fresh.setdefault(entry["location"].partition("#")[0], []).append(entry)
-    before: dict[str, list[dict[str, Any]]] = {}
-    for entry in search.search_index_prev.entries:
-        before.setdefault(entry["location"].partition("#")[0], []).append(entry)
-    entries = []
-    for file in preview.files.documentation_pages(inclusion=InclusionLevel.is_in_serve):
-        url = file.page.url if file.page is not None else file.url
-        entries += fresh.get(url, []) if url in preview.built else before.get(url, [])
-    search.search_index.entries = entries
-    search.search_index_prev = None  # the index is whole: its own merge must not run
+    urls = [file.page.url if file.page is not None else file.url
+            for file in preview.files.documentation_pages(inclusion=InclusionLevel.is_in_serve)]
+    preview.search = merge_search_entries(search_plugin(config.plugins.values()), preview.search, urls, preview.built)

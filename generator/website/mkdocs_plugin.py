@@ -145,12 +145,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._preview is not None:
             self._glue.restore_pages(self._preview, env, config, files)
 
+    @event_priority(99)  # right after the tags plugin (100) rendered its listings
+    def _give_back_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._glue.give_back_pages(self._preview, config)
+
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
             self._glue.mark_changed_outputs(self._preview, files)
 
-    on_env = CombinedEvent(_restore_pages, _mark_changed_outputs)
+    on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
     def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> None:
