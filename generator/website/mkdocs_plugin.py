@@ -46,6 +46,7 @@ from mkdocs.structure.pages import Page  # noqa: E402
 from mkdocs.utils.templates import TemplateContext  # noqa: E402
 
 from ..records.vocabulary import RecordKind# noqa: E402
+from .idle_collection import IdleCollection  # noqa: E402
 from .links import ASSETS_DIR  # noqa: E402
 from .live_reload import fresh_module  # noqa: E402
 
@@ -73,6 +74,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._preview: Any = None  # mkdocs_glue.Preview, kept between the builds of one serve
         self._glue: Any = None  # mkdocs_glue as this build imported it
         self._frozen = False  # gc.freeze() done after the live preview's first build
+        self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -82,6 +84,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if self._live and self._frozen:
+            self._collection.rebuild_started()
         self._config_file = config.config_file_path
         # Rebuild under `mkdocs serve` when a record changes.
         for kind in RecordKind:
@@ -179,13 +183,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             gc.collect()
             gc.freeze()
             self._frozen = True
+        elif self._live and self._frozen:
+            self._collection.rebuild_ended()
 
     on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
 
     def on_build_error(self, error: Exception) -> None:
         self._drop_preview()  # the next build starts afresh: what this one left is unknown
+        self._collection.stop()
 
     def on_shutdown(self) -> None:
+        self._collection.stop()
         self._cleanup()
         self._drop_preview()
 
