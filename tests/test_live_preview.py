@@ -204,3 +204,18 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
         live.shows(KNOB_URL, "committed")
         live.wait_for("", lambda status, page: "not committed yet" not in page, "the commit not shown")
         _assert_same_site(live, root, tmp_path, "a doc saved, an incident retitled, a commit")
+
+
+def test_one_save_is_one_rebuild(tmp_path, git_env):
+    """The save is seen at once (the system's notifications) and by MkDocs' polling, which must not
+    start a second rebuild for it."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    GitRepo(root).commit("the seed story", when="2026-11-08T12:00:00Z")
+    with serving(root, tmp_path / "live.log") as live:
+        live.shows(KNOB_URL, "Target thread-block (CTA) count")
+        time.sleep(1)
+        builds = live.log.read_text().count("Building documentation")
+        edit(root / SEED_KNOB, "summary: Target thread-block", "summary: Freshly edited target thread-block")
+        live.shows(KNOB_URL, "Freshly edited target thread-block")
+        time.sleep(2)  # the polling watcher has polled four times since
+        assert live.log.read_text().count("Building documentation") == builds + 1, live.log.read_text()[-3000:]

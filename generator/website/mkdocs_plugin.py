@@ -47,6 +47,7 @@ from mkdocs.utils.templates import TemplateContext  # noqa: E402
 
 from ..records.vocabulary import RecordKind# noqa: E402
 from .idle_collection import IdleCollection  # noqa: E402
+from .save_watch import SaveWatch  # noqa: E402
 from .links import ASSETS_DIR  # noqa: E402
 from .live_reload import fresh_module  # noqa: E402
 
@@ -75,6 +76,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._glue: Any = None  # mkdocs_glue as this build imported it
         self._frozen = False  # gc.freeze() done after the live preview's first build
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
+        self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -188,11 +190,22 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
 
+    def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
+        """The live preview sees a save at once, from the operating system's notifications, besides
+        MkDocs' polling (see save_watch)."""
+        if self._live and self._save_watch is None:
+            watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
+            self._save_watch = watch if watch.start() else None
+        return server
+
     def on_build_error(self, error: Exception) -> None:
         self._drop_preview()  # the next build starts afresh: what this one left is unknown
         self._collection.stop()
 
     def on_shutdown(self) -> None:
+        if self._save_watch is not None:
+            self._save_watch.stop()
+            self._save_watch = None
         self._collection.stop()
         self._cleanup()
         self._drop_preview()
