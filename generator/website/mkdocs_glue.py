@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import sysconfig
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -135,7 +134,7 @@ class Preview:
     next starts from an empty site folder, as does one after mkdocs.yml, the theme or the
     generator's code changed."""
 
-    stamp: object  # what every page depends on (see site_stamp)
+    stamp: object  # what every page depends on (see mkdocs_plugin.site_stamp)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
     render: Any = None  # the last build's incremental.SiteRender
     banners: dict[str, str] = field(default_factory=dict)
@@ -156,17 +155,6 @@ class Preview:
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def site_stamp(config: MkDocsConfig, glue: object) -> object:
-    """What every page of the site depends on: the configuration file, the theme's files outside
-    installed packages (a site's custom_dir, this package's overrides when installed editable) and
-    the generator's code (this module, imported anew when the package's source changed)."""
-    config_file = Path(config.config_file_path or "")
-    installed = Path(sysconfig.get_paths()["purelib"]).resolve()
-    theme = sorted((str(p), p.stat().st_mtime_ns) for folder in config.theme.dirs
-                   if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file())
-    return (config_file.read_bytes() if config_file.is_file() else b"", tuple(theme), id(glue))
 
 
 def empty_folder(folder: str) -> None:

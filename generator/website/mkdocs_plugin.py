@@ -30,6 +30,7 @@ os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 import gc  # noqa: E402 - after the notices are silenced
+import sysconfig  # noqa: E402
 import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -77,6 +78,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._frozen = False  # gc.freeze() done after the live preview's first build
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
+        self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -105,6 +107,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         for extension in _MARKDOWN_EXTENSIONS:
             if extension not in config.markdown_extensions:
                 config.markdown_extensions.append(extension)
+        if self._live:
+            list_theme_once(config, self._theme_names)
         return config
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -114,7 +118,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts)
         if self._live:
-            stamp = glue.site_stamp(config, glue)
+            stamp = site_stamp(config, glue)
             if self._preview is None or self._preview.stamp != stamp:
                 self._drop_preview()
                 glue.empty_folder(config.site_dir)  # what depends on all of it: everything again
@@ -219,3 +223,37 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._preview is not None:
             self._preview.close()
             self._preview = None
+
+
+def site_stamp(config: MkDocsConfig, glue: object) -> object:
+    """What every page of the site depends on: the configuration file, the theme's files outside
+    installed packages (a site's custom_dir, this package's overrides when installed editable) and
+    the generator's code (this module, imported anew when the package's source changed)."""
+    config_file = Path(config.config_file_path or "")
+    return (config_file.read_bytes() if config_file.is_file() else b"", _theme_stamp(config.theme.dirs), id(glue))
+
+
+def _theme_stamp(folders: list[str]) -> tuple[tuple[str, int], ...]:
+    """The files of the theme's folders outside installed packages, with their times."""
+    installed = Path(sysconfig.get_paths()["purelib"]).resolve()
+    return tuple(sorted((str(p), p.stat().st_mtime_ns) for folder in folders
+                        if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file()))
+
+
+def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> None:
+    """on_config of the live preview: MkDocs lists every file of the theme on each build (to copy its
+    static files: 14,000 names in Material, a tenth of a second or more); here once, and again only
+    when the theme's folders or a file in those outside installed packages changed."""
+    theme, key = config.theme, (tuple(config.theme.dirs), _theme_stamp(config.theme.dirs))
+    make_env = theme.get_env
+
+    def get_env() -> Environment:
+        env = make_env()
+        loader: Any = env.loader
+        if key not in known:
+            known.clear()
+            known[key] = loader.list_templates()
+        names = known[key]
+        loader.list_templates = lambda: list(names)
+        return env
+    theme.get_env = get_env  # type: ignore[method-assign]
