@@ -15,7 +15,7 @@ from __future__ import annotations
 import gc
 import threading
 
-IDLE_DELAY = 2.0  # seconds after a rebuild: the browser has reloaded the page by then
+IDLE_DELAY = 1.0  # seconds after a rebuild: the browser has reloaded the page by then (0.4 to 0.8 s)
 MAX_WAITING = 3  # rebuilds whose garbage may wait for an idle moment (bounds the memory it holds)
 
 

@@ -7,10 +7,12 @@ worst) and a walk of every record file twice a second, also while idle. This add
 system's own notifications (inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows)
 for the same paths: a change they report starts the rebuild at once, and the polling watcher is
 told of it first (its snapshot of that folder taken again), so that it does not report the same
-change a second time. Polling stays as it was, for the changes only it sees.
+change a second time. Polling stays, for the changes only it sees; once the notifications have
+reported a change in a folder (they work there), that folder is polled every 2 s instead of 0.5 s:
+its walks no longer take a tenth of the server's time from its rebuilds.
 
 Relies on MkDocs 1.6's LiveReloadServer (`_rebuild_cond`, `_want_rebuild`, `observer`: the last
-1.x release) and on watchdog's polling emitter (`_lock`, `_snapshot`, `_take_snapshot`); where
+1.x release) and on watchdog's polling emitter (`_lock`, `_snapshot`, `_take_snapshot`, `_timeout`); where
 either is not in that shape, or the platform has no notifications, nothing is added. Knows nothing
 of the site.
 """
@@ -28,6 +30,7 @@ from watchdog.observers.polling import PollingObserver
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 _CHANGES = frozenset({"created", "deleted", "modified", "moved"})  # not opened, closed (a build reads files)
+SLOW_POLL = 2.0  # seconds between polls of a folder whose changes the notifications report
 
 
 class SaveWatch(FileSystemEventHandler):
@@ -77,6 +80,7 @@ class SaveWatch(FileSystemEventHandler):
                         emitter._snapshot = emitter._take_snapshot()
                     except OSError:
                         pass  # it finds out by itself at its next poll
+                    emitter._timeout = max(emitter._timeout, SLOW_POLL)
         with self._server._rebuild_cond:
             self._server._want_rebuild = True
             self._server._rebuild_cond.notify_all()
@@ -91,4 +95,4 @@ def _is_known_server(server: Any) -> bool:
 
 
 def _is_known_emitter(emitter: Any) -> bool:
-    return all(hasattr(emitter, name) for name in ("_lock", "_snapshot", "_take_snapshot"))
+    return all(hasattr(emitter, name) for name in ("_lock", "_snapshot", "_take_snapshot", "_timeout"))
