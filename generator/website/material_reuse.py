@@ -163,10 +163,13 @@ def merge_search_index(search: Any, kept: dict[str, tuple[list[dict[str, Any]], 
     page (with several it duplicates entries, and one whose url begins the others', the home
     page's, drops theirs). Here every page of `urls` (in the order a full build gives them) gets
     its entries: this build's if it was written (`built`), else those `kept` from the last build
-    (or, the first time, the last index's); a removed page none. The index is handed to the
-    plugin already serialized from each page's JSON. Returns what to keep for the next build."""
-    if search is None or search.search_index_prev is None:
+    (or the last index's); a removed page none. The index is handed to the plugin already
+    serialized from each page's JSON. Returns what to keep for the next build. The first build
+    wrote every page: its entries are kept as they are (so the first save need not serialize them)."""
+    if search is None or not search.config.enabled:
         return {}
+    if search.search_index_prev is None and not built.issuperset(urls):
+        return {}  # a first build that did not write every page: the plugin's own index
     fresh: dict[str, list[dict[str, Any]]] = {}
     for entry in search.search_index.entries:
         fresh.setdefault(entry["location"].partition("#")[0], []).append(entry)
@@ -181,7 +184,7 @@ def merge_search_index(search: Any, kept: dict[str, tuple[list[dict[str, Any]], 
         else:
             if before is None:
                 before = {}
-                for entry in search.search_index_prev.entries:
+                for entry in search.search_index_prev.entries:  # not None: not every page was built
                     before.setdefault(entry["location"].partition("#")[0], []).append(entry)
             entries = before.get(url, [])
         pages[url] = (entries, _json(entries)[1:-1])

@@ -70,7 +70,7 @@ class SaveWatch(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.is_directory or event.event_type not in _CHANGES:
             return
-        changed = [os.fsdecode(path) for path in (event.src_path, event.dest_path) if path]
+        changed = [os.fsdecode(path) for path in (event.src_path, getattr(event, "dest_path", "")) if path]
         if not any(_is_within(path, watched) for path in changed for watched in self._paths):
             return
         for emitter in list(self._server.observer.emitters):  # the polling watcher must not see it again
