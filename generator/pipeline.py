@@ -153,7 +153,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     the work tree must stay untouched, as in PR mode). `ledger`: keep where each finding came from
     (`KnowledgeBase.ledger`), for `recheck`."""
     today = reference_date(today)
-    loaded = load_records(root, replaced or {}, cache)
+    loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings(today, config.revert_overdue_days)
     for item in (item for rule in RULES for item in rule(catalog, root, settings)):
@@ -239,9 +239,11 @@ class _Loaded:
 
 
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
-          broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None) -> _Loaded:
+                 broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
+                 with_facts: bool = False) -> _Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
-    ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog)."""
+    ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
+    `with_facts`: also each file's `FileFacts` (for a ledger)."""
     try:
         if not root.is_dir():
             raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
@@ -269,11 +271,13 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             record = loaded.record
             if record is None:
                 broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
-                facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, (), frozenset())
+                if with_facts:
+                    facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, (), frozenset())
                 continue
             first = seen.setdefault((kind, record.id), rel_path)
-            facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
-                                        named_records(record))
+            if with_facts:
+                facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
+                                            named_records(record))
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
                 found.append(finding("duplicate-id", rel_path, line, column, record.id,

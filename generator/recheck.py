@@ -37,7 +37,8 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
     if not edited or any(path not in ledger.files or not ledger.files[path].in_catalog for path in edited) or \
             any(reference.doc in edited for reference in ledger.references):
         return None
-    edited_now = load_records(root, {}, cache=False, only=edited, broken_elsewhere=ledger.broken_ids).facts
+    edited_now = load_records(root, {}, cache=False, only=edited, broken_elsewhere=ledger.broken_ids,
+                              with_facts=True).facts
     for path in edited:
         now, before = edited_now.get(path), ledger.files[path]
         if now is None or not now.in_catalog or \
