@@ -104,8 +104,7 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], edit
                 allow_shallow: bool) -> list[Finding] | None:
     """The stale-doc findings about the edited records (by id, of either kind, as the findings name
     them), from their history read as a whole check reads it; None when it cannot be read as then."""
-    traced = [r for r in ledger.references if is_file(root / r.doc)]
-    about = [r for r in traced if r.record_id in edited_ids]
+    about = [r for r in ledger.references if r.record_id in edited_ids and is_file(root / r.doc)]
     if not about:
         return []
     from .checking.stale_docs import find_stale_docs
@@ -113,7 +112,8 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], edit
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
-    extra_docs = sorted({r.doc for r in traced if not r.doc.startswith(DOCS_FOLDER + "/")})
+    extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(DOCS_FOLDER + "/")
+                         and is_file(root / doc)})
     try:  # read as a whole check reads it (the same paths: the same cached pass)
         history = read_history(root, records, extra_docs, allow_shallow=allow_shallow)
     except (HistoryUnavailable, KbError):
