@@ -14,6 +14,8 @@ The state of the inputs is taken before the check runs, so an input that changes
 shows as changed next time. A file changed in the seconds before is signed by its content too: a
 second change within the clock's granularity would not show in its times. The entry lives with the other cache entries (`disk_cache`: signed, verified
 before it is unpickled). Imports nothing heavy: on a hit, no record is parsed and no model is built.
+When only record files were edited, the caller's re-check continues from the ledger kept with the
+result (`recheck.py`: only the records the edit reaches), instead of a whole check.
 """
 
 from __future__ import annotations
