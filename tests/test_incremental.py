@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import check_knowledge_base
-from generator.website import incremental
-from generator.website.incremental import SiteRender, render_site_again
-from generator.website.links import SiteSettings
-from generator.website.pages import TEMPLATES, render_site
+from generator.website.core import incremental
+from generator.website.core.incremental import SiteRender, render_site_again
+from generator.website.core.links import SiteSettings
+from generator.website.core.pages import TEMPLATES, render_site
 
 from .conftest import SEED_INCIDENT, SEED_KNOB
 from .gitrepo import GitRepo

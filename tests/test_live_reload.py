@@ -14,19 +14,19 @@ pytestmark = pytest.mark.slow  # fresh interpreters importing the whole site sta
 SCRIPT = """
 import os, sys
 from pathlib import Path
-from generator.website.live_reload import fresh_module
-first = fresh_module("generator.website.pages")
-assert fresh_module("generator.website.pages") is first, "reimported although nothing changed"
+from generator.website.mkdocs.live_reload import fresh_module
+first = fresh_module("generator.website.core.pages")
+assert fresh_module("generator.website.core.pages") is first, "reimported although nothing changed"
 source = Path(first.__file__).with_name("changes.py")
 stat = source.stat()
 os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
 try:
-    second = fresh_module("generator.website.pages")
+    second = fresh_module("generator.website.core.pages")
 finally:
     os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 assert second is not first, "not reimported after a source change"
 assert second.render_site is not first.render_site
-assert sys.modules["generator.website.changes"] is not None
+assert sys.modules["generator.website.core.changes"] is not None
 print("ok")
 """
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from generator.findings import finding
 from generator.pipeline import check_knowledge_base
-from generator.website.pages import RenderedSite, render_site
-from generator.website.mkdocs_config import read_site_settings, settings_from_config
-from generator.website.links import SiteSettings
+from generator.website.core.pages import RenderedSite, render_site
+from generator.website.core.site_config import read_site_settings, settings_from_config
+from generator.website.core.links import SiteSettings
 
 from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from .golden import assert_golden

@@ -1,5 +1,5 @@
 """`kb render --out DIR`: the site's generated pages written to a folder, for any markdown site
-generator. Declared apart from `output_folder` so that mounting it loads none of the site's
+generator. Declared apart from `output` so that mounting it loads none of the site's
 dependencies: `kb check`, the PR check, stays light.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..command import Command, add_root, root_of
-from ..wording import plural
+from ...command import Command, add_root, root_of
+from ...wording import plural
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +18,7 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from .output_folder import write_rendered_site  # on use: see the module's docstring
+    from .output import write_rendered_site  # on use: see the module's docstring
 
     written, findings = write_rendered_site(root_of(args), args.out)
     shown = f"; {plural(findings, 'finding')} of kb check shown on the pages" if findings else ""

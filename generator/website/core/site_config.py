@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 
-from ..records.files import UnreadableFile, read_bounded
+from ...records.files import UnreadableFile, read_bounded
 from .links import SiteSettings
 
 MKDOCS_YML = "mkdocs.yml"

@@ -15,10 +15,10 @@ import os
 import re
 from pathlib import Path
 
-from ..findings import KbError
-from ..pipeline import check_knowledge_base
-from .pages import render_site
-from .mkdocs_config import read_site_settings
+from ...findings import KbError
+from ...pipeline import check_knowledge_base
+from ..core.pages import render_site
+from ..core.site_config import read_site_settings
 
 MANIFEST = ".incident-kb-render"
 _ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")

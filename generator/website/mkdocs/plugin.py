@@ -15,7 +15,7 @@ by MkDocs' config schema:
           tags: true     # generate tags.md for Material's tags plugin
           charts: true   # gain charts on knob pages
 
-MkDocs glue only: the work of a build is in `mkdocs_glue`, imported afresh for each build so that
+MkDocs glue only: the work of a build is in `glue`, imported afresh for each build so that
 `mkdocs serve` picks up edits to the generator itself (see `live_reload`).
 """
 
@@ -25,7 +25,7 @@ import os
 
 # MkDocs-2 notices. ProperDocs' is printed when mkdocs-gen-files' *plugin* module is imported; this
 # plugin never imports it, and the variable keeps it quiet if a site also lists `gen-files` after us.
-# Material's is printed when the theme loads, before any plugin: see generator/quiet_mkdocs.py.
+# Material's is printed when the theme loads, before any plugin: see incident_kb_quiet_mkdocs.pth.
 os.environ.setdefault("DISABLE_MKDOCS_2_WARNING", "true")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
@@ -46,13 +46,13 @@ from mkdocs.structure.nav import Navigation  # noqa: E402
 from mkdocs.structure.pages import Page  # noqa: E402
 from mkdocs.utils.templates import TemplateContext  # noqa: E402
 
-from ..records.vocabulary import RecordKind# noqa: E402
+from ...records.vocabulary import RecordKind  # noqa: E402
 from .idle_collection import IdleCollection  # noqa: E402
 from .save_watch import SaveWatch  # noqa: E402
-from .links import ASSETS_DIR  # noqa: E402
+from ..core.links import ASSETS_DIR  # noqa: E402
 from .live_reload import fresh_module  # noqa: E402
 
-_GLUE = "generator.website.mkdocs_glue"
+_GLUE = "generator.website.mkdocs.glue"
 # Overrides of Material's partials (tags below the page, a name for the search dialog).
 _THEME_OVERRIDES = str(Path(__file__).parent / "theme")
 # What the generated pages are written with; MkDocs itself always adds toc, tables and fenced_code.
@@ -73,8 +73,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._banners: dict[str, str] = {}
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
-        self._preview: Any = None  # mkdocs_glue.Preview, kept between the builds of one serve
-        self._glue: Any = None  # mkdocs_glue as this build imported it
+        self._preview: Any = None  # glue.Preview, kept between the builds of one serve
+        self._glue: Any = None  # glue as this build imported it
         self._frozen = False  # gc.freeze() done after the live preview's first build
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling

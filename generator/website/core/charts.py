@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape, quoteattr
 
-from ..records.model import gain_of
-from ..records.schema import Knob, Measurement
+from ...records.model import gain_of
+from ...records.schema import Knob, Measurement
 
 _THEMES = {
     "light": {"text": "#3c3c43", "axis": "#b0b3be", "baseline": "#a5a8b3", "better": "#3f51b5",

@@ -15,10 +15,10 @@ from pathlib import Path, PurePosixPath
 
 from markupsafe import Markup
 
-from ..records.files import is_file
-from ..records.model import Catalog
-from ..records.schema import Incident
-from ..records.vocabulary import RecordKind
+from ...records.files import is_file
+from ...records.model import Catalog
+from ...records.schema import Incident
+from ...records.vocabulary import RecordKind
 from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"

@@ -1,4 +1,4 @@
-"""What the live preview (`mkdocs serve --dirty`, see mkdocs_glue's Preview) keeps of the work of
+"""What the live preview (`mkdocs serve --dirty`, see glue's Preview) keeps of the work of
 Material's tags and search plugins between builds, so that a save costs what it changed rather
 than what the site holds.
 

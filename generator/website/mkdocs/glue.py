@@ -1,7 +1,7 @@
 """The MkDocs glue's work for one build: check the knowledge base, render it, and write the pages
 into the build through mkdocs-gen-files' editor (virtual files: nothing lands in docs/).
 
-With `mkdocs_plugin` the only modules that import MkDocs or `mkdocs_gen_files`. The plugin calls
+With `plugin` the only modules that import MkDocs or `mkdocs_gen_files`. The plugin calls
 `generate_files` from its `on_files` event and keeps what it returns for the build in progress:
 the banners of hand-written pages. Findings never fail the build: the site is
 where people see them, the PR check is where they fail.
@@ -26,22 +26,22 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import FilesEditor, file_sort_key
 
-from ..findings import KbError
-from ..pipeline import KnowledgeBase, check_knowledge_base
-from ..records.record_cache import hold_in_memory
-from .mkdocs_config import settings_from_config
-from .links import SiteSettings
+from ...findings import KbError
+from ...pipeline import KnowledgeBase, check_knowledge_base
+from ...records.record_cache import hold_in_memory
+from ..core.site_config import settings_from_config
+from ..core.links import SiteSettings
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
 from .material_reuse import merge_search_index as merge_search_entries
-from .pages import render_site
+from ..core.pages import render_site
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
 
 @dataclass(frozen=True)
 class SiteOptions:
-    """The plugin's options, as MkDocs validated them (see mkdocs_plugin.IncidentKbConfig)."""
+    """The plugin's options, as MkDocs validated them (see plugin.IncidentKbConfig)."""
 
     root: Path  # the knowledge base: knobs/, incidents/, its pyproject.toml
     home: bool = True
@@ -134,7 +134,7 @@ class Preview:
     next starts from an empty site folder, as does one after mkdocs.yml, the theme or the
     generator's code changed."""
 
-    stamp: object  # what every page depends on (see mkdocs_plugin.site_stamp)
+    stamp: object  # what every page depends on (see plugin.site_stamp)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
     render: Any = None  # the last build's incremental.SiteRender
     banners: dict[str, str] = field(default_factory=dict)
@@ -166,7 +166,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     """`generate_files` for the live preview: only pages whose inputs changed are rendered, only
     files whose bytes changed are written (into a folder kept between builds), and the pages that
     depend on what changed are marked to be read again."""
-    from .incremental import render_site_again
+    from ..core.incremental import render_site_again
 
     hold_in_memory()  # the check's record cache stays in this process between the serve's builds
     kb = _check(options.root)

@@ -13,12 +13,12 @@ from pathlib import Path
 
 from .changes import ChangeLog, record_changes
 from .charts import GainChart, draw_gain_chart, draw_gain_charts
-from ..pipeline import KnowledgeBase
-from ..records.model import Catalog
+from ...pipeline import KnowledgeBase
+from ...records.model import Catalog
 from .page_parts import FindingPlaces, place_findings
-from ..checking.rules import Reclaimable, find_reclaimable
-from ..records.schema import FollowUp, Incident, Knob
-from ..records.vocabulary import RecordKind
+from ...checking.rules import Reclaimable, find_reclaimable
+from ...records.schema import FollowUp, Incident, Knob
+from ...records.vocabulary import RecordKind
 from .links import SiteSettings
 
 

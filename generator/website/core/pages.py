@@ -17,9 +17,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
-from ..pipeline import KnowledgeBase
-from ..records.schema import Incident, Knob
-from ..records.vocabulary import RecordKind
+from ...pipeline import KnowledgeBase
+from ...records.schema import Incident, Knob
+from ...records.vocabulary import RecordKind
 from .overview_pages import HomePage, IndexPage, home_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view

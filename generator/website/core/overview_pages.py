@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..findings import Severity
-from ..records.model import best_gain, describe_gains, knob_gains, when_key
+from ...findings import Severity
+from ...records.model import best_gain, describe_gains, knob_gains, when_key
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
-from ..records.schema import Incident, Knob
-from ..records.vocabulary import RecordKind
-from ..wording import plural
+from ...records.schema import Incident, Knob
+from ...records.vocabulary import RecordKind
+from ...wording import plural
 from .context import SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 

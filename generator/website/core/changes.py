@@ -14,10 +14,10 @@ from datetime import date, datetime
 
 from collections.abc import Mapping
 
-from ..history.timelines import MaterialChange
-from ..records.model import Catalog, when_key
-from ..records.schema import Incident, Knob
-from ..records.vocabulary import RecordKind, naive_utc
+from ...history.timelines import MaterialChange
+from ...records.model import Catalog, when_key
+from ...records.schema import Incident, Knob
+from ...records.vocabulary import RecordKind, naive_utc
 
 _UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
 

@@ -19,13 +19,13 @@ from datetime import date, datetime
 from markupsafe import Markup
 
 from .changes import Change
-from ..findings import Finding, Severity
-from ..pipeline import KnowledgeBase
+from ...findings import Finding, Severity
+from ...pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain
-from ..records.vocabulary import EvidenceKind, RecordKind, Stance
-from ..records.verdicts import EvidenceEffect
-from ..wording import day, plural
-from ..records.files import is_file
+from ...records.vocabulary import EvidenceKind, RecordKind, Stance
+from ...records.verdicts import EvidenceEffect
+from ...wording import day, plural
+from ...records.files import is_file
 from .links import SiteSettings
 
 

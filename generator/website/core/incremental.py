@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..pipeline import KnowledgeBase
-from ..records.schema import Incident, Knob
-from ..records.vocabulary import RecordKind
+from ...pipeline import KnowledgeBase
+from ...records.schema import Incident, Knob
+from ...records.vocabulary import RecordKind
 from .context import SiteContext, gather_site_context
 from .incident_pages import incident_inputs
 from .knob_pages import knob_inputs

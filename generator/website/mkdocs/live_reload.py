@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 _PACKAGE = __name__.partition(".")[0]  # the whole generator package, every stage
-_FOLDER = Path(__file__).parents[1]
+_FOLDER = Path(__file__).parents[2]
 _imported_stamp: tuple[tuple[str, int], ...] | None = None
 
 

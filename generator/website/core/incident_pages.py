@@ -26,9 +26,9 @@ from .page_parts import (
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import FollowUp, Hypothesis, Incident
-from ..records.vocabulary import HistoryStatus, RecordKind
-from ..records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
+from ...records.schema import FollowUp, Hypothesis, Incident
+from ...records.vocabulary import HistoryStatus, RecordKind
+from ...records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
 from .context import SiteContext
 from .links import Links, hypothesis_anchor, incident_page, site_has_file
 

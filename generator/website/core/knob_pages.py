@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..records.deployments import deploy_pattern
-from ..records.model import describe_gains, gain_of, knob_gains
+from ...records.deployments import deploy_pattern
+from ...records.model import describe_gains, gain_of, knob_gains
 from .page_parts import (
     Fact,
     Table,
@@ -28,9 +28,9 @@ from .page_parts import (
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement
-from ..records.vocabulary import RecordKind
-from ..records.verdicts import Standing, evidence_against, standing
+from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement
+from ...records.vocabulary import RecordKind
+from ...records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
 from .links import Links, knob_page, site_has_file
 
