@@ -178,8 +178,9 @@ def _render_again(root: Path, previous: SiteRender | None, site_settings: SiteSe
     again = render_site_again(kb, site_settings, previous)
     assert again.site.files == full.files, _diff(full.files, again.site.files)
     assert list(again.site.files) == list(full.files)  # the same order too
-    assert again.site.edit_paths == full.edit_paths
-    assert again.site.banners == full.banners
+    assert again.site.pages == full.pages  # every page's metadata: edit path, nav, tags, banner...
+    assert list(again.site.pages) == list(full.pages)
+    assert again.site.needs == full.needs
     return again
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from generator.findings import finding
 from generator.pipeline import check_knowledge_base
-from generator.website.core.pages import RenderedSite, render_site
+from generator.website.core.bundle import Bundle
+from generator.website.core.pages import render_site
 from generator.website.core.site_config import read_site_settings, settings_from_config
 from generator.website.core.links import SiteSettings
 
@@ -27,7 +28,7 @@ def untagged(markdown: str) -> str:
     return re.sub(r"<[^>]+>", "", markdown)
 
 
-def render(root: Path, extra_findings=()) -> RenderedSite:
+def render(root: Path, extra_findings=()) -> Bundle:
     kb = check_knowledge_base(root)
     kb = replace(kb, findings=(*kb.findings, *extra_findings))
     return render_site(kb, SETTINGS)
@@ -83,7 +84,7 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
          "    incident: other-hang\n")
     site = render(seed_kb)
     assert "incidents/other-hang.md" not in site.files
-    assert "other-hang.md" not in "".join(site.pages.values())
+    assert "other-hang.md" not in "".join(site.markdown.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
     home = site.files["index.md"]
     assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in home

@@ -19,6 +19,7 @@ from .page_parts import (
     evidence_badge,
     finding_box,
     front_matter,
+    page_tags,
     last_changed_fact,
     source_line,
     stance_badge,
@@ -57,8 +58,8 @@ class HypothesisView:
 @dataclass(frozen=True)
 class IncidentPage:
     path: str
-    front_matter: Markup
     title: str
+    tags: tuple[str, ...]  # as page_tags gives them
     status: Markup
     facts: tuple[Fact, ...]
     findings: tuple[Markup, ...]
@@ -72,6 +73,11 @@ class IncidentPage:
     lessons: tuple[Markup, ...]
     docs: tuple[Markup, ...]
     source: Markup
+    search_excluded: bool = False  # set by pages when the page passes the search limit
+
+    @property
+    def front_matter(self) -> Markup:
+        return front_matter(self.title, self.tags, boost=2, search_excluded=self.search_excluded)
 
 
 def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
@@ -83,7 +89,7 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
     cause = incident.root_cause
     return IncidentPage(
         path=path,
-        front_matter=front_matter(incident.title, tags, boost=2),
+        tags=page_tags(tags),
         title=incident.title,
         status=badge("status", incident.status.value),
         facts=(*_incident_facts(incident),

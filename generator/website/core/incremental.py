@@ -5,7 +5,7 @@ Each page's inputs are declared beside its view (`knob_inputs`, `incident_inputs
 the record itself, the records and the per-record facts (findings, last change, docs, files that
 exist) its page shows. A page whose inputs equal the previous render's is reused as it was; any
 other is rendered as `render_site` renders it. The settings, the root and the templates hold for
-every page: when one of them changed, nothing is reused. The result is the same `RenderedSite` a
+every page: when one of them changed, nothing is reused. The result is the same `Bundle` a
 full `render_site` of the same knowledge base gives, byte for byte (tests/test_incremental.py
 proves it over series of edits). Pure, like `pages`: writes nothing.
 """
@@ -24,20 +24,19 @@ from .context import SiteContext, gather_site_context
 from .incident_pages import incident_inputs
 from .knob_pages import knob_inputs
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
-from .overview_pages import (Rows, home_inputs, home_view, incident_index_inputs, incident_index_view,
-                             knob_index_inputs, knob_index_view)
-from .pages import (TEMPLATES, RenderedSite, banners, edit_paths, fixed_files, incident_files, knob_files,
-                    render_home_page, render_index_page)
+from .overview_pages import Rows, home_inputs, incident_index_inputs, knob_index_inputs
+from .bundle import Bundle, site_needs
+from .pages import (TEMPLATES, RenderedPage, banner_pages, fixed_files, fixed_pages, home_files, incident_files,
+                    incident_index_files, knob_files, knob_index_files)
 
 Record = Knob | Incident
 _NUMBERS = itertools.count()
-Files = tuple[tuple[str, str], ...]  # docs-relative path -> text: a page and what belongs to it (its charts)
 
 
 @dataclass(frozen=True)
 class _Page:
     inputs: object
-    files: Files
+    rendered: RenderedPage
 
 
 @dataclass(frozen=True)
@@ -53,7 +52,7 @@ class _Version:
 class SiteRender:
     """A render of the site and what each of its pages was made from, for the next render."""
 
-    site: RenderedSite
+    site: Bundle
     rendered: tuple[str, ...]  # the pages rendered this time (the others were reused)
     stamp: object = None  # what every page depends on: settings, root, templates
     pages: dict[str, _Page] = field(default_factory=dict)
@@ -77,33 +76,32 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
 
     records = _versions(context, previous.records if previous is not None else {})
 
-    def page(path: str, inputs: object, render: Callable[[], Files]) -> Files:
+    def page(path: str, inputs: object, render: Callable[[], RenderedPage]) -> None:
         inputs = _versioned(inputs, records)
         before = reusable.get(path)
         if before is None or before.inputs != inputs:
             before = _Page(inputs, render())
             rendered.append(path)
         pages[path] = before
-        return before.files
 
-    files: dict[str, str] = {}
     for knob_id, knob in sorted(context.catalog.knobs.items()):
-        files.update(page(knob_page(knob_id), knob_inputs(context, knob), lambda: knob_files(context, knob)))
+        page(knob_page(knob_id), knob_inputs(context, knob), lambda: knob_files(context, knob))
     for incident_id, incident in sorted(context.catalog.incidents.items()):
-        files.update(page(incident_page(incident_id), incident_inputs(context, incident),
-                          lambda: incident_files(context, incident)))
-    files.update(page(KNOB_INDEX, knob_index_inputs(context),
-                      lambda: ((KNOB_INDEX, render_index_page(knob_index_view(context, index_rows(KNOB_INDEX)))),)))
-    files.update(page(INCIDENT_INDEX, incident_index_inputs(context),
-                      lambda: ((INCIDENT_INDEX, render_index_page(incident_index_view(context, index_rows(INCIDENT_INDEX)))),)))
+        page(incident_page(incident_id), incident_inputs(context, incident), lambda: incident_files(context, incident))
+    page(KNOB_INDEX, knob_index_inputs(context), lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
+    page(INCIDENT_INDEX, incident_index_inputs(context), lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
     if settings.home:
-        files.update(page(HOME_PAGE, home_inputs(context), lambda: _home(context)))
+        page(HOME_PAGE, home_inputs(context), lambda: home_files(context))
+    files: dict[str, str] = {}
+    for kept in pages.values():
+        files.update(kept.rendered.files)
     files.update(fixed_files(settings))
     for path, known in rows.items():  # an index not rendered this time keeps its rows
         if not known and previous is not None and same:
             rows[path] = previous.rows.get(path, {})
-    return SiteRender(RenderedSite(files, edit_paths(context), banners(context)), tuple(rendered), stamp, pages,
-                      records, rows)
+    metas = {path: kept.rendered.meta for path, kept in pages.items()}
+    bundle = Bundle(files, {**metas, **fixed_pages(settings), **banner_pages(context)}, site_needs(kb.root))
+    return SiteRender(bundle, tuple(rendered), stamp, pages, records, rows)
 
 
 def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[Record, _Version]]
@@ -129,10 +127,6 @@ def _versioned(value: object, records: dict[tuple[RecordKind, str], tuple[Record
         if known is not None and known[0] is value:
             return known[1]
     return value
-
-
-def _home(context: SiteContext) -> Files:
-    return ((HOME_PAGE, render_home_page(home_view(context))),)
 
 
 def _template_stamp() -> tuple[tuple[str, int], ...]:

@@ -22,6 +22,7 @@ from .page_parts import (
     evidence_badge,
     finding_box,
     front_matter,
+    page_tags,
     last_changed_fact,
     source_line,
     when_cell,
@@ -67,8 +68,8 @@ class Suspicion:
 @dataclass(frozen=True)
 class KnobPage:
     path: str
-    front_matter: Markup
     title: str
+    tags: tuple[str, ...]  # as page_tags gives them
     knob_id: str
     lead: Markup  # status and the tuned setting, the first line under the title
     summary: Markup
@@ -84,6 +85,11 @@ class KnobPage:
     description: Markup | None
     docs: tuple[Markup, ...]
     source: Markup
+    search_excluded: bool = False  # set by pages when the page passes the search limit
+
+    @property
+    def front_matter(self) -> Markup:
+        return front_matter(self.title, self.tags, boost=2, search_excluded=self.search_excluded)
 
 
 def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
@@ -99,7 +105,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
                        for item in context.catalog.suspicions(knob.id))
     return KnobPage(
         path=path,
-        front_matter=front_matter(knob.name, tags, boost=2),
+        tags=page_tags(tags),
         title=knob.name,
         knob_id=knob.id,
         lead=_lead(knob),

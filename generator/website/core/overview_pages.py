@@ -85,6 +85,7 @@ class HomePage:
     changes_note: str
     changes: tuple[ChangeRow, ...]
     browse: tuple[Markup, ...]
+    search_excluded: bool = False  # set by pages when the page passes the search limit
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,7 @@ class IndexPage:
     tools: Markup
     columns: tuple[str, ...]
     rows: tuple[tuple[Markup, ...], ...]
+    search_excluded: bool = False
 
 
 def home_inputs(context: SiteContext) -> tuple[object, ...]:

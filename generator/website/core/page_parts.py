@@ -41,11 +41,18 @@ class Table:
     rows: tuple[tuple[Markup, ...], ...]
 
 
-def front_matter(title: str, tags: Iterable[str], boost: float | None = None) -> Markup:
-    """YAML front matter: the page title, tags for Material's tags plugin, a search boost."""
-    lines = [f"title: {_yaml_text(label(title))}", "tags:",
-             *(f"  - {_yaml_text(tag)}" for tag in dict.fromkeys(map(label, tags)))]
-    if boost is not None:
+def page_tags(tags: Iterable[str]) -> tuple[str, ...]:
+    """A page's tags as the site shows them: labelled, each once, in order."""
+    return tuple(dict.fromkeys(map(label, tags)))
+
+
+def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None, search_excluded: bool = False) -> Markup:
+    """YAML front matter: the page title, tags (from page_tags) for the tags plugin, a search boost,
+    or the page kept out of search."""
+    lines = [f"title: {_yaml_text(label(title))}", "tags:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
+    if search_excluded:
+        lines += ["search:", "  exclude: true"]
+    elif boost is not None:
         lines += ["search:", f"  boost: {boost}"]
     return Markup("\n".join(lines))
 

@@ -30,6 +30,7 @@ from ...findings import KbError
 from ...pipeline import KnowledgeBase, check_knowledge_base
 from ...records.record_cache import hold_in_memory
 from ..core.site_config import settings_from_config
+from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
@@ -64,7 +65,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
             with editor.open(path, "w") as handle:
                 handle.write(text)
         built = editor.files
-    _set_record_pages(built, site.edit_paths)
+    _apply_page_meta(built, site)
     _log_findings(kb)
     return Generated(built, site.banners)
 
@@ -85,14 +86,18 @@ def _settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
                    charts=options.charts)
 
 
-def _set_record_pages(files: Files, edit_paths: dict[str, str]) -> None:
-    for path, edit_path in edit_paths.items():
+def _apply_page_meta(files: Files, site: Bundle) -> None:
+    """What the bundle says of each generated page, in MkDocs' terms (title, tags and search
+    exclusion are in the page's front matter, which MkDocs and Material read themselves)."""
+    for path, meta in site.pages.items():
+        if not meta.generated or (meta.edit_path is None and meta.in_nav):
+            continue
         page = files.get_file_from_path(path)
         if page is not None:
-            page.edit_uri = edit_path  # "Edit this page" opens the record's YAML
-            # Record pages are reached through the indexes, tags and search: in the nav, every page
-            # would embed all of them and the build would grow as the square of the records.
-            page.inclusion = InclusionLevel.NOT_IN_NAV
+            if meta.edit_path is not None:
+                page.edit_uri = meta.edit_path  # "Edit this page" opens the record's YAML
+            if not meta.in_nav:
+                page.inclusion = InclusionLevel.NOT_IN_NAV
 
 
 def _log_findings(kb: KnowledgeBase) -> None:
@@ -186,7 +191,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
         generated[path].generated_by = "mkdocs-gen-files"  # type: ignore[attr-defined]
     built = Files(sorted({**{file.src_uri: file for file in files}, **generated}.values(),
                          key=lambda file: _sort_key(preview, file)))
-    _set_record_pages(built, site.edit_paths)
+    _apply_page_meta(built, site)
     _mark_changed_pages(preview, built, site.banners, config.site_dir)
     preview.banners = site.banners
     preview.raw, preview.read, preview.built = {}, set(), set()

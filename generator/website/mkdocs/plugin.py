@@ -46,17 +46,15 @@ from mkdocs.structure.nav import Navigation  # noqa: E402
 from mkdocs.structure.pages import Page  # noqa: E402
 from mkdocs.utils.templates import TemplateContext  # noqa: E402
 
-from ...records.vocabulary import RecordKind  # noqa: E402
 from .idle_collection import IdleCollection  # noqa: E402
 from .save_watch import SaveWatch  # noqa: E402
-from ..core.links import ASSETS_DIR  # noqa: E402
+from ..core.bundle import site_needs  # noqa: E402
 from .live_reload import fresh_module  # noqa: E402
 
 _GLUE = "generator.website.mkdocs.glue"
-# Overrides of Material's partials (tags below the page, a name for the search dialog).
-_THEME_OVERRIDES = str(Path(__file__).parent / "theme")
-# What the generated pages are written with; MkDocs itself always adds toc, tables and fenced_code.
-_MARKDOWN_EXTENSIONS = ("admonition", "attr_list")
+# Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
+# page, a name for the search dialog).
+THEME_OVERRIDES = str(Path(__file__).parent / "theme")
 
 
 class IncidentKbConfig(Config):
@@ -91,20 +89,22 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._live and self._frozen:
             self._collection.rebuild_started()
         self._config_file = config.config_file_path
+        needs = site_needs(self.root)
         # Rebuild under `mkdocs serve` when a record changes.
-        for kind in RecordKind:
-            folder = str(self.root / kind.folder)
-            if os.path.isdir(folder) and folder not in config.watch:
+        for folder in map(str, needs.watch):
+            if folder not in config.watch:
                 config.watch.append(folder)
         # The pages' one style sheet and script, served from the site itself.
-        if f"{ASSETS_DIR}/kb.css" not in config.extra_css:
-            config.extra_css.append(f"{ASSETS_DIR}/kb.css")
-        if f"{ASSETS_DIR}/kb.js" not in [str(script) for script in config.extra_javascript]:
-            config.extra_javascript.append(ExtraScriptValue(f"{ASSETS_DIR}/kb.js"))
+        for sheet in needs.stylesheets:
+            if sheet not in config.extra_css:
+                config.extra_css.append(sheet)
+        for script in needs.scripts:
+            if script not in [str(known) for known in config.extra_javascript]:
+                config.extra_javascript.append(ExtraScriptValue(script))
         # After the site's own custom_dir, if it has one, so that its overrides win.
-        if config.theme.name == "material" and _THEME_OVERRIDES not in config.theme.dirs:
-            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, _THEME_OVERRIDES)
-        for extension in _MARKDOWN_EXTENSIONS:
+        if config.theme.name == "material" and THEME_OVERRIDES not in config.theme.dirs:
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, THEME_OVERRIDES)
+        for extension in needs.markdown_extensions:
             if extension not in config.markdown_extensions:
                 config.markdown_extensions.append(extension)
         if self._live:
