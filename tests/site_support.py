@@ -11,13 +11,16 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .conftest import KB_FOLDERS, REPO
+from .conftest import KB_FOLDERS, REPO, SEED_INCIDENT, SEED_KNOB, edit
+
+SEED = REPO  # the records the fixtures start from
 
 MKDOCS_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
 
@@ -144,3 +147,24 @@ def serve(folder: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def zensical_repository(root: Path, kb: Callable[..., Any]) -> Path:
+    """A repository set up by `kb init --site zensical` (run through `kb`, the in-process runner),
+    with the seed story's records, a doc that went stale (it says TARGET_CTAS=512, and the knob's
+    value changed in a later commit) and a repo_url; committed."""
+    from .gitrepo import GitRepo
+
+    repo = GitRepo(root)
+    assert kb("init", root, "--site", "zensical").code == 0
+    for rel in (SEED_KNOB, SEED_INCIDENT):
+        (root / rel).write_text((SEED / rel).read_text())
+    (root / "docs/runbook.md").write_text("---\ntitle: Decode runbook\n---\n# Decode runbook\n\nWe run TARGET_CTAS=512.\n")
+    config = root / "zensical.toml"
+    config.write_text(config.read_text().replace('# repo_url = "https://github.com/<owner>/<repository>"',
+                                                 'repo_url = "https://git.example.invalid/team/kb"')
+                      .replace('# edit_uri = "edit/main/docs/"', 'edit_uri = "edit/main/docs/"'))
+    repo.commit("start", "2026-11-01T00:00:00Z")
+    edit(root / SEED_KNOB, "\nvalue: 512\n", "\nvalue: 1024\n")
+    repo.commit("tune", "2026-11-09T00:00:00Z")
+    return root

@@ -143,8 +143,11 @@ def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
 def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
     out = tmp_path / "out"
     result = kb("render", "--root", seed_kb, "--out", out)
-    assert result.code == 0 and result.out.startswith(f"kb render: wrote 10 files to {out}")
+    # Outside the docs folder: a whole docs folder, the 10 generated files and a copy of the 3 docs
+    # (the record pages link to them).
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 13 files to {out}")
     assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
+    assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
     (seed_kb / SEED_INCIDENT).unlink()
     assert kb("render", "--root", seed_kb, "--out", out).code == 0
     assert not (out / INCIDENT_PAGE).exists()

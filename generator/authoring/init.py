@@ -1,8 +1,9 @@
 """`kb init [DIR]`: a new knowledge base, ready to check, build and commit.
 
 Writes the record folders, a first doc (so git keeps docs/), the JSON Schemas where the records'
-modelines point, a mkdocs.yml that uses the `incident-kb` plugin, `.gitignore` entries for what the
-build writes, and, at the top of the git repository (where GitHub and pre-commit look for them),
+modelines point, the site's configuration (`--site mkdocs`, the default: a mkdocs.yml that uses the
+`incident-kb` plugin; `--site zensical`: a zensical.toml that builds what `kb render` writes),
+`.gitignore` entries for what the build writes, and, at the top of the git repository (where GitHub and pre-commit look for them),
 the PR workflow and a pre-commit hook. DIR may be a subfolder of a larger repository. A file that
 exists is never overwritten: it is kept and named in the output (only missing lines are added to
 .gitignore), so running it twice is safe. The starter files are in `starter/`.
@@ -24,6 +25,9 @@ STARTER = Path(__file__).parent / "starter"
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 IGNORED = ("site/", ".cache/")  # what `mkdocs build` and the chart cache write
+ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
+SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
+ZENSICAL_REQUIREMENT = '"zensical>=0.0.73,<0.1"'  # the version tested (0.1.x needs a package not in every index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +69,7 @@ def pinned_requirement() -> tuple[str, str | None]:
     return pinned, None
 
 
-def starter_files(layout: Layout) -> dict[Path, str]:
+def starter_files(layout: Layout, site: str = "mkdocs") -> dict[Path, str]:
     """Every file `kb init` writes, by path, with its text."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
@@ -83,10 +87,20 @@ def starter_files(layout: Layout) -> dict[Path, str]:
     files[layout.root / DOCS_FOLDER / "about.md"] = _starter("about.md", values)
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
-    files[layout.root / "mkdocs.yml"] = _starter("mkdocs.yml", values)
-    files[layout.top / WORKFLOW] = _starter("kb-check.yml", values)
+    config = "mkdocs.yml" if site == "mkdocs" else "zensical.toml"
+    files[layout.root / config] = _starter(config, values)
+    workflow = _starter("kb-check.yml", values)
+    if site == "zensical":  # the site is built from what kb render writes, by Zensical
+        workflow = _replaced(_replaced(workflow, 'install "{}"'.format(requirement), 'install "{}" {}'.format(
+            requirement, ZENSICAL_REQUIREMENT)), "run: mkdocs build --strict", "run: kb render && zensical build")
+    files[layout.top / WORKFLOW] = workflow
     files[layout.top / PRE_COMMIT_CONFIG] = _starter("pre-commit-config.yaml", values)
     return files
+
+
+def _replaced(text: str, old: str, new: str) -> str:
+    assert old in text, f"the starter workflow no longer says {old!r}"
+    return text.replace(old, new)
 
 
 def _starter(name: str, values: dict[str, str]) -> str:
@@ -96,7 +110,7 @@ def _starter(name: str, values: dict[str, str]) -> str:
     return text
 
 
-def init_knowledge_base(folder: Path) -> list[str]:
+def init_knowledge_base(folder: Path, site: str = "mkdocs") -> list[str]:
     """Write what is missing; returns the lines to print."""
     layout = locate(folder)
     if layout.root.exists() and not layout.root.is_dir():
@@ -105,14 +119,14 @@ def init_knowledge_base(folder: Path) -> list[str]:
     where = shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{layout.root.name}')"]
     try:
-        for path, text in starter_files(layout).items():
+        for path, text in starter_files(layout, site).items():
             if path.exists():
                 lines.append(f"  kept    {shown(path)} (it exists)")
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             lines.append(f"  created {shown(path)}")
-        lines.append(_ignore_build_output(layout.root / ".gitignore"))
+        lines.append(_ignore_build_output(layout.root / ".gitignore", IGNORED if site == "mkdocs" else ZENSICAL_IGNORED))
     except OSError as exc:
         raise KbError(f"cannot write the knowledge base into {folder}: {exc.strerror or exc}") from None
     _, note = pinned_requirement()
@@ -124,18 +138,21 @@ def init_knowledge_base(folder: Path) -> list[str]:
               f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
               "  git add -A && git commit -m 'Start a knowledge base'",
               f"  kb check{root_option}",
-              f"  mkdocs serve{'' if where == '.' else f' -f {where}/mkdocs.yml'}   # the site, rebuilt as you edit"]
+              f"  mkdocs serve{'' if where == '.' else f' -f {where}/mkdocs.yml'}   # the site, rebuilt as you edit"
+              if site == "mkdocs" else
+              f"  kb render{root_option} && zensical serve{'' if where == '.' else f' -f {where}/zensical.toml'}"
+              "   # the site; kb render again after editing a record"]
     return lines
 
 
-def _ignore_build_output(gitignore: Path) -> str:
+def _ignore_build_output(gitignore: Path, ignored: tuple[str, ...]) -> str:
     """Add what the build writes to .gitignore: the one file kb init adds to rather than keeps."""
     text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
     present = {line.strip() for line in text.splitlines()}
-    missing = [entry for entry in IGNORED if entry not in present and "/" + entry not in present]
+    missing = [entry for entry in ignored if entry not in present and "/" + entry not in present]
     name = os.path.relpath(gitignore)
     if not missing:
-        return f"  kept    {name} (it ignores {', '.join(IGNORED)})"
+        return f"  kept    {name} (it ignores {', '.join(ignored)})"
     separator = "" if not text or text.endswith("\n") else "\n"
     gitignore.write_text(text + separator + "".join(f"{entry}\n" for entry in missing), encoding="utf-8")
     added = ", ".join(missing)
@@ -145,12 +162,15 @@ def _ignore_build_output(gitignore: Path) -> str:
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
                         help="where the knowledge base goes (default: here); may be a subfolder of a repository")
+    parser.add_argument("--site", choices=SITES, default="mkdocs",
+                        help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
+                             "zensical, which builds the pages kb render writes")
 
 
 def run_init(args: argparse.Namespace) -> int:
-    print("\n".join(init_knowledge_base(args.folder)))
+    print("\n".join(init_knowledge_base(args.folder, args.site)))
     return 0
 
 
-INIT = Command(("init",), "start a knowledge base: record folders, schemas, mkdocs.yml, the PR workflow and "
+INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR workflow and "
                           "a pre-commit hook (never overwrites a file)", _arguments, run_init)

@@ -47,6 +47,7 @@ class SiteSettings:
     home: bool = True  # generate the home page (index.md); off when the docs have their own
     tags: bool = True  # generate the tags page (tags.md, for Material's tags plugin)
     charts: bool = True  # draw gain charts on knob pages
+    prefix: str = ""  # the folder inside the docs folder that holds the generated pages ('' its top)
 
     def docs_path(self, rel_path: str) -> str | None:
         """A repository-relative path as a path inside the docs folder, or None if outside it."""
@@ -56,14 +57,23 @@ class SiteSettings:
             return None if path.startswith("../") else path
         return path[len(prefix) + 1:] if path.startswith(prefix + "/") else None
 
+    def doc_target(self, inside: str) -> str:
+        """A page of the docs folder as a generated page links to it: generated pages are laid out
+        as if at the top of the docs folder, and sit under `prefix` there."""
+        return _relative_path(inside, self.prefix) if self.prefix else inside
+
     def edit_path(self, rel_path: str) -> str:
         """The record's path relative to the docs folder, as mkdocs-gen-files' set_edit_path wants."""
         return _relative_path(rel_path, self.docs_dir)
 
     def edit_url(self, rel_path: str) -> str | None:
+        return self.edit_url_of(self.edit_path(rel_path))
+
+    def edit_url_of(self, edit_path: str) -> str | None:
+        """The URL that edits a file given relative to the docs folder (None without edit_base)."""
         if not self.edit_base:
             return None
-        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(self.edit_path(rel_path), errors="surrogateescape"))
+        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(edit_path, errors="surrogateescape"))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -139,7 +149,7 @@ class Links:
         if site_has_file(self.settings, self.root, rel_path):
             inside = self.settings.docs_path(rel_path)
             assert inside is not None
-            return self.to(inside, breakable(text) if short else text)  # short: a table's Source column
+            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)  # short: a table's Source column
         return code(text)
 
     def reference(self, where: str, short: bool = False) -> Markup:

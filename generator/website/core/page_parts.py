@@ -182,7 +182,7 @@ class FindingPlaces:
         if item.path in self.record_pages:
             return self.record_pages[item.path]
         inside = settings.docs_path(item.path)
-        return inside if inside in self.by_doc else None
+        return settings.doc_target(inside) if inside in self.by_doc else None
 
 
 def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:

@@ -1,8 +1,13 @@
-"""The site's settings (name, docs folder, where records are edited), from MkDocs' configuration.
+"""The site's settings (name, docs folder, where records are edited), from the site generator's
+configuration: MkDocs' mkdocs.yml, or Zensical's zensical.toml.
 
-Inside a build the glue passes MkDocs' own parsed config; `kb render` reads mkdocs.yml itself,
-leniently: tags such as `!!python/name:` are ignored, and a missing or unreadable file (a link out
-of the repository, a FIFO, /dev/zero) gives the defaults. Reads at most that one file.
+Inside a build the MkDocs adapter passes MkDocs' own parsed config; `kb render` reads the file
+itself, leniently: tags such as `!!python/name:` are ignored, and a missing or unreadable file (a
+link out of the repository, a FIFO, /dev/zero) gives the defaults. Reads at most that one file.
+
+A Zensical set-up (`kb init --site zensical`) builds from ZENSICAL_DOCS, which `kb render` fills
+with the generated pages and copies of the hand-written docs under `docs/`, and takes its theme
+overrides from ZENSICAL_THEME, which `kb render` writes too.
 """
 
 from __future__ import annotations
@@ -12,14 +17,21 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+import tomllib
+from dataclasses import dataclass
+
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 
 from ...records.files import UnreadableFile, read_bounded
+from ...records.vocabulary import DOCS_FOLDER
 from .links import SiteSettings
 
 MKDOCS_YML = "mkdocs.yml"
+ZENSICAL_TOML = "zensical.toml"
+ZENSICAL_DOCS = "kb-site/docs"  # what Zensical builds: generated pages and copies of docs/
+ZENSICAL_THEME = "kb-site/theme"  # the theme overrides kb render writes for Zensical
 _MAX_BYTES = 1 << 20  # a regular file inside the repository, of a sane size: never /dev/zero
 
 
@@ -47,8 +59,43 @@ def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
                         docs_dir=docs_rel, edit_base=edit_base)
 
 
+@dataclass(frozen=True, slots=True)
+class ZensicalSetup:
+    """What zensical.toml says about where the site's files go."""
+
+    docs_folder: Path  # its docs_dir: the folder kb render writes when given no --out
+    theme_folder: Path | None  # its theme.custom_dir: where kb render writes the theme overrides
+
+
+def read_zensical_setup(root: Path) -> ZensicalSetup | None:
+    """The Zensical set-up of root/zensical.toml; None when there is none (or it cannot be read)."""
+    project = _zensical_project(root)
+    if project is None:
+        return None
+    docs_dir = project.get("docs_dir")
+    docs_dir = docs_dir if isinstance(docs_dir, str) and docs_dir else "docs"
+    theme = project.get("theme")
+    custom_dir = theme.get("custom_dir") if isinstance(theme, dict) else None
+    return ZensicalSetup(root / docs_dir, root / custom_dir if isinstance(custom_dir, str) and custom_dir else None)
+
+
+def _zensical_project(root: Path) -> dict[str, Any] | None:
+    try:
+        config = tomllib.loads(read_bounded(root / ZENSICAL_TOML, _MAX_BYTES, root).decode("utf-8"))
+    except (UnreadableFile, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    project = config.get("project", config)
+    return project if isinstance(project, dict) else None
+
+
 def read_site_settings(root: Path) -> SiteSettings:
-    """SiteSettings from root/mkdocs.yml, or the defaults."""
+    """SiteSettings from root/zensical.toml if there is one, else root/mkdocs.yml, else the defaults.
+    In a Zensical set-up whose docs_dir is ZENSICAL_DOCS the hand-written docs are under docs/."""
+    project = _zensical_project(root)
+    if project is not None:
+        if project.get("docs_dir") == ZENSICAL_DOCS:
+            project = {**project, "docs_dir": DOCS_FOLDER}
+        return settings_from_config(project, root)
     yaml = YAML(typ="safe", pure=True)
     yaml.Constructor = _LenientConstructor
     try:

@@ -1,11 +1,21 @@
-"""`kb render --out DIR`: the site's generated files written to a folder, without MkDocs.
+"""`kb render`: the core's bundle written to a folder, without MkDocs.
 
-The same pages the mkdocs-gen-files build generates, so the knowledge base is not locked to
-MkDocs 1.x: any generator that reads markdown can use them. A manifest of what was written (each
-file's path and SHA-256) lets a later run remove pages of records that no longer exist, without
-touching anything else: only a plain relative path inside OUT is removed, only a regular file that
-still holds what kb wrote, and never through a link. Files are written only inside OUT, never
-through a linked subfolder.
+The same pages the MkDocs build generates, so the knowledge base is not locked to MkDocs 1.x: any
+generator that reads markdown can use them, Zensical among them. Where the folder goes decides
+what is written:
+- inside the site's docs folder (`--out docs/kb`): the generated pages only, beside the
+  hand-written docs, their links to those docs made from that place;
+- anywhere else (a Zensical set-up's `kb-site/docs`, any `--out DIR`): the whole docs folder of a
+  site, the generated pages and a copy of each hand-written doc, the stale ones with their banner
+  written on top (what the MkDocs plugin adds when it builds them).
+Record pages name the URL that edits their YAML in their front matter (`kb_edit_url`), for the
+Zensical theme override written beside (see zensical.py).
+
+A manifest of what was written (each file's path and SHA-256) lets a later run remove files of
+records that no longer exist, without touching anything else: only a plain relative path inside
+OUT is removed, only a regular file that still holds what kb wrote, and never through a link. A
+file kb did not write is never replaced. Files are written only inside OUT, never through a linked
+subfolder.
 """
 
 from __future__ import annotations
@@ -13,38 +23,149 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from pathlib import Path
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
 
 from ...findings import KbError
 from ...pipeline import check_knowledge_base
+from ...records.files import UnreadableFile, read_bounded
+from ...records.vocabulary import RENDER_MANIFEST
+from ..core.bundle import Bundle
+from ..core.links import SiteSettings
 from ..core.pages import render_site
-from ..core.site_config import read_site_settings
+from ..core.site_config import ZENSICAL_TOML, read_site_settings, read_zensical_setup
+from .zensical import theme_files
 
-MANIFEST = ".incident-kb-render"
+MANIFEST = RENDER_MANIFEST
 _ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
+_MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
 
 
-def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
-    """Write the rendered site under `out`; returns (files written, findings shown)."""
+@dataclass(frozen=True)
+class Rendered:
+    out: Path
+    written: int  # files in the folder kb wrote
+    findings: int  # kb check's findings, shown on the pages
+    theme: Path | None = None  # where the theme overrides went
+    notes: tuple[str, ...] = ()  # what the user should know: docs that could not be copied, the site's needs
+
+
+def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
+    """Check the knowledge base at `root` and write its site's files under `out` (None: where the
+    repository's Zensical set-up expects them)."""
+    setup = read_zensical_setup(root)
+    if out is None:
+        if setup is None:
+            raise KbError(f"kb render: say where with --out DIR; without it kb render writes where a Zensical set-up "
+                          f"expects the pages, and {root / ZENSICAL_TOML} does not exist (kb init --site zensical "
+                          "writes one)")
+        out = setup.docs_folder
+    theme = setup.theme_folder if setup is not None and out.resolve() == setup.docs_folder.resolve() else None
+    settings = read_site_settings(root)
+    docs = (root / settings.docs_dir).resolve()
+    try:
+        prefix = out.resolve().relative_to(docs).as_posix()
+    except ValueError:
+        prefix = None  # outside the docs folder: a whole docs folder, with copies of the docs
+    if prefix == ".":
+        raise KbError(f"kb render: {out} is the docs folder itself; write into a folder of its own inside it "
+                      f"(e.g. --out {out / 'kb'}), so that generated pages never mix with hand-written ones")
     kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
-    site = render_site(kb, read_site_settings(root))
+    settings = replace(settings, prefix=prefix or "")
+    bundle = render_site(kb, settings)
+    files = {path: text.encode("utf-8") for path, text in _with_edit_urls(bundle, settings).items()}
+    notes: list[str] = []
+    if prefix is None:
+        files.update(_copied_docs(root, docs, bundle, files, notes))
+    else:
+        notes += _needs_in_subfolder(bundle, prefix)
+    write_folder(out, files)
+    if theme is not None:
+        write_folder(theme, theme_files())
+    return Rendered(out, len(files), len(kb.findings), theme, tuple(notes))
+
+
+def _with_edit_urls(bundle: Bundle, settings: SiteSettings) -> dict[str, str]:
+    """The bundle's files, each record page naming in its front matter the URL that edits its YAML."""
+    files = dict(bundle.files)
+    for path, meta in bundle.pages.items():
+        url = settings.edit_url_of(meta.edit_path) if meta.generated and meta.edit_path is not None else None
+        if url is not None and files[path].startswith("---\n"):
+            files[path] = f"---\nkb_edit_url: {_yaml_string(url)}\n" + files[path][4:]
+    return files
+
+
+def _yaml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes], notes: list[str]) -> dict[str, bytes]:
+    """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A doc
+    at a generated page's path is not copied: it is named in a note."""
+    copies: dict[str, bytes] = {}
+    banners = bundle.banners
+    for path in sorted(docs.rglob("*")) if docs.is_dir() else ():
+        rel = path.relative_to(docs).as_posix()
+        if any(part.startswith(".") for part in PurePosixPath(rel).parts) or path.is_dir():
+            continue
+        if rel in generated:
+            notes.append(f"{root.name}/{path.relative_to(root).as_posix()} was not copied: the generated page "
+                         f"{rel} takes its place (turn the generated page off, or move the doc)")
+            continue
+        try:
+            data = read_bounded(path, _MAX_DOC_BYTES, root)
+        except UnreadableFile as exc:
+            notes.append(f"{path.relative_to(root).as_posix()} was not copied: {exc}")
+            continue
+        if rel in banners:
+            data = _with_banner(data.decode("utf-8", errors="replace"), banners[rel]).encode("utf-8")
+        copies[rel] = data
+    return copies
+
+
+def _with_banner(markdown: str, banner: str) -> str:
+    """The banner on top of a doc's text, below its front matter (HTML marked data-search-exclude:
+    it stays out of the search index)."""
+    match = re.match(r"---\r?\n.*?\r?\n(?:---|\.\.\.)\r?\n", markdown, re.DOTALL)
+    cut = match.end() if match else 0
+    return markdown[:cut] + banner + "\n" + markdown[cut:]
+
+
+def _needs_in_subfolder(bundle: Bundle, prefix: str) -> list[str]:
+    """Beside hand-written docs, the site's own configuration must load the pages' style sheet and
+    script, and banners on the hand-written docs cannot be written: say so."""
+    needs = bundle.needs
+    lines = [f"the site's configuration must load {', '.join(f'{prefix}/{p}' for p in needs.stylesheets)} "
+             f"(extra_css) and {', '.join(f'{prefix}/{p}' for p in needs.scripts)} (extra_javascript), with the "
+             f"markdown extensions {', '.join(needs.markdown_extensions)}"]
+    if bundle.banners:
+        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs plugin or "
+                     f"a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
+    return lines
+
+
+def write_folder(out: Path, files: dict[str, bytes]) -> None:
+    """Write `files` under `out` with a manifest, removing what an earlier run wrote and no longer
+    writes; never replaces a file kb did not write."""
     manifest = out / MANIFEST
     try:
         out.mkdir(parents=True, exist_ok=True)
         previous = _read_manifest(manifest)
         if not previous and any(out.iterdir()):
             raise KbError(f"{out} is not empty and was not written by kb render; choose an empty or new folder")
-        for rel_path in sorted(set(previous) - set(site.files)):
+        for rel_path in sorted(files):
+            if rel_path not in previous and (out / rel_path).exists():
+                raise KbError(f"kb render: {out / rel_path} exists and was not written by kb render; it is never "
+                              "replaced: move it, or write elsewhere")
+        for rel_path in sorted(set(previous) - set(files)):
             _remove_if_written(out, rel_path, previous[rel_path])
         digests = {}
-        for rel_path, text in site.files.items():
-            data = text.encode("utf-8")
+        for rel_path, data in files.items():
             _write_atomically(out, rel_path, data)
             digests[rel_path] = hashlib.sha256(data).hexdigest()
         _write_atomically(out, MANIFEST, "".join(f"{digests[p]} {p}\n" for p in sorted(digests)).encode())
     except OSError as exc:
         raise KbError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    return len(site.files), len(kb.findings)
 
 
 def _read_manifest(manifest: Path) -> dict[str, str | None]:
