@@ -14,26 +14,46 @@ than what the site holds.
 
 Relies on Material 9.8's internals (its tags plugin's `mappings.data`, `listings.data`, the order
 of its `on_env`; its search plugin's `search_index` and `search_index_prev`), read here and
-nowhere else; tests/test_live_preview.py compares the preview with a fresh server after each kind
-of edit. Knows nothing of MkDocs' classes (it gets MkDocs' and Material's objects from the glue)
+nowhere else; tests/test_site_adapters.py asserts they exist on the installed Material, a plugin
+not in that shape gets the slower path with one log line, and tests/test_live_preview.py compares
+the preview with a fresh server after each kind of edit. Knows nothing of MkDocs' classes (it gets MkDocs' and Material's objects from the glue)
 and nothing of records.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 _TAGS_PLUGIN = "material.plugins.tags"
+log = logging.getLogger("mkdocs.plugins.incident-kb")
+_said: set[str] = set()
+
+
+def say_once(message: str) -> None:
+    """A shortcut that falls back says so, once per process (tests/test_site_adapters.py asserts
+    the state it relies on exists on the installed versions)."""
+    if message not in _said:
+        _said.add(message)
+        log.info("incident-kb: %s", message)
 
 
 def tags_plugins(plugins: Iterable[Any]) -> tuple[Any, ...]:
     """The instances of Material's tags plugin this build runs, enabled, in their usual shape."""
-    return tuple(plugin for plugin in plugins if type(plugin).__module__.startswith(_TAGS_PLUGIN)
-                 and plugin.config.enabled and isinstance(getattr(plugin.mappings, "data", None), dict)
-                 and isinstance(getattr(plugin.listings, "data", None), set))
+    found = []
+    for plugin in plugins:
+        if not type(plugin).__module__.startswith(_TAGS_PLUGIN) or not plugin.config.enabled:
+            continue
+        if isinstance(getattr(getattr(plugin, "mappings", None), "data", None), dict) and \
+                isinstance(getattr(getattr(plugin, "listings", None), "data", None), set):
+            found.append(plugin)
+        else:
+            say_once("Material's tags plugin is not in the shape this version knows (mappings.data, listings.data): "
+                     "the preview reads every page's tags again on each save")
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -141,8 +161,14 @@ def give_back_listings(listings: Listings, plugins: tuple[Any, ...], copy_toc: A
 
 def search_plugin(plugins: Iterable[Any]) -> Any:
     """Material's search plugin, if the site uses it (in the shape this module knows)."""
-    return next((plugin for plugin in plugins if hasattr(plugin, "search_index_prev")
-                 and hasattr(plugin, "search_index")), None)
+    for plugin in plugins:
+        if hasattr(plugin, "search_index_prev") and hasattr(plugin, "search_index"):
+            return plugin
+        if type(plugin).__module__.startswith("material.plugins.search"):
+            say_once("Material's search plugin is not in the shape this version knows (search_index, "
+                     "search_index_prev): the preview's search index is the plugin's own, which a dirty build "
+                     "leaves incomplete")
+    return None
 
 
 class _WrittenIndex:
@@ -192,6 +218,8 @@ def merge_search_index(search: Any, kept: dict[str, tuple[list[dict[str, Any]], 
     index = search.search_index
     empty = type(index)(**index.config).generate_search_index(None)  # the plugin's own framing
     if not empty.endswith(',"docs":[]}'):  # not the shape this module knows: the plugin writes it
+        say_once("Material's search index is not framed as this version knows: the plugin serializes the whole "
+                 "index on each save")
         index.entries = entries
     else:
         docs = ",".join(text for url in urls if (text := pages[url][1]))

@@ -13,8 +13,9 @@ its walks no longer take a tenth of the server's time from its rebuilds.
 
 Relies on MkDocs 1.6's LiveReloadServer (`_rebuild_cond`, `_want_rebuild`, `observer`: the last
 1.x release) and on watchdog's polling emitter (`_lock`, `_snapshot`, `_take_snapshot`, `_timeout`); where
-either is not in that shape, or the platform has no notifications, nothing is added. Knows nothing
-of the site.
+either is not in that shape, or the platform has no notifications, nothing is added, and one log
+line says so (tests/test_site_adapters.py asserts the shape on the installed versions). Knows
+nothing of the site.
 """
 
 from __future__ import annotations
@@ -45,10 +46,17 @@ class SaveWatch(FileSystemEventHandler):
     def start(self) -> bool:
         """Watch, if this platform and these versions of MkDocs and watchdog allow it."""
         observer = Observer()
-        if isinstance(observer, PollingObserver) or not _is_known_server(self._server):
+        if isinstance(observer, PollingObserver):
+            log.info("incident-kb: saves are seen by MkDocs' polling only (no file notifications on this platform)")
+            return False
+        if not _is_known_server(self._server):
+            log.info("incident-kb: saves are seen by MkDocs' polling only (MkDocs' LiveReloadServer is not in the "
+                     "shape this version knows: _rebuild_cond, _want_rebuild, observer)")
             return False
         polling = list(self._server.observer.emitters)  # docs/ and mkdocs.yml's, watched by now
         if not polling or not all(_is_known_emitter(emitter) for emitter in polling):
+            log.info("incident-kb: saves are seen by MkDocs' polling only (watchdog's polling emitter is not in the "
+                     "shape this version knows: _lock, _snapshot, _take_snapshot, _timeout)")
             return False
         try:
             for folder, recursive in sorted({(p, True) if os.path.isdir(p) else (os.path.dirname(p), False)
