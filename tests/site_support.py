@@ -18,9 +18,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import KB_FOLDERS, REPO, SEED_INCIDENT, SEED_KNOB, edit
-
-SEED = REPO  # the records the fixtures start from
+from .conftest import SEED, SEED_INCIDENT, SEED_KNOB, copy_seed, edit
 
 MKDOCS_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
 
@@ -36,16 +34,15 @@ class Site:
 
 
 def copy_knowledge_base(root: Path) -> Path:
-    root.mkdir(parents=True)
-    for folder in KB_FOLDERS:
-        shutil.copytree(REPO / folder, root / folder)
+    copy_seed(root)
     write_site_config(root)
     return root
 
 
 def write_site_config(root: Path) -> None:
-    """The repository's mkdocs.yml as it is: it names the installed plugin, as an adopter's does."""
-    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    """The seed's mkdocs.yml (this repository's, as it was copied): it names the installed plugin,
+    as an adopter's does."""
+    text = (SEED / "mkdocs.yml").read_text(encoding="utf-8")
     assert "\n  - incident-kb\n" in text, "mkdocs.yml no longer uses the incident-kb plugin"
     (root / "mkdocs.yml").write_text(text, encoding="utf-8")
 
