@@ -6,9 +6,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import io
+import logging
 import os
 import shutil
-import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -47,12 +48,31 @@ def write_site_config(root: Path) -> None:
     (root / "mkdocs.yml").write_text(text, encoding="utf-8")
 
 
-def build_site(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """A real `mkdocs build --strict`; fails the test with MkDocs' output when the build fails."""
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
-                           "-d", str(out)], cwd=root, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc
+def build_site(root: Path, out: Path) -> str:
+    """A real `mkdocs build --strict`, in this process: MkDocs' own build on the loaded config, as
+    its command runs it (a subprocess would prove nothing more; the command itself is run by
+    test_site_build's option test, test_adoption and test_properdocs). Fails the test with MkDocs'
+    log when the build fails; returns the log."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    handler.setLevel(logging.INFO)
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(out), strict=True)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except MkDocsException as exc:
+        pytest.fail(f"mkdocs build failed: {exc}\n{logged.getvalue()}")
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    return logged.getvalue()
 
 
 def add_hostile_records(root: Path) -> None:
