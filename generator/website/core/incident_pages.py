@@ -31,7 +31,7 @@ from ...records.schema import FollowUp, Hypothesis, Incident
 from ...records.vocabulary import HistoryStatus, RecordKind
 from ...records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
 from .context import SiteContext
-from .links import Links, hypothesis_anchor, incident_page, site_has_file
+from .links import Links, hypothesis_anchor, incident_page
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,9 @@ class IncidentPage:
 
 
 def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
+    incident = context.incident(incident.id) or incident  # asked like any other read: the page's first input
     path = incident_page(incident.id)
-    links = Links(path, context.catalog, context.settings, context.root)
+    links = Links(path, context)
     tags = [f"status: {incident.status.value}"]
     if incident.severity is not None:
         tags.append(f"severity: {incident.severity}")
@@ -93,8 +94,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         title=incident.title,
         status=badge("status", incident.status.value),
         facts=(*_incident_facts(incident),
-               *last_changed_fact(context.changes.last_change(RecordKind.INCIDENT, incident.id))),
-        findings=tuple(finding_box(f) for f in context.places.by_record.get((RecordKind.INCIDENT, incident.id), ())),
+               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id))),
+        findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.INCIDENT, incident.id)),
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
@@ -103,31 +104,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         timeline=tuple((when_cell(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
-        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.INCIDENT, incident.id), ())),
-        source=source_line(context.settings, context.catalog.source(RecordKind.INCIDENT, incident.id).rel_path),
-    )
-
-
-def incident_inputs(context: SiteContext, incident: Incident) -> tuple[object, ...]:
-    """Everything `incident_view` reads besides the incident's own id: equal inputs make an equal
-    page, so a live preview re-renders the page only when these change (`incremental.py`). Keep it
-    in step with incident_view: whatever the page comes to show must be read from here too."""
-    catalog = context.catalog
-    changes = tuple(tuple((knob.id, entry) for knob, entry in catalog.changes_under(incident.id, h.id))
-                    for h in incident.hypotheses)
-    knobs = sorted({*(knob_id for under in changes for knob_id, _ in under),
-                    *(h.suspect.knob for h in incident.hypotheses if h.suspect is not None),
-                    *(item.knob for item in incident.follow_ups if item.knob)})
-    docs = context.docs_of.get((RecordKind.INCIDENT, incident.id), ())
-    return (
-        incident,
-        catalog.source(RecordKind.INCIDENT, incident.id).rel_path,
-        changes,
-        tuple((knob_id, catalog.knobs.get(knob_id)) for knob_id in knobs),
-        context.changes.last_change(RecordKind.INCIDENT, incident.id),
-        tuple(context.places.by_record.get((RecordKind.INCIDENT, incident.id), ())),
-        docs,
-        tuple(site_has_file(context.settings, context.root, path) for path in docs),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of(RecordKind.INCIDENT, incident.id)),
+        source=source_line(context.settings, context.source_path(RecordKind.INCIDENT, incident.id)),
     )
 
 
@@ -148,7 +126,7 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
     is_cause = cause is not None and cause.hypothesis == hypothesis.id
     status = hypothesis.status.value
     heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
-    changes = context.catalog.changes_under(incident.id, hypothesis.id)
+    changes = context.changes_under(incident.id, hypothesis.id)
     supporting = supporting_evidence(hypothesis)
     basis = support(hypothesis)
     reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))

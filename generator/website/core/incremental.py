@@ -1,13 +1,13 @@
 """Rendering the site again after a change, re-rendering only the pages whose inputs changed (the
 live preview of `mkdocs serve`).
 
-Each page's inputs are declared beside its view (`knob_inputs`, `incident_inputs`, `home_inputs`...):
-the record itself, the records and the per-record facts (findings, last change, docs, files that
-exist) its page shows. A page whose inputs equal the previous render's is reused as it was; any
-other is rendered as `render_site` renders it. The settings, the root and the templates hold for
-every page: when one of them changed, nothing is reused. The result is the same `Bundle` a
-full `render_site` of the same knowledge base gives, byte for byte (tests/test_incremental.py
-proves it over series of edits). Pure, like `pages`: writes nothing.
+A page's inputs are the questions its view asked of the context while it rendered, with their
+answers (context.SiteContext records them: nothing is listed by hand beside a view). A page whose
+every question gets the same answer again is reused as it was; any other is rendered as
+`render_site` renders it. The settings, the root and the templates hold for every page: when one of
+them changed, nothing is reused. The result is the same `Bundle` a full `render_site` of the same
+knowledge base gives, byte for byte (tests/test_incremental.py proves it over series of edits).
+Pure, like `pages`: writes nothing.
 """
 
 from __future__ import annotations
@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...pipeline import KnowledgeBase
+from ...records.model import Suspicion
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
-from .context import SiteContext, gather_site_context
-from .incident_pages import incident_inputs
-from .knob_pages import knob_inputs
-from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
-from .overview_pages import Rows, home_inputs, incident_index_inputs, knob_index_inputs
 from .bundle import Bundle, site_needs
+from .context import Read, SiteContext, gather_site_context
+from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
+from .overview_pages import Rows
 from .pages import (TEMPLATES, RenderedPage, banner_pages, fixed_files, fixed_pages, home_files, incident_files,
                     incident_index_files, knob_files, knob_index_files)
 
@@ -35,13 +34,13 @@ _NUMBERS = itertools.count()
 
 @dataclass(frozen=True)
 class _Page:
-    inputs: object
+    reads: list[Read]  # the questions the page asked, with their answers
     rendered: RenderedPage
 
 
 @dataclass(frozen=True)
 class _Version:
-    """A record in a page's inputs: equal versions, equal records (see _versions)."""
+    """A record in a recorded answer: equal versions, equal records (see _versions)."""
 
     kind: RecordKind
     record_id: str
@@ -62,11 +61,13 @@ class SiteRender:
 
 def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteRender | None) -> SiteRender:
     """The site of `kb`, as `render_site(kb, settings)` renders it, reusing from `previous` every
-    page whose inputs did not change (None: render everything)."""
+    page whose questions get the same answers (None: render everything)."""
     context = gather_site_context(kb, settings, lazy_charts=True)
     stamp = (settings, kb.root, _template_stamp())
     same = previous is not None and previous.stamp == stamp
     reusable = previous.pages if previous is not None and same else {}
+    records = _versions(context, previous.records if previous is not None else {})
+    context.recorded = lambda answer: _versioned(answer, records)
     rows: dict[str, Rows] = {KNOB_INDEX: {}, INCIDENT_INDEX: {}}
 
     def index_rows(path: str) -> tuple[Rows, Rows]:
@@ -74,24 +75,22 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     pages: dict[str, _Page] = {}
     rendered: list[str] = []
 
-    records = _versions(context, previous.records if previous is not None else {})
-
-    def page(path: str, inputs: object, render: Callable[[], RenderedPage]) -> None:
-        inputs = _versioned(inputs, records)
+    def page(path: str, render: Callable[[], RenderedPage]) -> None:
         before = reusable.get(path)
-        if before is None or before.inputs != inputs:
-            before = _Page(inputs, render())
+        if before is None or not context.answers_again(before.reads):
+            with context.recording() as reads:
+                before = _Page(reads, render())
             rendered.append(path)
         pages[path] = before
 
-    for knob_id, knob in sorted(context.catalog.knobs.items()):
-        page(knob_page(knob_id), knob_inputs(context, knob), lambda: knob_files(context, knob))
-    for incident_id, incident in sorted(context.catalog.incidents.items()):
-        page(incident_page(incident_id), incident_inputs(context, incident), lambda: incident_files(context, incident))
-    page(KNOB_INDEX, knob_index_inputs(context), lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
-    page(INCIDENT_INDEX, incident_index_inputs(context), lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
+    for knob in context.knobs():
+        page(knob_page(knob.id), lambda: knob_files(context, knob))
+    for incident in context.incidents():
+        page(incident_page(incident.id), lambda: incident_files(context, incident))
+    page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
+    page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
     if settings.home:
-        page(HOME_PAGE, home_inputs(context), lambda: home_files(context))
+        page(HOME_PAGE, lambda: home_files(context))
     files: dict[str, str] = {}
     for kept in pages.values():
         files.update(kept.rendered.files)
@@ -107,25 +106,27 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
 def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[Record, _Version]]
               ) -> dict[tuple[RecordKind, str], tuple[Record, _Version]]:
     """Each record with a version that stays the same while the record stays equal: comparing
-    inputs then compares each record once per render, not once per page that shows it."""
+    answers then compares each record once per render, not once per page that shows it."""
     versions: dict[tuple[RecordKind, str], tuple[Record, _Version]] = {}
-    for kind in RecordKind:
-        for record_id, record in context.catalog.records(kind).items():
-            key = (kind, record_id)
+    for kind, records in ((RecordKind.KNOB, context.knobs()), (RecordKind.INCIDENT, context.incidents())):
+        for record in records:
+            key = (kind, record.id)
             known = before.get(key)
             same = known is not None and (known[0] is record or known[0] == record)
-            versions[key] = (record, known[1] if known is not None and same else _Version(kind, record_id, next(_NUMBERS)))
+            versions[key] = (record, known[1] if known is not None and same else _Version(kind, record.id, next(_NUMBERS)))
     return versions
 
 
 def _versioned(value: object, records: dict[tuple[RecordKind, str], tuple[Record, _Version]]) -> object:
-    """`value` (a page's inputs) with each record of the catalog in it replaced by its version."""
+    """An answer as recorded: each record of the catalog in it replaced by its version."""
     if isinstance(value, tuple):
         return tuple(_versioned(item, records) for item in value)
     if isinstance(value, (Knob, Incident)):
         known = records.get((RecordKind.KNOB if isinstance(value, Knob) else RecordKind.INCIDENT, value.id))
         if known is not None and known[0] is value:
             return known[1]
+    if isinstance(value, Suspicion):
+        return (_versioned(value.incident, records), value.hypothesis)
     return value
 
 

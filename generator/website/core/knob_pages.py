@@ -33,7 +33,7 @@ from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Inci
 from ...records.vocabulary import RecordKind
 from ...records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
-from .links import Links, knob_page, site_has_file
+from .links import Links, knob_page
 
 
 @dataclass(frozen=True)
@@ -93,8 +93,9 @@ class KnobPage:
 
 
 def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
+    knob = context.knob(knob.id) or knob  # asked like any other read: the page's first input
     path = knob_page(knob.id)
-    links = Links(path, context.catalog, context.settings, context.root)
+    links = Links(path, context)
     chart = _chart_view(context, knob)
     tags = [f"status: {knob.status.value}"]
     if knob.component:
@@ -102,7 +103,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
     tags += [f"{key}: {knob.scope[key]}" for key in ("hardware", "model") if key in knob.scope]
     tags += list(knob.tags)
     suspicions = tuple(_suspicion(context, links, item.incident, item.hypothesis)
-                       for item in context.catalog.suspicions(knob.id))
+                       for item in context.suspicions(knob.id))
     return KnobPage(
         path=path,
         tags=page_tags(tags),
@@ -111,42 +112,18 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         lead=_lead(knob),
         summary=record_inline(knob.summary),
         glance=tuple(_glance(knob, suspicions)),
-        facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change(RecordKind.KNOB, knob.id))),
-        findings=tuple(finding_box(f) for f in context.places.by_record.get((RecordKind.KNOB, knob.id), ())),
+        facts=(*_knob_facts(knob, links), *last_changed_fact(context.last_change(RecordKind.KNOB, knob.id))),
+        findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.KNOB, knob.id)),
         gains=_gains_table(knob, links),
         gain_notes=tuple(_gain_notes(knob)),
         chart=chart,
         history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
         suspicions=suspicions,
         follow_ups=tuple(_follow_up(links, incident, item)
-                         for incident, item in context.follow_ups_of.get(knob.id, ())),
+                         for incident, item in context.follow_ups_of(knob.id)),
         description=record_block(knob.description) if knob.description else None,
-        docs=tuple(links.repo_file(doc) for doc in context.docs_of.get((RecordKind.KNOB, knob.id), ())),
-        source=source_line(context.settings, context.catalog.source(RecordKind.KNOB, knob.id).rel_path),
-    )
-
-
-def knob_inputs(context: SiteContext, knob: Knob) -> tuple[object, ...]:
-    """Everything `knob_view` reads besides the knob's own id: equal inputs make an equal page, so
-    a live preview re-renders the page only when these change (`incremental.py`). Keep it in step
-    with knob_view: whatever the page comes to show must be read from here too."""
-    catalog = context.catalog
-    suspicions = tuple((item.incident.id, item.hypothesis.id) for item in catalog.suspicions(knob.id))
-    follow_ups = context.follow_ups_of.get(knob.id, ())
-    incidents = sorted({*(entry.incident for entry in knob.history if entry.incident),
-                        *(incident_id for incident_id, _ in suspicions), *(incident.id for incident, _ in follow_ups)})
-    docs = context.docs_of.get((RecordKind.KNOB, knob.id), ())
-    files = (*(d.path for d in knob.applies_to), *(m.evidence for m in knob.measurements if m.evidence), *docs)
-    return (
-        knob,  # the chart too is drawn from the knob alone
-        catalog.source(RecordKind.KNOB, knob.id).rel_path,
-        suspicions,
-        tuple((incident_id, catalog.incidents.get(incident_id)) for incident_id in incidents),
-        tuple((incident.id, item) for incident, item in follow_ups),
-        context.changes.last_change(RecordKind.KNOB, knob.id),
-        tuple(context.places.by_record.get((RecordKind.KNOB, knob.id), ())),
-        docs,
-        tuple(site_has_file(context.settings, context.root, path) for path in files),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of(RecordKind.KNOB, knob.id)),
+        source=source_line(context.settings, context.source_path(RecordKind.KNOB, knob.id)),
     )
 
 
@@ -225,7 +202,7 @@ def _gain_notes(knob: Knob) -> Iterable[Markup]:
 
 
 def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
-    chart = context.charts.get(knob.id)
+    chart = context.chart(knob.id)
     if chart is None:
         return None
     light, dark = f"{knob.id}.gains.svg", f"{knob.id}.gains-dark.svg"  # beside the page: 'index' is fine too
@@ -240,7 +217,7 @@ def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> Hi
         cause = Markup("incident ") + links.incident(entry.incident)
         if entry.hypothesis:
             cause += Markup(", hypothesis ") + links.hypothesis(entry.incident, entry.hypothesis)
-            hypothesis = context.catalog.hypothesis(entry.incident, entry.hypothesis)
+            hypothesis = context.hypothesis(entry.incident, entry.hypothesis)
             if hypothesis is not None:
                 cause += Markup(" ") + badge("hypothesis", hypothesis.status.value)
     status = entry.status.value

@@ -12,12 +12,12 @@ import posixpath
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 from markupsafe import Markup
 
 from ...records.files import is_file
-from ...records.model import Catalog
-from ...records.schema import Incident
+from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
 from .markup import breakable, code, plain, record_inline
 
@@ -93,14 +93,24 @@ def site_has_file(settings: SiteSettings, root: Path, rel_path: str) -> bool:
     return settings.docs_path(rel_path) is not None and is_file(root / PurePosixPath(rel_path))
 
 
+class Sources(Protocol):
+    """What links ask of the site (the context's queries: see context.SiteContext)."""
+
+    settings: SiteSettings
+
+    def knob(self, knob_id: str) -> Knob | None: ...
+    def incident(self, incident_id: str) -> Incident | None: ...
+    def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None: ...
+    def has_file(self, rel_path: str) -> bool: ...
+
+
 class Links:
     """Links as seen from one generated page."""
 
-    def __init__(self, page: str, catalog: Catalog, settings: SiteSettings, root: Path) -> None:
+    def __init__(self, page: str, site: Sources) -> None:
         self.page = page
-        self.catalog = catalog
-        self.settings = settings
-        self.root = root
+        self.site = site
+        self.settings = site.settings
 
     def url(self, target: str, anchor: str | None = None) -> str:
         return _relative_url(target, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
@@ -111,24 +121,24 @@ class Links:
         return Markup(f"[{label}]({self.url(target, anchor)})")
 
     def knob(self, knob_id: str, text: object | None = None) -> Markup:
-        knob = self.catalog.knobs.get(knob_id)
+        knob = self.site.knob(knob_id)
         if knob is None:
             return plain(knob_id)
         return self.to(knob_page(knob_id), text if text is not None else knob.name)
 
     def knob_in_table(self, knob_id: str) -> Markup:
         """A knob's link for a narrow table column: its name may break after an underscore."""
-        knob = self.catalog.knobs.get(knob_id)
+        knob = self.site.knob(knob_id)
         return self.knob(knob_id, breakable(knob.name)) if knob is not None else plain(knob_id)
 
     def incident(self, incident_id: str, text: object | None = None) -> Markup:
-        incident = self.catalog.incidents.get(incident_id)
+        incident = self.site.incident(incident_id)
         if incident is None:
             return plain(incident_id)
         return self.to(incident_page(incident_id), text if text is not None else incident.title)
 
     def hypothesis(self, incident_id: str, hypothesis_id: str, text: object | None = None) -> Markup:
-        if self.catalog.hypothesis(incident_id, hypothesis_id) is None:
+        if self.site.hypothesis(incident_id, hypothesis_id) is None:
             return plain(text if text is not None else hypothesis_id)
         return self.to(incident_page(incident_id), text if text is not None else hypothesis_id,
                        hypothesis_anchor(hypothesis_id))
@@ -139,14 +149,14 @@ class Links:
         if cause is None:
             return None
         link = self.hypothesis(incident.id, cause.hypothesis)
-        confirmed = self.catalog.hypothesis(incident.id, cause.hypothesis)
+        confirmed = self.site.hypothesis(incident.id, cause.hypothesis)
         return link + Markup(": ") + record_inline(confirmed.statement) if confirmed is not None else link
 
     def repo_file(self, rel_path: str, short: bool = False) -> Markup:
         """A repository file: a link when the site has it (under the docs folder), else its path.
         `short` shows only the file name."""
         text = PurePosixPath(rel_path).name if short else rel_path
-        if site_has_file(self.settings, self.root, rel_path):
+        if self.site.has_file(rel_path):
             inside = self.settings.docs_path(rel_path)
             assert inside is not None
             return self.to(self.settings.doc_target(inside), breakable(text) if short else text)  # short: a table's Source column

@@ -24,7 +24,7 @@ from .markup import attribute, code, finding_message, plain, record_inline
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
-from .context import SiteContext
+from .context import Read, SiteContext
 from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 
 RECENT_CHANGES = 15
@@ -99,43 +99,19 @@ class IndexPage:
     search_excluded: bool = False
 
 
-def home_inputs(context: SiteContext) -> tuple[object, ...]:
-    """Everything `home_view` reads (the settings aside): equal inputs make an equal home page.
-    Keep it in step with home_view."""
-    return (_records(context), context.kb.findings,
-            tuple(context.places.page_of(item, context.settings) for item in context.kb.findings),
-            tuple(sorted(context.reclaimable.items())), context.changes.recent(RECENT_CHANGES))
-
-
-def knob_index_inputs(context: SiteContext) -> tuple[object, ...]:
-    """Everything `knob_index_view` reads (the settings aside)."""
-    return tuple((knob, context.changes.last_change(RecordKind.KNOB, knob_id))
-                 for knob_id, knob in sorted(context.catalog.knobs.items()))
-
-
-def incident_index_inputs(context: SiteContext) -> tuple[object, ...]:
-    """Everything `incident_index_view` reads (the settings aside)."""
-    return _records(context)[1]
-
-
-def _records(context: SiteContext) -> tuple[tuple[Knob, ...], tuple[Incident, ...]]:
-    catalog = context.catalog
-    return (tuple(knob for _, knob in sorted(catalog.knobs.items())),
-            tuple(incident for _, incident in sorted(catalog.incidents.items())))
-
-
 def home_view(context: SiteContext) -> HomePage:
-    links = Links(HOME_PAGE, context.catalog, context.settings, context.root)
+    links = Links(HOME_PAGE, context)
+    knobs_all, incidents_all = context.knobs(), context.incidents()
     reclaimable = tuple(
         ReclaimRow(links.knob_in_table(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
                    Markup("hypothesis ") + links.hypothesis(item.incident.id, item.hypothesis.id) + Markup(" of ")
                    + links.incident(item.incident.id) + Markup(" ") + badge("hypothesis", item.hypothesis.status.value))
-        for item in sorted(context.reclaimable.values(), key=lambda r: r.knob.id))
-    findings = sorted(context.kb.findings, key=lambda f: (f.severity is not Severity.ERROR, f.sort_key))
+        for item in context.reclaimable())
+    findings = sorted(context.findings(), key=lambda f: (f.severity is not Severity.ERROR, f.sort_key))
     rows = []
     for item in findings:
         where = f"{item.path}:{item.line}" if item.line else item.path
-        page = context.places.page_of(item, context.settings)
+        page = context.finding_page(item)
         rows.append(FindingRow(badge("severity", item.severity.value), links.to(page, where) if page else code(where),
                                code(item.code, nowrap=True), finding_message(item.message)))
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
@@ -146,17 +122,17 @@ def home_view(context: SiteContext) -> HomePage:
                   links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
                   plain(change.what) if change.from_git
                   else badge("status", change.what) if change.kind is RecordKind.KNOB else record_inline(change.what))
-        for change in context.changes.recent(RECENT_CHANGES))
-    knob_counts = Counter(k.status.value for k in context.catalog.knobs.values())
-    incident_counts = Counter(i.status.value for i in context.catalog.incidents.values())
-    knobs_text = plural(len(context.catalog.knobs), "knob") + _breakdown(knob_counts)
-    incidents_text = plural(len(context.catalog.incidents), "incident") + _breakdown(incident_counts)
+        for change in context.recent_changes(RECENT_CHANGES))
+    knob_counts = Counter(k.status.value for k in knobs_all)
+    incident_counts = Counter(i.status.value for i in incidents_all)
+    knobs_text = plural(len(knobs_all), "knob") + _breakdown(knob_counts)
+    incidents_text = plural(len(incidents_all), "incident") + _breakdown(incident_counts)
     browse = (
         links.to(KNOB_INDEX, knobs_text),
         links.to(INCIDENT_INDEX, incidents_text),
     ) + ((links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),) if context.settings.tags else ())
-    knobs, knobs_intro = _knob_overview(context, links, knobs_text)
-    incidents, incidents_intro = _incident_overview(context, links, incidents_text)
+    knobs, knobs_intro = _knob_overview(knobs_all, links, knobs_text)
+    incidents, incidents_intro = _incident_overview(incidents_all, links, incidents_text)
     return HomePage(
         path=HOME_PAGE,
         title=context.settings.site_name,
@@ -172,7 +148,7 @@ def home_view(context: SiteContext) -> HomePage:
         knobs=knobs,
         incidents_intro=incidents_intro,
         incidents=incidents,
-        changes_note=_changes_note(context.changes.recent(RECENT_CHANGES)),
+        changes_note=_changes_note(context.recent_changes(RECENT_CHANGES)),
         changes=changes,
         browse=browse,
     )
@@ -188,9 +164,9 @@ def _gain_rank(knob: Knob) -> tuple[bool, float, str]:
     return best is None, -(best or 0.0), knob.name.lower()
 
 
-def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tuple[KnobRow, ...], Markup]:
+def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str) -> tuple[tuple[KnobRow, ...], Markup]:
     """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
-    knobs = sorted(context.catalog.knobs.values(), key=_gain_rank)
+    knobs = sorted(every, key=_gain_rank)
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]
@@ -202,9 +178,9 @@ def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tu
                   + links.to(KNOB_INDEX, "the knobs index") + Markup("."))
 
 
-def _incident_overview(context: SiteContext, links: Links, counted: str) -> tuple[tuple[Markup, ...], Markup]:
+def _incident_overview(every: tuple[Incident, ...], links: Links, counted: str) -> tuple[tuple[Markup, ...], Markup]:
     """The newest incidents (at most HOME_ROWS): status, root cause, and the first lesson."""
-    incidents = sorted(context.catalog.incidents.values(), key=lambda i: (when_key(i.started), i.id), reverse=True)
+    incidents = sorted(every, key=lambda i: (when_key(i.started), i.id), reverse=True)
     if not incidents:
         return (), Markup("No incident recorded yet: <code>kb new incident</code> records one.")
     lines = []
@@ -245,27 +221,31 @@ def _breakdown(counts: Counter[str]) -> str:
     return f" ({', '.join(f'{n} {status}' for status, n in sorted(counts.items()))})" if counts else ""
 
 
-# Record id -> (what its index row shows, the row), from an earlier render of the same site: a
-# live preview re-renders only the rows whose record changed (`incremental.py`).
-Rows = dict[str, tuple[object, tuple[Markup, ...]]]
+# Record id -> (the questions its index row asked, the row), from an earlier render of the same
+# site: a live preview re-renders only the rows whose answers changed (`incremental.py`).
+Rows = dict[str, tuple[list[Read], tuple[Markup, ...]]]
 
 
-def _row(rows: tuple[Rows, Rows] | None, record_id: str, inputs: object,
+def _row(context: SiteContext, rows: tuple[Rows, Rows] | None, record_id: str,
          make: Callable[[], tuple[Markup, ...]]) -> tuple[Markup, ...]:
     """`rows`: the earlier render's rows, and this render's (filled in here); None: no reuse."""
     if rows is None:
         return make()
     before, now = rows
     known = before.get(record_id)
-    if known is None or known[0] != inputs:
-        known = (inputs, make())
+    if known is not None and context.answers_again(known[0]):
+        context.note_reads(known[0])
+    else:
+        with context.recording() as reads:
+            row = make()
+        known = (reads, row)
     now[record_id] = known
     return known[1]
 
 
 def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
-    links = Links(KNOB_INDEX, context.catalog, context.settings, context.root)
-    knobs = sorted(context.catalog.knobs.values(), key=lambda k: k.name.lower())
+    links = Links(KNOB_INDEX, context)
+    knobs = sorted(context.knobs(), key=lambda k: k.name.lower())
     return IndexPage(
         path=KNOB_INDEX,
         title="Knobs",
@@ -273,24 +253,24 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
               "Click a column to sort; filter by status, component or tag.",
         tools=table_tools(("Status", "Component", "Tags"), split=("Tags",)),
         columns=("Name", "Component", "Status", "Value", "Best gain", "Last change", "Tags"),
-        rows=tuple(_row(rows, knob.id, (knob, context.changes.last_change(RecordKind.KNOB, knob.id)),
-                        lambda: _knob_row(context, links, knob)) for knob in knobs),
+        rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob)) for knob in knobs),
     )
 
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
+    knob = context.knob(knob.id) or knob  # asked, so that the row is made again when the knob changes
     best = best_gain(knob_gains(knob))
     # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
     best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
         if best else Markup()
-    change = context.changes.last_change(RecordKind.KNOB, knob.id)
+    change = context.last_change(RecordKind.KNOB, knob.id)
     return (links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
             best_text, change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 
 def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
-    links = Links(INCIDENT_INDEX, context.catalog, context.settings, context.root)
-    incidents = sorted(context.catalog.incidents.values(), key=lambda i: (when_key(i.started), i.id), reverse=True)
+    links = Links(INCIDENT_INDEX, context)
+    incidents = sorted(context.incidents(), key=lambda i: (when_key(i.started), i.id), reverse=True)
     return IndexPage(
         path=INCIDENT_INDEX,
         title="Incidents",
@@ -298,11 +278,12 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
               "newest first. Click a column to sort; filter by status or severity.",
         tools=table_tools(("Status", "Severity")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
-        rows=tuple(_row(rows, incident.id, incident, lambda: _incident_row(links, incident)) for incident in incidents),
+        rows=tuple(_row(context, rows, incident.id, lambda: _incident_row(context, links, incident)) for incident in incidents),
     )
 
 
-def _incident_row(links: Links, incident: Incident) -> tuple[Markup, ...]:
+def _incident_row(context: SiteContext, links: Links, incident: Incident) -> tuple[Markup, ...]:
+    incident = context.incident(incident.id) or incident  # asked, so that the row is made again when it changes
     cause = links.root_cause(incident) or Markup()
     return (links.incident(incident.id), badge("status", incident.status.value),
             plain("" if incident.severity is None else incident.severity), when_cell(incident.started),

@@ -87,11 +87,11 @@ def render_site(kb: KnowledgeBase, settings: SiteSettings) -> Bundle:
 def render_context(context: SiteContext) -> Bundle:
     files: dict[str, str] = {}
     pages: dict[str, PageMeta] = {}
-    for knob in sorted(context.catalog.knobs.values(), key=lambda k: k.id):
+    for knob in context.knobs():
         page = knob_files(context, knob)
         files.update(page.files)
         pages[page.path] = page.meta
-    for incident in sorted(context.catalog.incidents.values(), key=lambda i: i.id):
+    for incident in context.incidents():
         page = incident_files(context, incident)
         files.update(page.files)
         pages[page.path] = page.meta
@@ -159,7 +159,7 @@ def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
 def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str) -> PageMeta:
     """A record's page: out of the nav (in it, every page would embed every record page and the build
     would grow as the square of the records); "edit this page" opens the record's YAML."""
-    return PageMeta(title=view.title, edit_path=context.settings.edit_path(context.catalog.source(kind, record_id).rel_path),
+    return PageMeta(title=view.title, edit_path=context.settings.edit_path(context.source_path(kind, record_id)),
                     in_nav=False, tags=view.tags, search_excluded=view.search_excluded)
 
 
@@ -178,5 +178,5 @@ def fixed_pages(settings: SiteSettings) -> dict[str, PageMeta]:
 def banner_pages(context: SiteContext) -> dict[str, PageMeta]:
     """The hand-written pages that findings are about, with the banner for their top."""
     return {page: PageMeta(banner=str(doc_banner(findings)), generated=False)
-            for page, findings in sorted(context.places.by_doc.items())}
+            for page, findings in sorted(context.banners_by_doc.items())}
 
