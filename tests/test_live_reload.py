@@ -34,3 +34,16 @@ print("ok")
 def test_generator_modules_are_imported_anew_when_their_source_changes():
     proc = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_an_installed_generator_is_never_purged_from_sys_modules(monkeypatch):
+    """Only a development checkout reloads its modules: an adopter's installed package is imported
+    once, whatever the file times say."""
+    from generator.website.core import pages
+    from generator.website.mkdocs import live_reload
+
+    monkeypatch.setattr(live_reload, "DEVELOPMENT", False)
+    monkeypatch.setattr(live_reload, "_imported_stamp", (("changed since", 0),))
+    assert live_reload.fresh_module("generator.website.core.pages") is pages
+    assert sys.modules["generator.website.core.pages"] is pages
+    assert live_reload.DEVELOPMENT is not None and isinstance(live_reload._INSTALLED, set)

@@ -180,3 +180,14 @@ def test_a_preview_shortcut_that_falls_back_says_so_in_one_line(caplog):
     assert any("saves are seen by MkDocs' polling only" in line for line in lines)
     assert sum("tags plugin is not in the shape" in line for line in lines) == 1  # once, not on every build
     assert sum("search plugin is not in the shape" in line for line in lines) == 1
+
+
+def test_mkdocs_theme_has_what_the_preview_lists_once():
+    """plugin.list_theme_once wraps Theme.get_env and its environment's list_templates."""
+    from jinja2 import Environment
+    from mkdocs.theme import Theme
+
+    theme = Theme(name="material")
+    assert callable(theme.get_env) and isinstance(theme.dirs, list) and hasattr(theme, "static_templates")
+    assert {"extensions", "filter_func"} <= set(inspect.signature(Environment.list_templates).parameters)
+    assert isinstance(theme.get_env(), Environment)
