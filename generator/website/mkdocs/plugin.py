@@ -24,7 +24,6 @@ from __future__ import annotations
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
 # nothing in the user's process. The Makefile and the generated workflow silence them, where the
 # user chose to (README: "The incident-kb plugin's options").
-import gc
 import os
 import sysconfig
 import tempfile
@@ -69,7 +68,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
         self._preview: Any = None  # glue.Preview, kept between the builds of one serve
         self._glue: Any = None  # glue as this build imported it
-        self._frozen = False  # gc.freeze() done after the live preview's first build
+        self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
@@ -82,7 +81,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        if self._live and self._frozen:
+        if self._live and self._built_once:
             self._collection.rebuild_started()
         self._config_file = config.config_file_path
         needs = site_needs(self.root)
@@ -176,16 +175,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(-100)  # after every other plugin has read the generated files
     def _remove_scratch(self, config: MkDocsConfig) -> None:
         self._cleanup()
-        if self._preview is not None and not self._frozen:
-            # What the first build of a live preview leaves is mostly kept for the whole serve (the
-            # snapshots, the last render, MkDocs' config): out of the garbage collector's reach,
-            # each later rebuild's collections scan only what that rebuild made (a second or so
-            # less at 2,000 records). The first build's own structures that later become garbage
-            # stay in memory: one build's worth, once.
-            gc.collect()
-            gc.freeze()
-            self._frozen = True
-        elif self._live and self._frozen:
+        # No gc.freeze(): it would keep every object of the process out of the collector's reach,
+        # other plugins' included. The collector only waits for the preview to be idle (see
+        # idle_collection), after each rebuild.
+        if self._preview is not None and not self._built_once:
+            self._built_once = True
+        elif self._live and self._built_once:
             self._collection.rebuild_ended()
 
     on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
