@@ -140,3 +140,25 @@ def test_the_styles_apply_in_the_browser(browser, built):
         colour = page.evaluate("() => getComputedStyle(document.querySelector('.kb-status-active')).backgroundColor")
         page.close()
     assert colour not in ("rgba(0, 0, 0, 0)", "transparent"), colour
+
+
+def test_kb_render_into_a_subfolder_of_an_existing_docs_folder_builds_with_every_link_right(tmp_path, kb, git_env):
+    """A team's own Zensical site (its docs folder, its home page): `kb render --out docs/kb` puts
+    the knowledge base beside its docs, and Zensical finds no broken link in either direction."""
+    from .site_support import SEED, copy_seed
+
+    root = copy_seed(tmp_path / "team")
+    (root / "docs/index.md").write_text("# Our docs\n\nThe knowledge base: [knobs and incidents](kb/index.md).\n")
+    (root / "zensical.toml").write_text(
+        '[project]\nsite_name = "Team"\ndocs_dir = "docs"\n'
+        'extra_css = ["kb/assets/incident-kb/kb.css"]\nextra_javascript = ["kb/assets/incident-kb/kb.js"]\n'
+        "[project.plugins.search]\n[project.plugins.tags]\n")
+    assert (SEED / "docs").is_dir()
+    result = kb("render", "--root", root, "--out", root / "docs/kb")
+    assert result.code == 0, result.err
+    build = subprocess.run([str(ZENSICAL), "build"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert "No issues found" in build.stdout + build.stderr, build.stdout + build.stderr
+    knob = html(root / "site", "kb/" + KNOB)
+    assert 'href="../../../design/DSV4_PD_DEADLOCK_ISSUE/"' in knob  # a hand-written doc, from docs/kb/knobs/
+    assert "Our docs" in html(root / "site", "")  # the team's home page is theirs
