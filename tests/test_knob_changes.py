@@ -142,3 +142,31 @@ def test_reverting_an_already_reverted_knob_is_refused(kb, seed_kb):
     result = kb("revert", KNOB, "--incident", INCIDENT, "--hypothesis", PROXY, "--root", seed_kb)
     assert (result.code, result.err) == (2, f"kb: knob '{KNOB}' is already reverted (since 2026-11-04); "
                                             f"`kb restore {KNOB}` first\n")
+
+
+@pytest.mark.parametrize("which, message", [
+    ("0", "has no follow-up 0: its follow-ups are numbered 1 to 5"),
+    ("6", "has no follow-up 6: its follow-ups are numbered 1 to 5"),
+    ("006", "has no follow-up 6: its follow-ups are numbered 1 to 5"),
+    ("9" * 5000, "has no follow-up 999999999999...: its follow-ups are numbered 1 to 5"),
+    ("²", "'²' is not a follow-up number; give 1 to 5 in ASCII digits"),
+    ("٣", "'٣' is not a follow-up number; give 1 to 5 in ASCII digits"),
+    ("½", "'½' is not a follow-up number"),
+    ("-1", "'-1' is not a follow-up number"),
+    ("+2", "'+2' is not a follow-up number"),
+    ("1.0", "'1.0' is not a follow-up number"),
+])
+def test_a_follow_up_number_is_a_number_never_a_text_to_match(kb, seed_kb, which, message):
+    """Every follow-up's text holds digits ('512', '3 shards'): a number out of range, or one kb does
+    not read as a number, must not pick whichever follow-up mentions it."""
+    edit(seed_kb / SEED_INCIDENT, "once known.", "once known (0, 6, ², ٣, ½, -1, +2 and 1.0 proxies).")
+    before = files(seed_kb)
+    result = kb("follow-up", "done", INCIDENT, which, "--root", seed_kb)
+    assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
+    assert files(seed_kb) == before
+
+
+def test_a_follow_up_number_with_spaces_or_leading_zeros_is_that_number(kb, seed_kb):
+    assert kb("follow-up", "done", INCIDENT, " 04 ", "--root", seed_kb).code == 0
+    assert "  - action: Verify throughput after the restore (the user runs the verification).\n    status: done\n" \
+        in (seed_kb / SEED_INCIDENT).read_text()
