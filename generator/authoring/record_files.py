@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import Finding, KbError, Severity
+from ..wording import article
 from ..pipeline import KnowledgeBase, load_knowledge_base, record_files
 from ..records.schema import SLUG_PATTERN, Incident, Knob
 from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
@@ -76,7 +77,7 @@ class RecordFile:
 
 def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     if not re.match(SLUG_PATTERN, record_id):
-        raise KbError(f"'{record_id}' is not a {kind} id; an id is a slug of lowercase letters, digits and dashes, "
+        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and dashes, "
                       "e.g. 'multi-round-harness-hang'")
     folder = root / kind.folder
     for suffix in RECORD_SUFFIXES:
