@@ -69,3 +69,11 @@ def test_a_command_a_finding_suggests_runs_as_printed_with_any_value(kb, seed_kb
     assert kb("refute", INCIDENT, "client-proxy-fault", "--root", seed_kb).code in (0, 1)
     message = codes(kb, seed_kb)[1]["changed-under-refuted"]["message"]
     assert f"`kb set {KNOB} 'fast mode; rm -rf x' --note 'why it stays'`" in message
+
+
+def test_a_path_kb_prints_shows_no_control_character(kb, seed_kb, tmp_path):
+    out = tmp_path / "site\x1b[2J\u202eevil\nnext"
+    result = kb("render", "--root", seed_kb, "--out", out)
+    assert result.code == 0, result.err
+    assert result.out.count("\n") == 1 and "\x1b" not in result.out and "\u202e" not in result.out
+    assert "site\\x1b[2J\\u202eevil\\nnext" in result.out
