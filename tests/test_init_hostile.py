@@ -237,3 +237,19 @@ def test_the_words_of_printed_commands_are_read_back_by_bash_as_given():
         assert "\n" not in printed and "\x1b" not in printed and "\u202e" not in printed
         out = subprocess.run(["bash", "-c", f"printf %s {printed}"], capture_output=True, check=True).stdout
         assert out == os.fsencode(word), word
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["<img src=x onerror=alert(1)>", "a\nb \u202e & \"q\" 'yes'"])
+def test_a_site_named_after_a_hostile_folder_builds_and_runs_no_markup(kb, place, name):
+    from .site_support import build_site
+
+    assert kb("init", name).code == 0
+    root = place / "repo" / name
+    GitRepo(place / "repo", init=False).commit("A knowledge base", "2026-11-01T00:00:00Z")
+    build_site(root, place / "site")
+    pages = {p: p.read_text() for p in (place / "site").rglob("*.html")}
+    assert pages
+    for path, page in pages.items():
+        assert "<img src=x" not in page and "onerror=alert" not in page.replace("onerror=alert(1)›", ""), path
+        assert "\u202e" not in page and "\nb" not in page.split("<title>")[1].split("</title>")[0], path
