@@ -82,6 +82,7 @@ def test_editing_commands_never_write_into_a_records_folder_linked_out(kb, seed_
     elsewhere = tmp_path / "elsewhere"
     (seed_kb / "knobs").rename(elsewhere)
     (seed_kb / "knobs").symlink_to(elsewhere, target_is_directory=True)
+    (elsewhere / ".batch-size.yaml.1234.tmp").write_text("not kb's to remove\n")  # looks like a leftover
     before = {p.name: p.read_bytes() for p in elsewhere.iterdir()}
     created = kb("new", "knob", "batch-size", "--name", "BATCH", "--summary", "s", "--value", "8", "--root", seed_kb)
     assert created.code == 2 and "knobs" in created.err and created.err.count("\n") == 1

@@ -30,7 +30,7 @@ from ..records.schema import SLUG_PATTERN, Incident, Knob
 from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
 from ..records.validate import validate_record
 from ..records.files import TooLarge, UnreadableFile, read_bounded
-from ..records.writes import Changed, Unwritable, write_file
+from ..records.writes import Changed, Unwritable, way_out, write_file
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 from .line_ends import LineEnds
 from .yaml_splice import Editor
@@ -188,7 +188,8 @@ def write(record: RecordFile, text: str) -> None:
 
     The caller holds the edit lock, so temporary files of this record that are lying around were
     left by a command that was killed: they go first."""
-    remove_leftovers(record.path)
+    if way_out(record.root, record.path) is None:  # else the write below refuses: nothing is removed out there
+        remove_leftovers(record.path)
     write_atomically(record.path, record.encode(text), record.raw, record.root)
 
 
