@@ -157,18 +157,39 @@ def follow_up_done(root: Path, incident_id: str, which: str) -> Outcome:
 
 def _follow_up_index(incident: Incident, which: str) -> int:
     actions = [item.action for item in incident.follow_ups]
-    if which.isdigit() and 1 <= int(which) <= len(actions):
-        return int(which) - 1
+    listed = "; ".join(f"{i + 1} '{action}'" for i, action in enumerate(actions)) or "none yet"
+    if _looks_numeric(which):
+        number = which.strip()
+        if not actions:
+            raise KbError(f"incident '{incident.id}' has no follow-up {number}: it has none yet; add one with "
+                          f"`kb follow-up add {incident.id} --action '...'`")
+        valid = "1" if len(actions) == 1 else f"1 to {len(actions)}"
+        if not (number.isascii() and number.isdigit()):
+            raise KbError(f"'{which}' is not a follow-up number; give {valid} in ASCII digits, or the follow-up's "
+                          f"text (incident '{incident.id}' has: {listed})")
+        digits = number.lstrip("0") or "0"
+        if len(digits) > 9 or not 1 <= int(digits) <= len(actions):  # int() of 5,000 digits would raise
+            shown = digits if len(digits) <= 12 else digits[:12] + "..."
+            raise KbError(f"incident '{incident.id}' has no follow-up {shown}: its follow-ups are numbered "
+                          f"{valid} (it has: {listed})")
+        return int(digits) - 1
     exact = [i for i, action in enumerate(actions) if action == which]
     partial = [i for i, action in enumerate(actions) if which.strip() and which.lower() in action.lower()]
     if exact or len(partial) == 1:
         return (exact or partial)[0]
-    listed = "; ".join(f"{i + 1} '{action}'" for i, action in enumerate(actions)) or "none yet"
     if len(partial) > 1:
         raise KbError(f"incident '{incident.id}': more than one follow-up contains '{which}' (it has: {listed}); "
                       "give its number")
     raise KbError(f"incident '{incident.id}' has no follow-up '{which}' (it has: {listed}); give its number or its "
                   f"text, or add one with `kb follow-up add {incident.id} --action '...'`")
+
+
+def _looks_numeric(text: str) -> bool:
+    """Whether `text` reads as a number: digits of any script ('2', '²', '٣', '½'), with a sign or a
+    decimal point. Such a text is taken as a number or refused, never matched against a follow-up's
+    text (a number out of range would otherwise pick whichever follow-up mentions it)."""
+    text = text.strip()
+    return any(char.isnumeric() for char in text) and all(char.isnumeric() or char in "+-.," for char in text)
 
 
 def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ...checking.formats import displayable
 from ...command import Command, add_root, root_of
 from ...wording import plural
 
@@ -24,11 +25,11 @@ def run_render(args: argparse.Namespace) -> int:
 
     rendered = write_rendered_site(root_of(args), args.out)
     shown = f"; {plural(rendered.findings, 'finding')} of kb check shown on the pages" if rendered.findings else ""
-    print(f"kb render: wrote {rendered.written} files to {rendered.out}{shown}")
+    print(displayable(f"kb render: wrote {rendered.written} files to {rendered.out}{shown}"))
     if rendered.theme is not None:
-        print(f"kb render: wrote the theme overrides to {rendered.theme}")
+        print(displayable(f"kb render: wrote the theme overrides to {rendered.theme}"))
     for note in rendered.notes:
-        print(f"note: {note}")
+        print(displayable(f"note: {note}"))
     return 0
 
 
