@@ -34,8 +34,10 @@ serve: $(STAMP)
 site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
+# The whole suite on every core; a file's tests stay on one worker (--dist loadfile: the session's
+# shared builds and venvs are made once per file's worker, and timing tests are not split).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy and bulk
 # runs of the real command (tests marked slow), on every core.

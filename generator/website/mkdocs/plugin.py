@@ -15,8 +15,9 @@ by MkDocs' config schema:
           tags: true     # generate tags.md for Material's tags plugin
           charts: true   # gain charts on knob pages
 
-MkDocs glue only: the work of a build is in `glue`, imported afresh for each build so that
-`mkdocs serve` picks up edits to the generator itself (see `live_reload`).
+MkDocs glue only: the work of a build is in `glue` (and, under `mkdocs serve --dirty`, `preview`),
+imported afresh for each build so that `mkdocs serve` picks up edits to the generator itself in a
+development checkout (see `live_reload`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from ..core.bundle import site_needs
 from .live_reload import fresh_module
 
 _GLUE = "generator.website.mkdocs.glue"
+_PREVIEW = "generator.website.mkdocs.preview"
 # Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
@@ -66,8 +68,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._banners: dict[str, str] = {}
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
-        self._preview: Any = None  # glue.Preview, kept between the builds of one serve
-        self._glue: Any = None  # glue as this build imported it
+        self._preview: Any = None  # preview.Preview, kept between the builds of one serve
+        self._previewer: Any = None  # the preview module as this build imported it
         self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
@@ -109,16 +111,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
         glue: Any = fresh_module(_GLUE)
-        self._glue = glue
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts)
         if self._live:
-            stamp = site_stamp(config, glue)
+            previewer: Any = fresh_module(_PREVIEW)
+            self._previewer = previewer
+            stamp = site_stamp(config, previewer)
             if self._preview is None or self._preview.stamp != stamp:
                 self._drop_preview()
-                glue.empty_folder(config.site_dir)  # what depends on all of it: everything again
-                self._preview = glue.Preview(stamp)
-            generated = glue.preview_files(self._preview, files, config, options)
+                previewer.empty_folder(config.site_dir)  # what depends on all of it: everything again
+                self._preview = previewer.Preview(stamp)
+            generated = previewer.preview_files(self._preview, files, config, options)
         else:
             self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
             generated = glue.generate_files(files, config, options, self._scratch.name)
@@ -132,12 +135,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.note_read(self._preview, page)
+            self._previewer.note_read(self._preview, page)
 
     @event_priority(100)  # the markdown as read, before other plugins change it
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.note_markdown(self._preview, page, markdown)
+            self._previewer.note_markdown(self._preview, page, markdown)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
@@ -148,29 +151,29 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(200)  # before the tags plugin (100) reads the pages' tags
     def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.restore_pages(self._preview, env, config, files)
+            self._previewer.restore_pages(self._preview, env, config, files)
 
     @event_priority(99)  # right after the tags plugin (100) rendered its listings
     def _give_back_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.give_back_pages(self._preview, config)
+            self._previewer.give_back_pages(self._preview, config)
 
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None:
-            self._glue.mark_changed_outputs(self._preview, files)
+            self._previewer.mark_changed_outputs(self._preview, files)
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
     def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> None:
         if self._preview is not None:
-            self._glue.note_built(self._preview, page)
+            self._previewer.note_built(self._preview, page)
 
     @event_priority(50)  # before Material's search plugin (0) writes its index
     def _merge_search_index(self, config: MkDocsConfig) -> None:
         if self._preview is not None:
-            self._glue.merge_search_index(self._preview, config)
+            self._previewer.merge_search_index(self._preview, config)
 
     @event_priority(-100)  # after every other plugin has read the generated files
     def _remove_scratch(self, config: MkDocsConfig) -> None:
