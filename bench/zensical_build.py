@@ -54,7 +54,7 @@ def main() -> None:
     tail = (build.stdout + build.stderr).strip().splitlines()[-1:]
     print(f"zensical build  {build_s:6.1f} s  exit {build.returncode}: {' '.join(tail)}")
     excluded = sorted(str(p.relative_to(root / "kb-site/docs")) for p in (root / "kb-site/docs").rglob("*.md")
-                      if "\nsearch:\n  exclude: true\n" in p.read_text(encoding="utf-8").split("\n---\n", 1)[0])
+                      if "\nsearch:\n  exclude: true" in p.read_text(encoding="utf-8").split("\n---\n", 1)[0])
     print(f"kept out of search: {', '.join(excluded) or 'none'}")
     print(f"load average: {os.getloadavg()[0]:.1f}")
     sys.exit(0 if render.returncode == 0 and build.returncode == 0 else 1)
