@@ -89,22 +89,28 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
                    _check(root))
 
 
-def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
+def refute(root: Path, incident_id: str, hypothesis_id: str, when: When | None = None) -> Outcome:
+    """Refute a hypothesis, on `when` (its `decided:` date) when given."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
     save(record, editor)
-    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check(root))
+    on = f" ({day(when)})" if when is not None else ""
+    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted{on}", (), _check(root))
 
 
 def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: bool = False,
-            summary: str | None = None, resolve_on: When | None = None) -> Outcome:
-    """Confirm a hypothesis; make it the root cause (`root_cause`, implied by a summary or by
-    resolving), and resolve the incident on `resolve_on`."""
+            summary: str | None = None, resolve_on: When | None = None, when: When | None = None) -> Outcome:
+    """Confirm a hypothesis (on `when`, its `decided:` date, when given); make it the root cause
+    (`root_cause`, implied by a summary or by resolving), and resolve the incident on `resolve_on`."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "confirmed", fields(Hypothesis))
-    done = [f"hypothesis '{hypothesis_id}' confirmed"]
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
+    done = [f"hypothesis '{hypothesis_id}' confirmed" + (f" ({day(when)})" if when is not None else "")]
     if root_cause or summary is not None or resolve_on is not None:
         current = incident.root_cause
         if current is not None:

@@ -34,6 +34,7 @@ from ..records.verdicts import (
     unsettled_change,
 )
 from .severities import DEFAULT_OVERDUE_DAYS
+from ..wording import day
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +187,7 @@ def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> 
             gains = describe_gains(knob_gains(knob))
             yield _knob_finding(
                 catalog, "restore-candidate", knob, ("status",),
-                f"knob '{knob.id}' was reverted on {revert.date.isoformat()} to test hypothesis '{hypothesis.id}' "
+                f"knob '{knob.id}' was reverted on {day(revert.date)} to test hypothesis '{hypothesis.id}' "
                 f"(incident '{revert.incident}'), and evidence since then speaks against it: {shown}. Read as a "
                 f"hypothesis test, the revert failed: refute the hypothesis and restore the knob"
                 f"{' (' + gains + ')' if gains else ''}, or record evidence for it")
@@ -220,7 +221,7 @@ def overdue_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Ite
                f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
         yield _knob_finding(
             catalog, "revert-overdue", knob, ("history", _index(knob, entry)),
-            f"knob '{knob.id}' was reverted on {_day(entry.date)} to test hypothesis '{revert.hypothesis.id}' "
+            f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{revert.hypothesis.id}' "
             f"(incident '{entry.incident}'), which is still open {days} day{'s' * (days != 1)} past {why}, as of "
             f"{settings.today.isoformat()}. Settle the test: `kb refute {entry.incident} {revert.hypothesis.id}` "
             f"(then `kb restore {knob.id}`) or `kb confirm {entry.incident} {revert.hypothesis.id}`; or give it "
@@ -246,7 +247,7 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
             else f"`kb set {knob.id} VALUE --note '...'`"
         yield _knob_finding(
             catalog, "changed-under-refuted", knob, ("history", len(knob.history) - 1),
-            f"{what} on {_day(entry.date)} under {under}: the change was made to fix something that was not the "
+            f"{what} on {day(entry.date)} under {under}: the change was made to fix something that was not the "
             f"cause, and nobody has reviewed it since. Change it back ({back}), or record why it stays "
             f"(`kb set {knob.id} {knob.value} --note 'why it stays'`)")
 
@@ -257,7 +258,7 @@ def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) ->
         if not revert.is_explained and not knob.keep_reverted:
             yield _knob_finding(
                 catalog, "unexplained-revert", knob, ("history", _index(knob, revert.entry)),
-                f"knob '{knob.id}' was reverted on {revert.entry.date.isoformat()} without naming the incident and "
+                f"knob '{knob.id}' was reverted on {day(revert.entry.date)} without naming the incident and "
                 "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert can "
                 "be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
 
@@ -273,12 +274,8 @@ def _index(knob: Knob, entry: HistoryEntry) -> int:
     return len(knob.history) - 1 - knob.history[::-1].index(entry)
 
 
-def _day(moment: date | datetime) -> str:
-    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()
-
-
 def _evidence_text(evidence: Evidence) -> str:
-    when = f"{evidence.date.isoformat()}, " if evidence.date else ""
+    when = f"{day(evidence.date)}, " if evidence.date else ""
     return f"'{evidence.text}' ({when}{evidence.kind.value})"
 
 

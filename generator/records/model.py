@@ -8,18 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
-from .vocabulary import HistoryStatus, KnobStatus, RecordKind
+from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
 from .yaml_source import SourceMap
 
 
 def when_key(moment: date | datetime) -> datetime:
-    """A sort key that orders dates and date-times together (a date counts as its midnight)."""
-    return moment if isinstance(moment, datetime) else datetime(moment.year, moment.month, moment.day)
+    """A sort key that orders dates and date-times together: a date-time by its moment (one without a
+    zone is UTC), a date as its midnight in UTC."""
+    if isinstance(moment, datetime):
+        return zoned(moment)
+    return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
 
 
 MINUS = "\u2212"  # the minus sign of prose; search and tests also accept ASCII '-'

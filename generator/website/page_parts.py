@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 from markupsafe import Markup
 
@@ -86,20 +86,20 @@ def stance_badge(stance: Stance, effect: EvidenceEffect) -> Markup:
 
 
 def when_text(moment: date | datetime | None) -> str:
-    """A date or date-time as a record gives it: 2026-11-05, or 2026-11-05 20:25:00 (always with
-    seconds; record date-times carry no zone once loaded, so none is claimed)."""
+    """A date or date-time as a record gives it: 2026-11-05, or 2026-11-05 20:25:00 -07:00 (always
+    with seconds and the zone it was written in; UTC, labelled, when it was written without one)."""
     return "" if moment is None else day(moment)
 
 
 def when_cell(moment: date | datetime | None) -> Markup:
-    """when_text for a table cell: a narrow column may put the time under the date, but never
-    splits either."""
-    return Markup(" ").join(map(_nowrap, when_text(moment).split(" "))) if moment else Markup()
+    """when_text for a table cell: a narrow column may put the time (with its zone) under the date,
+    but never splits either."""
+    return Markup(" ").join(map(_nowrap, when_text(moment).split(" ", 1))) if moment else Markup()
 
 
 def commit_time_text(moment: datetime) -> str:
     """A commit's time in UTC, saying so: 2026-11-30 13:50:00 UTC."""
-    return moment.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+    return day(moment.astimezone(timezone.utc) if moment.tzinfo is not None else moment)
 
 
 def change_when(change: Change) -> Markup:
@@ -108,7 +108,7 @@ def change_when(change: Change) -> Markup:
     if change.from_git:
         if change.commit is None or not isinstance(change.when, datetime):
             return Markup("not committed yet")
-        date_part, time_part = commit_time_text(change.when).split(" ", 1)
+        date_part, time_part = commit_time_text(change.when).split(" ", 1)  # the time with its zone
         return _nowrap(date_part) + Markup(" ") + _nowrap(time_part) + plain(f" (committed {change.commit})")
     return when_cell(change.when) + Markup(" (recorded)")
 
