@@ -29,7 +29,7 @@ from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
-from ..records.model import last_revert
+from ..records.model import last_revert, standing_revert_indexes
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
 from .yaml_emit import Flow
@@ -188,11 +188,14 @@ def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
 
 def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
            note: str | None = None, review_by: When | None = None) -> Outcome:
+    """Revert a knob to test a hypothesis; a knob already reverted (under other hypotheses) stays
+    reverted, now also to test this one."""
     record, editor, knob = _open_knob(root, knob_id)
     standing_revert = last_revert(knob)
-    if standing_revert is not None:
-        raise KbError(f"knob '{knob_id}' is already reverted (since {day(standing_revert.date)}); "
-                      f"`kb restore {knob_id}` first")
+    if standing_revert is not None and any((e.incident, e.hypothesis) == (incident_id, hypothesis_id)
+                                           for e in map(knob.history.__getitem__, standing_revert_indexes(knob))):
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        raise KbError(f"knob '{knob_id}' is already reverted (since {day(since.date)}); `kb restore {knob_id}` first")
     if knob.status is KnobStatus.RETIRED:
         raise KbError(f"knob '{knob_id}' is retired; there is nothing deployed to revert")
     incident = _readable_incident(root, incident_id)
@@ -214,6 +217,11 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
+    if standing_revert is not None:
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        return Outcome(f"{record.rel_path}: '{knob_id}' stays reverted (since {day(since.date)}), now also to test "
+                       f"hypothesis '{hypothesis_id}' of incident '{incident_id}' ({day(when)})", tuple(steps),
+                       checked.findings)
     return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {day(when)} to test hypothesis '{hypothesis_id}' "
                    f"of incident '{incident_id}'", tuple(steps), checked.findings)
 
@@ -223,6 +231,7 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     last = last_revert(before)
     if last is None:
         raise KbError(f"knob '{knob_id}' is {before.status.value}, not reverted; only a reverted knob can be restored")
+    reverts = [before.history[i] for i in standing_revert_indexes(before)]
     item = entry(HistoryEntry, date=when, status="restored", incident=last.incident,
                  hypothesis=last.hypothesis, note=note)
     editor.append(("history",), item, fields(Knob))
@@ -231,10 +240,11 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps = [*_deploy_steps(checked, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
-    hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
-    if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
-        steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
-                     f"`kb refute {last.incident} {hypothesis.id}`")
+    for reverted in reverts:
+        hypothesis = checked.catalog.hypothesis(reverted.incident, reverted.hypothesis)
+        if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
+            steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
+                         f"`kb refute {reverted.incident} {hypothesis.id}`")
     return Outcome(f"{record.rel_path}: '{knob_id}' restored on {day(when)} ({knob.name}={knob.value})",
                    tuple(steps), checked.findings)
 

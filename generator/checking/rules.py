@@ -16,17 +16,20 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
-from ..records.deployments import any_value_pattern, deploy_pattern
+from ..records.deployments import any_value_pattern, deploy_pattern, value_text
 from ..records.files import UnreadableFile, read_bounded
 from ..records.patterns import compile_pattern
-from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
+from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains, when_key
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import KnobStatus, RecordKind, Stance
 from ..records.validate import dotted
 from ..records.verdicts import (
+    Revert,
+    RevertReason,
     Standing,
     Support,
     current_reverts,
+    still_suspected_elsewhere,
     has_experiment,
     standing,
     support,
@@ -49,31 +52,54 @@ _MAX_DEPLOY_FILE = 10 << 20
 
 @dataclass(frozen=True, slots=True)
 class Reclaimable:
-    """A knob kept reverted under a hypothesis that no longer stands."""
+    """A knob kept reverted although every hypothesis it stands reverted under has fallen."""
 
     knob: Knob
-    revert: HistoryEntry
-    incident: Incident
+    revert: HistoryEntry  # the entry that took it out (the date it stands reverted since)
+    incident: Incident  # the latest reason's incident and hypothesis
     hypothesis: Hypothesis
     gains: tuple[Gain, ...]
+    reasons: tuple[RevertReason, ...] = ()  # every hypothesis it stands reverted under, oldest first
+    elsewhere: tuple[Suspicion, ...] = ()  # open incidents that still suspect it
 
     @property
     def reason(self) -> str:
-        if standing(self.incident, self.hypothesis) is Standing.REFUTED:
-            return f"hypothesis '{self.hypothesis.id}' of incident '{self.incident.id}' was refuted"
-        cause = self.incident.root_cause
-        return (f"incident '{self.incident.id}' was resolved on another root cause "
-                f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{self.hypothesis.id}'")
+        """Why each hypothesis fell: 'hypothesis 'h' of incident 'i' was refuted and ...'."""
+        reasons = self.reasons or (RevertReason(self.revert, 0, self.incident, self.hypothesis),)
+        return " and ".join(_fallen(reason) for reason in reasons)
 
     @property
     def gains_text(self) -> str:
         return describe_gains(self.gains) or "no measured gain on record"
 
+    @property
+    def hypotheses(self) -> tuple[tuple[Incident, Hypothesis], ...]:
+        """Every (incident, hypothesis) it stands reverted under, oldest first."""
+        found = tuple((r.incident, r.hypothesis) for r in self.reasons
+                      if r.incident is not None and r.hypothesis is not None)
+        return found or ((self.incident, self.hypothesis),)
+
+
+def _fallen(reason: RevertReason) -> str:
+    assert reason.incident is not None and reason.hypothesis is not None
+    incident, hypothesis = reason.incident, reason.hypothesis
+    if standing(incident, hypothesis) is Standing.REFUTED:
+        on = f" on {day(hypothesis.decided)}" if hypothesis.decided is not None else ""
+        cause = incident.root_cause
+        actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != hypothesis.id else ""
+        return f"hypothesis '{hypothesis.id}' of incident '{incident.id}' was refuted{on}{actual}"
+    cause = incident.root_cause
+    return (f"incident '{incident.id}' was resolved on another root cause "
+            f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{hypothesis.id}'")
+
 
 def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
-    return [Reclaimable(r.knob, r.entry, r.incident, r.hypothesis, knob_gains(r.knob))
-            for r in current_reverts(catalog)
-            if r.is_reclaimable and r.incident is not None and r.hypothesis is not None]
+    found = []
+    for r in current_reverts(catalog):
+        if r.is_reclaimable and r.incident is not None and r.hypothesis is not None:
+            found.append(Reclaimable(r.knob, r.first.entry, r.incident, r.hypothesis, knob_gains(r.knob), r.reasons,
+                                     still_suspected_elsewhere(catalog, r)))
+    return found
 
 
 def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:
@@ -83,19 +109,21 @@ def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int,
 
 
 def _setting(knob: Knob) -> str:
-    return f"{knob.name}={knob.value}"
+    return f"{knob.name}={value_text(knob.value)}"
 
 
 def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for item in find_reclaimable(catalog):
         knob = item.knob
-        cause = item.incident.root_cause
-        actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != item.hypothesis.id else ""
         where = ", ".join(d.path for d in knob.applies_to)
+        caution = "".join(
+            f" Incident '{s.incident.id}' is still {s.incident.status.value} and suspects it too (hypothesis "
+            f"'{s.hypothesis.id}', open): settle that before restoring, or restore it knowing so."
+            for s in item.elsewhere)
         yield _knob_finding(
             catalog, "reclaimable-knob", knob, ("status",),
-            f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}{actual}. "
-            f"Restoring it reclaims {item.gains_text}. Restore it with `kb restore {knob.id}`"
+            f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}. "
+            f"Restoring it reclaims {item.gains_text}.{caution} Restore it with `kb restore {knob.id}`"
             f"{' and set it back in ' + where if where else ''}, or record why it stays reverted in 'keep_reverted:'")
 
 
@@ -179,7 +207,9 @@ def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator
 
 
 def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for knob, revert, hypothesis in _open_reverts(catalog):
+    for revert_of, reason in _open_reasons(catalog):
+        knob, revert, hypothesis = revert_of.knob, reason.entry, reason.hypothesis
+        assert hypothesis is not None
         since = [e for e in hypothesis.evidence
                  if e.stance is Stance.AGAINST and e.date is not None and when_key(e.date) >= when_key(revert.date)]
         if since:
@@ -194,38 +224,40 @@ def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> 
 
 
 def correlation_only_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for knob, revert, hypothesis in _open_reverts(catalog):
+    for revert, reason in _open_reasons(catalog):
+        knob, hypothesis, incident_id = revert.knob, reason.hypothesis, reason.entry.incident
+        assert hypothesis is not None
         basis = support(hypothesis)
         if basis.is_weak:
             supporting = supporting_evidence(hypothesis)
             shown = ("no evidence at all" if basis is Support.NONE
                      else "only correlation: " + "; ".join(_evidence_text(e) for e in supporting))
-            settle = (f"`kb confirm {revert.incident} {hypothesis.id}` or `kb refute {revert.incident} {hypothesis.id}`")
+            settle = (f"`kb confirm {incident_id} {hypothesis.id}` or `kb refute {incident_id} {hypothesis.id}`")
             advice = (f"an experiment is on record, so settle it: {settle}" if has_experiment(hypothesis) else
                       "record what the symptom did after the revert as an experiment (`kb evidence add "
-                      f"{revert.incident} {hypothesis.id} --kind experiment ...`), then {settle}")
+                      f"{incident_id} {hypothesis.id} --kind experiment ...`), then {settle}")
             yield _knob_finding(
                 catalog, "correlation-only-revert", knob, ("status",),
                 f"knob '{knob.id}' was reverted under open hypothesis '{hypothesis.id}' (incident "
-                f"'{revert.incident}'), which rests on {shown}. A revert is a hypothesis test, not a fix: {advice}")
+                f"'{incident_id}'), which rests on {shown}. A revert is a hypothesis test, not a fix: {advice}")
 
 
 def overdue_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for revert in current_reverts(catalog):
-        if not revert.is_overdue(settings.today, settings.overdue_days) or revert.hypothesis is None:
-            continue
-        knob, entry = revert.knob, revert.entry
-        due = revert.review_due(settings.overdue_days)
-        days = (settings.today - due).days
-        why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
-               f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
-        yield _knob_finding(
-            catalog, "revert-overdue", knob, ("history", _index(knob, entry)),
-            f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{revert.hypothesis.id}' "
-            f"(incident '{entry.incident}'), which is still open {days} day{'s' * (days != 1)} past {why}, as of "
-            f"{settings.today.isoformat()}. Settle the test: `kb refute {entry.incident} {revert.hypothesis.id}` "
-            f"(then `kb restore {knob.id}`) or `kb confirm {entry.incident} {revert.hypothesis.id}`; or give it "
-            "more time with 'review_by:' on the revert entry")
+        for reason in revert.overdue_reasons(settings.today, settings.overdue_days):
+            knob, entry, hypothesis = revert.knob, reason.entry, reason.hypothesis
+            assert hypothesis is not None
+            due = reason.review_due(settings.overdue_days)
+            days = (settings.today - due).days
+            why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
+                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
+            yield _knob_finding(
+                catalog, "revert-overdue", knob, ("history", reason.index),
+                f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{hypothesis.id}' "
+                f"(incident '{entry.incident}'), which is still open {days} day{'s' * (days != 1)} past {why}, as of "
+                f"{settings.today.isoformat()}. Settle the test: `kb refute {entry.incident} {hypothesis.id}` "
+                f"(then `kb restore {knob.id}`) or `kb confirm {entry.incident} {hypothesis.id}`; or give it "
+                "more time with 'review_by:' on the revert entry")
 
 
 def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
@@ -255,23 +287,22 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
 def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for revert in current_reverts(catalog):
         knob = revert.knob
-        if not revert.is_explained and not knob.keep_reverted:
-            yield _knob_finding(
-                catalog, "unexplained-revert", knob, ("history", _index(knob, revert.entry)),
-                f"knob '{knob.id}' was reverted on {day(revert.entry.date)} without naming the incident and "
-                "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert can "
-                "be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
+        if knob.keep_reverted:
+            continue
+        for reason in revert.reasons:
+            if not reason.is_explained:
+                yield _knob_finding(
+                    catalog, "unexplained-revert", knob, ("history", reason.index),
+                    f"knob '{knob.id}' was reverted on {day(reason.entry.date)} without naming the incident and "
+                    "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert "
+                    "can be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
 
 
-def _open_reverts(catalog: Catalog) -> Iterator[tuple[Knob, HistoryEntry, Hypothesis]]:
-    """Reverted knobs whose revert is a hypothesis test still running."""
+def _open_reasons(catalog: Catalog) -> Iterator[tuple[Revert, RevertReason]]:
+    """Each hypothesis test still running: a reverted knob and an open hypothesis it stands reverted under."""
     for revert in current_reverts(catalog):
-        if revert.tests_open_hypothesis and revert.hypothesis is not None:
-            yield revert.knob, revert.entry, revert.hypothesis
-
-
-def _index(knob: Knob, entry: HistoryEntry) -> int:
-    return len(knob.history) - 1 - knob.history[::-1].index(entry)
+        for reason in revert.open_reasons:
+            yield revert, reason
 
 
 def _evidence_text(evidence: Evidence) -> str:

@@ -219,7 +219,22 @@ def _hypothesis_of(incident: Incident | None, hypothesis_id: str | None) -> Hypo
 
 
 def last_revert(knob: Knob) -> HistoryEntry | None:
-    """The history entry that reverted the knob, if reverted is where it stands now."""
+    """The latest history entry that reverted the knob, if reverted is where it stands now."""
+    indexes = standing_revert_indexes(knob)
+    return knob.history[indexes[-1]] if indexes else None
+
+
+def standing_revert_indexes(knob: Knob) -> tuple[int, ...]:
+    """Where in its history are the `reverted` entries the knob stands on, oldest first: those since
+    it was last anything else (none unless reverted is where it stands now; when the last entry says
+    otherwise, a status-mismatch, the latest revert)."""
     if knob.status is not KnobStatus.REVERTED:
-        return None
-    return next((e for e in reversed(knob.history) if e.status is HistoryStatus.REVERTED), None)
+        return ()
+    found: list[int] = []
+    for index in range(len(knob.history) - 1, -1, -1):
+        if knob.history[index].status is not HistoryStatus.REVERTED:
+            break
+        found.append(index)
+    if not found:
+        found = [i for i, e in enumerate(knob.history) if e.status is HistoryStatus.REVERTED][-1:]
+    return tuple(reversed(found))
