@@ -19,9 +19,9 @@ from ..records.consistency import path_problem
 from ..records.deployments import any_value_pattern, deploy_pattern, value_text
 from ..records.files import UnreadableFile, read_bounded
 from ..records.patterns import compile_pattern
-from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains, when_key
+from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
-from ..records.vocabulary import KnobStatus, RecordKind, Stance
+from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
 from ..records.verdicts import (
     Revert,
@@ -29,6 +29,7 @@ from ..records.verdicts import (
     Standing,
     Support,
     current_reverts,
+    reading_since,
     still_suspected_elsewhere,
     has_experiment,
     standing,
@@ -210,17 +211,26 @@ def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> 
     for revert_of, reason in _open_reasons(catalog):
         knob, revert, hypothesis = revert_of.knob, reason.entry, reason.hypothesis
         assert hypothesis is not None
-        since = [e for e in hypothesis.evidence
-                 if e.stance is Stance.AGAINST and e.date is not None and when_key(e.date) >= when_key(revert.date)]
-        if since:
-            shown = "; ".join(_evidence_text(e) for e in since)
-            gains = describe_gains(knob_gains(knob))
-            yield _knob_finding(
-                catalog, "restore-candidate", knob, ("status",),
-                f"knob '{knob.id}' was reverted on {day(revert.date)} to test hypothesis '{hypothesis.id}' "
-                f"(incident '{revert.incident}'), and evidence since then speaks against it: {shown}. Read as a "
-                f"hypothesis test, the revert failed: refute the hypothesis and restore the knob"
-                f"{' (' + gains + ')' if gains else ''}, or record evidence for it")
+        reading = reading_since(hypothesis, revert.date)
+        if reading is None or not reading.failed:
+            continue
+        against = "; ".join(_evidence_text(e) for e in reading.against)
+        supporting = "; ".join(_evidence_text(e) for e in reading.supporting) or "nothing"
+        decisive = reading.decisive
+        gains = describe_gains(knob_gains(knob))
+        others = [r for r in revert_of.reasons if r is not reason and r.standing is not None and r.standing.stands]
+        also = "".join(f" (it also stands reverted under hypothesis '{r.entry.hypothesis}' of incident "
+                       f"'{r.entry.incident}', which still stands: settle that too)" for r in others)
+        stronger = "" if decisive.kind is EvidenceKind.EXPERIMENT else " or stronger"
+        yield _knob_finding(
+            catalog, "restore-candidate", knob, ("status",),
+            f"knob '{knob.id}' was reverted on {day(revert.date)} to test hypothesis '{hypothesis.id}' "
+            f"(incident '{revert.incident}'), and evidence since then speaks against it: {against}; for it: "
+            f"{supporting}. The strongest and newest ({decisive.kind.value}, {day(decisive.date or revert.date)}) is "
+            "against it. "
+            f"Read as a hypothesis test, the revert failed: refute the hypothesis and restore the knob"
+            f"{' (' + gains + ')' if gains else ''}{also}, or record evidence for it at least as strong "
+            f"({decisive.kind.value}{stronger}) if there is any")
 
 
 def correlation_only_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:

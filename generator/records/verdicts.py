@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .model import Catalog, Suspicion, standing_revert_indexes
+from .model import Catalog, Suspicion, standing_revert_indexes, when_key
 from .schema import Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from .vocabulary import EvidenceKind, HistoryStatus, HypothesisStatus, IncidentStatus, KnobStatus, Stance
 
@@ -264,6 +264,47 @@ def evidence_effect(incident: Incident, hypothesis: Hypothesis, evidence: Eviden
         return EvidenceEffect.PENDING
     agrees = (evidence.stance is Stance.FOR) == (verdict is Standing.CONFIRMED)
     return EvidenceEffect.BORNE_OUT if agrees else EvidenceEffect.MISLEADING
+
+
+# How much a piece of evidence weighs when the evidence since a revert disagrees: a controlled
+# experiment over what was observed, over what someone reported, over a coincidence in time.
+STRENGTH: dict[EvidenceKind, int] = {EvidenceKind.CORRELATION: 0, EvidenceKind.REPORT: 1,
+                                     EvidenceKind.OBSERVATION: 2, EvidenceKind.EXPERIMENT: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class TestReading:
+    """What the evidence since a revert says about the hypothesis the revert tests: every dated
+    piece on or after it, and the one that decides (the strongest kind, then the newest, then the
+    one written last)."""
+
+    decisive: Evidence
+    against: tuple[Evidence, ...]
+    supporting: tuple[Evidence, ...]
+
+    @property
+    def failed(self) -> bool:
+        """Read as a hypothesis test, the revert failed: the deciding evidence speaks against it."""
+        return self.decisive.stance is Stance.AGAINST
+
+
+def is_since(moment: date | datetime, since: date | datetime) -> bool:
+    """`moment` is on or after `since`: by day when either is a plain date (each in its own zone),
+    else by the moment."""
+    if not isinstance(moment, datetime) or not isinstance(since, datetime):
+        return day_of(moment) >= day_of(since)
+    return when_key(moment) >= when_key(since)
+
+
+def reading_since(hypothesis: Hypothesis, since: date | datetime) -> TestReading | None:
+    """The evidence on the hypothesis dated on or after `since` (a revert's date), weighed; None when
+    there is none."""
+    dated = [(i, e) for i, e in enumerate(hypothesis.evidence) if e.date is not None and is_since(e.date, since)]
+    if not dated:
+        return None
+    _, decisive = max(dated, key=lambda item: (STRENGTH[item[1].kind], when_key(item[1].date or since), item[0]))
+    return TestReading(decisive, tuple(e for _, e in dated if e.stance is Stance.AGAINST),
+                       tuple(e for _, e in dated if e.stance is Stance.FOR))
 
 
 def has_experiment(hypothesis: Hypothesis) -> bool:
