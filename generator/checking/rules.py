@@ -23,6 +23,7 @@ from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
+from ..records.yaml_source import parse_yaml
 from ..records.verdicts import (
     Revert,
     RevertReason,
@@ -276,22 +277,48 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
         if change is None:
             continue
         entry = change.entry
-        if entry.value is not None:
-            what = (f"{knob.name} was changed from {change.previous_value} to {entry.value}"
-                    if change.previous_value is not None else f"{knob.name} was set to {entry.value}")
+        previous = change.previous_value
+        if previous is None:
+            previous = _value_before_from_git(root, catalog, knob, len(knob.history) - 1)
+        value_now = entry.value if entry.value is not None else knob.value
+        changed = previous is not None and value_text(previous) != value_text(value_now)
+        if changed:
+            what = f"{knob.name} was changed from {value_text(previous)} to {value_text(value_now)}"
+        elif entry.value is not None:
+            what = f"{knob.name} was set to {value_text(entry.value)}"
         else:
             what = f"knob '{knob.id}' was made {entry.status.knob_status.value} ({_setting(knob)})"
         under = (f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was later refuted"
                  if change.standing is Standing.REFUTED else
                  f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was resolved on "
                  f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
-        back = f"`kb set {knob.id} {change.previous_value} --note '...'`" if change.previous_value is not None \
-            else f"`kb set {knob.id} VALUE --note '...'`"
+        if changed:
+            back = (f" To undo it: set to {value_text(previous)} from {value_text(value_now)}. Change it back "
+                    f"(`kb set {knob.id} {value_text(previous)} --note '...'`)")
+        elif entry.value is not None:
+            back = (" Neither its history nor git says what the value was before. Change it back "
+                    f"(`kb set {knob.id} VALUE --note '...'`)")
+        else:
+            back = f" Change it back (`kb set {knob.id} VALUE --note '...'`)"
         yield _knob_finding(
             catalog, "changed-under-refuted", knob, ("history", len(knob.history) - 1),
             f"{what} on {day(entry.date)} under {under}: the change was made to fix something that was not the "
-            f"cause, and nobody has reviewed it since. Change it back ({back}), or record why it stays "
-            f"(`kb set {knob.id} {knob.value} --note 'why it stays'`)")
+            f"cause, and nobody has reviewed it since.{back}, or record why it stays "
+            f"(`kb set {knob.id} {value_text(knob.value)} --note 'why it stays'`)")
+
+
+def _value_before_from_git(root: Path, catalog: Catalog, knob: Knob, index: int) -> object | None:
+    """The knob's `value:` in the newest committed version of its record that did not have history
+    entry `index` yet (the value before that change), when git has one; None otherwise."""
+    from ..history.versions import committed_versions
+
+    for content in committed_versions(root, catalog.source(RecordKind.KNOB, knob.id).rel_path):
+        record = parse_yaml(content.decode("utf-8", errors="replace")).value
+        history = record.get("history") if isinstance(record, dict) else None
+        if isinstance(history, list) and len(history) <= index:
+            value = record.get("value")
+            return value if isinstance(value, str | int | float | bool) else None
+    return None
 
 
 def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:

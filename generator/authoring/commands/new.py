@@ -47,7 +47,8 @@ def run_new_knob(args: argparse.Namespace) -> int:
     for spec in args.applies_to:
         path, sep, pattern = spec.partition(":")
         deployments.append({"path": path, "pattern": Quoted(pattern)} if sep else {"path": path})
-    history = entry(HistoryEntry, date=today_unless(args.date), status=args.status, note=args.note)
+    # The first entry records the value too: a later change says what it was changed from.
+    history = entry(HistoryEntry, date=today_unless(args.date), status=args.status, value=args.value, note=args.note)
     values = {"name": args.name, "summary": args.summary, "value": args.value, "status": args.status,
               "kind": args.kind, "component": args.component, "default": args.default,
               "description": args.description, "tags": FlowList(args.tag), "owners": FlowList(args.owner),
