@@ -51,7 +51,9 @@ _CODES = (
     Code("bad-config", Severity.ERROR, "the [tool.incident-kb] configuration is invalid"),
     # What the records imply
     Code("reclaimable-knob", Severity.ERROR, "a knob stays reverted although the hypothesis behind the revert is refuted"),
-    Code("knob-drift", Severity.ERROR, "a knob's deploy files disagree with its status"),
+    Code("knob-drift", Severity.ERROR, "a knob's deploy files disagree with its status or value (at the deploy file's line)"),
+    Code("unreadable-setting", Severity.ERROR,
+         "a deploy file names a knob's setting in a form kb cannot read, so drift there cannot be judged"),
     Code("restore-candidate", Severity.WARNING, "evidence after a revert speaks against the hypothesis it tested"),
     Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
     Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),

@@ -85,7 +85,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     out = run("revert", KNOB, "--incident", INCIDENT, "--hypothesis", blamed["id"], "--date", revert["date"],
               "--note", revert["note"])
     assert f"deploy/decode.sh:8: remove '{DEPLOY_LINE.strip()}'" in out
-    assert check(kb, root) == (1, [("correlation-only-revert", SEED_KNOB), ("knob-drift", SEED_KNOB)])
+    assert check(kb, root) == (1, [("knob-drift", "deploy/decode.sh"), ("correlation-only-revert", SEED_KNOB)])
     edit(root / "deploy/decode.sh", DEPLOY_LINE, "")
     timeline(2)
     assert check(kb, root) == (0, [("correlation-only-revert", SEED_KNOB)])

@@ -24,11 +24,12 @@ from .record_files import RecordFile, Refused, open_record, require_record, save
 from ..findings import Finding, KbError
 from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..checking.references import docs_referring_to
-from ..checking.rules import find_setting
+from ..checking.rules import read_deployment
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
+from ..records.deploy_verdict import DeployState
 from ..records.model import last_revert, standing_revert_indexes
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
@@ -353,24 +354,28 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
     steps = []
     setting = f"{knob.name}={value_text(knob.value)}"
     for deployment in knob.applies_to:
+        path = deployment.path
         try:
-            found = find_setting(kb.root, knob, deployment)
+            verdict = read_deployment(kb.root, knob, deployment)
         except UnreadableFile as exc:
-            steps.append(f"{deployment.path}: cannot be read ({exc}); make the change there by hand")
+            steps.append(f"{path}: cannot be read ({exc}); make the change there by hand")
             continue
-        if found is None:
-            steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
-        elif want_set and not found.is_set and found.other is not None:
-            steps.append(f"{deployment.path}:{found.other[0]}: change '{found.other[1]}' to set {setting} (kb check "
-                         f"reports knob-drift until a line matches `{found.pattern}`)")
-        elif want_set and not found.is_set:
-            steps.append(f"{deployment.path}: set {setting} again (kb check reports knob-drift "
-                         f"until a line matches `{found.pattern}`)")
-        elif not want_set and found.is_set:
-            steps.append(f"{deployment.path}:{found.line}: remove '{found.text}' (kb check reports knob-drift "
-                         "until then)")
-        else:
-            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        if verdict is None:
+            steps.append(f"{path}: cannot be read; make the change there by hand")
+            continue
+        until = f"until a line matches `{verdict.pattern}`" if verdict.pattern else "until it does"
+        if verdict.state is DeployState.OTHER_VALUE:
+            steps += [f"{path}:{line.line}: change '{line.shown}' to set {setting} (kb check reports knob-drift "
+                      f"{until})" for line in verdict.lines]
+        elif verdict.state is DeployState.NOT_SET:
+            steps.append(f"{path}: set {setting} again (kb check reports knob-drift {until})")
+        elif verdict.state is DeployState.STILL_SET:
+            steps += [f"{path}:{line.line}: remove '{line.shown}' (kb check reports knob-drift until then)"
+                      for line in verdict.lines]
+        elif not verdict.unreadable:
+            steps.append(f"{path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        steps += [f"{path}:{line.line}: cannot read {knob.name} in '{line.shown}'; make the change there by hand "
+                  "(kb check reports unreadable-setting)" for line in verdict.unreadable]
     return steps
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
-from ..records.deployments import any_value_pattern, deploy_pattern, value_text
+from ..records.deploy_verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
+from ..records.deployments import value_text
 from ..records.files import UnreadableFile, read_bounded
-from ..records.patterns import compile_pattern
 from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
@@ -129,62 +129,26 @@ def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> I
             f"{' and set it back in ' + where if where else ''}, or record why it stays reverted in 'keep_reverted:'")
 
 
-@dataclass(frozen=True, slots=True)
-class DeployedSetting:
-    """What a deploy file says about a knob: where its pattern matches, if it does."""
-
-    path: str
-    pattern: str  # the pattern searched, built from the record as it is now
-    line: int | None  # 1-based line of the match; None when the file does not set the tuned value
-    text: str | None  # the matching text
-    other: tuple[int, str] | None = None  # when not set: a line that sets another value, and its text
-
-    @property
-    def is_set(self) -> bool:
-        return self.line is not None
-
-
-def find_setting(root: Path, knob: Knob, deployment: Deployment) -> DeployedSetting | None:
-    """Whether `deployment.path` sets the knob's current value; None when the path or pattern is
-    unusable (the consistency checks report those). Raises UnreadableFile when the file cannot be
-    read."""
+def read_deployment(root: Path, knob: Knob, deployment: Deployment) -> DeploymentVerdict | None:
+    """What `deployment.path` says against the knob (`deploy_verdict`); None when the path or pattern
+    is unusable (the consistency checks report those) or the knob is only proposed. Raises
+    UnreadableFile when the file cannot be read."""
     if path_problem(root, deployment.path) is not None:
         return None
-    pattern = deploy_pattern(knob, deployment)
-    if compile_pattern(pattern) is None:
-        return None
     text = read_bounded(root / deployment.path, _MAX_DEPLOY_FILE, root).decode("utf-8", errors="replace")
-    found = _search(pattern, text)
-    if found is None:
-        return None
-    if found:
-        return DeployedSetting(deployment.path, pattern, *found)
-    other_pattern = any_value_pattern(knob, deployment)
-    other = _search(other_pattern, text) if other_pattern else None
-    return DeployedSetting(deployment.path, pattern, None, None, other or None)
-
-
-def _search(pattern: str, text: str) -> tuple[int, str] | tuple[()] | None:
-    """(line, matching text) of the first match, () for none, None for a pattern RE2 cannot run."""
-    compiled = compile_pattern(pattern)
-    if compiled is None:
-        return None
-    match = compiled.search(text)
-    if match is None:
-        return ()
-    # A pattern starting with \s* can begin on a blank line above: count from the text itself.
-    start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-    return text.count("\n", 0, start) + 1, match.group(0).strip()
+    return deployment_verdict(knob, deployment, text)
 
 
 def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
+    """Drift and unreadable settings, each at the deploy file's line (where the fix goes), naming the
+    record."""
     for knob in catalog.knobs.values():
         if knob.status is KnobStatus.PROPOSED:
             continue
-        expect_present = knob.status is KnobStatus.ACTIVE
+        record = catalog.source(RecordKind.KNOB, knob.id).rel_path
         for i, deployment in enumerate(knob.applies_to):
             try:
-                found = find_setting(root, knob, deployment)
+                verdict = read_deployment(root, knob, deployment)
             except UnreadableFile as exc:
                 # Saying nothing would read as "no drift": the check could not be made, and that is news.
                 yield _knob_finding(
@@ -192,20 +156,46 @@ def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator
                     f"cannot read {deployment.path} ({exc}), so whether it sets knob '{knob.id}' is unknown; "
                     "make it a readable file inside the repository")
                 continue
-            if found is None:
+            if verdict is None:
                 continue
-            if expect_present and not found.is_set:
-                instead = (f"; line {found.other[0]} sets '{found.other[1]}' instead" if found.other else "")
-                yield _knob_finding(
-                    catalog, "knob-drift", knob, ("applies_to", i),
-                    f"knob '{knob.id}' is active, but {deployment.path} does not set it to {knob.value} (no "
-                    f"match for `{found.pattern}`){instead}; deploy {_setting(knob)} there, or record the change "
-                    "in the knob's history")
-            elif not expect_present and found.is_set:
-                yield _knob_finding(
-                    catalog, "knob-drift", knob, ("applies_to", i),
-                    f"knob '{knob.id}' is {knob.status.value}, but {deployment.path}:{found.line} still sets it "
-                    f"('{found.text}'); remove it there, or record the knob as active")
+            key = dotted(("applies_to", i))
+            yield from _drift_findings(knob, record, deployment, verdict, key)
+            for line in verdict.unreadable:
+                yield finding(
+                    "unreadable-setting", deployment.path, line.line, line.column, knob.id,
+                    f"cannot read {knob.name} in {deployment.path}:{line.line} ('{line.shown}'): no form kb reads "
+                    f"(NAME=VALUE, YAML, JSON or HCL keys, Kubernetes env lists, sysctl, JVM or command-line flags) "
+                    f"sets a value here, so whether this line deploys knob '{knob.id}' ({record}, "
+                    f"{knob.status.value}) is unknown; write it in one of those forms, or give "
+                    f"'applies_to[{i}].pattern' in {record} that matches the line when the tuned value is set", key)
+
+
+def _drift_findings(knob: Knob, record: str, deployment: Deployment, verdict: DeploymentVerdict,
+                    key: str) -> Iterator[Finding]:
+    path, setting = deployment.path, _setting(knob)
+    matching = f" (no match for `{verdict.pattern}`)" if verdict.pattern else ""
+    if verdict.state is DeployState.NOT_SET:
+        yield finding(
+            "knob-drift", path, 1, 1, knob.id,
+            f"knob '{knob.id}' ({record}) is active, but {path} does not set it to {value_text(knob.value)}"
+            f"{matching}; deploy {setting} there, or record the change in the knob's history", key)
+    elif verdict.state is DeployState.OTHER_VALUE:
+        for line in verdict.lines:
+            sets = f"sets '{line.shown}' instead" + ("" if verdict.pattern else f" (the value {line.value})")
+            yield finding(
+                "knob-drift", path, line.line, line.column, knob.id,
+                f"knob '{knob.id}' ({record}) is active, but {path} does not set it to {value_text(knob.value)}"
+                f"{matching}: line {line.line} {sets}; deploy {setting} there, or record the change in the knob's "
+                "history", key)
+    elif verdict.state is DeployState.STILL_SET:
+        for line in verdict.lines:
+            value = verdict.still_set_value(knob, line)
+            older = "" if same_value(value_text(value), knob.value) else \
+                f", a value it was tuned to before ({value_text(value)})"
+            yield finding(
+                "knob-drift", path, line.line, line.column, knob.id,
+                f"knob '{knob.id}' ({record}) is {knob.status.value}, but {path}:{line.line} still sets it "
+                f"('{line.shown}'){older}; remove it there, or record the knob as active", key)
 
 
 def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:

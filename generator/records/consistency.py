@@ -74,7 +74,8 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                              f"incident '{entry.incident}' has no hypothesis '{entry.hypothesis}' (it has: {known}); "
                              "fix the id or add the hypothesis to the incident")
     for i, deployment in enumerate(knob.applies_to):
-        problem = pattern_problem(deploy_pattern(knob, deployment))
+        pattern = deploy_pattern(knob, deployment)
+        problem = pattern_problem(pattern) if pattern is not None else None
         if problem is not None:
             yield report("bad-value", ("applies_to", i, "pattern"),
                          f"applies_to[{i}].pattern is not a regular expression kb can run ({problem}); patterns "

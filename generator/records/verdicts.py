@@ -1,9 +1,10 @@
 """The verdicts every stage asks of the records, each decided here once.
 
-"Does this hypothesis still stand?", "does a revert under it rest on correlation alone?" and "is
-this knob's revert still justified?" are answered by the functions below; the rules, the pages and
-the authoring commands all call them, so a page can never say what the check does not. Model in,
-verdicts out: no findings, no markup.
+"Does this hypothesis still stand?", "does a revert under it rest on correlation alone?", "is
+this knob's revert still justified?" and "what does the evidence since the revert say?" are
+answered by the functions below ("does this deploy file agree with the knob?" by
+`deploy_verdict`); the rules, the pages and the authoring commands all call them, so a page can
+never say what the check does not. Model in, verdicts out: no findings, no markup.
 """
 
 from __future__ import annotations
@@ -310,3 +311,4 @@ def reading_since(hypothesis: Hypothesis, since: date | datetime) -> TestReading
 def has_experiment(hypothesis: Hypothesis) -> bool:
     """Whether an experiment (for or against) is on record: the test a revert asks for was done."""
     return any(e.kind is EvidenceKind.EXPERIMENT for e in hypothesis.evidence)
+

@@ -171,16 +171,24 @@ class FindingPlaces:
     by_doc: dict[str, list[Finding]] = field(default_factory=dict)  # page path inside the docs folder
     record_pages: dict[str, str] = field(default_factory=dict)  # record file -> generated page
 
+    knob_pages: dict[str, str] = field(default_factory=dict)  # knob id -> its page
+
     def page_of(self, item: Finding, settings: SiteSettings) -> str | None:
         if item.path in self.record_pages:
             return self.record_pages[item.path]
         inside = settings.docs_path(item.path)
-        return inside if inside in self.by_doc else None
+        if inside in self.by_doc:
+            return inside
+        return self.knob_pages.get(item.subject or "") if (RecordKind.KNOB, item.subject) in self.by_record \
+            and item in self.by_record[(RecordKind.KNOB, item.subject or "")] else None
 
 
 def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
-    """`record_pages` maps a record file to (kind, id, page) for every record that has a page."""
-    places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()})
+    """`record_pages` maps a record file to (kind, id, page) for every record that has a page. A
+    finding about a knob in another file (drift, at the deploy file's line) shows on the knob's page."""
+    places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()},
+                           knob_pages={record_id: page for kind, record_id, page in record_pages.values()
+                                       if kind is RecordKind.KNOB})
     for item in kb.findings:
         if item.path in record_pages:
             kind, record_id, _ = record_pages[item.path]
@@ -189,4 +197,12 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
         inside = settings.docs_path(item.path)
         if inside is not None and inside.endswith(".md") and is_file(kb.root / item.path):
             places.by_doc.setdefault(inside, []).append(item)
+        elif _is_deploy_file_of(kb, item):
+            places.by_record.setdefault((RecordKind.KNOB, item.subject or ""), []).append(item)
     return places
+
+
+def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
+    """A finding about a knob at a line of one of its deploy files (drift, an unreadable setting)."""
+    knob = kb.catalog.knobs.get(item.subject or "")
+    return knob is not None and any(d.path == item.path for d in knob.applies_to)
