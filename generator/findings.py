@@ -49,6 +49,8 @@ _CODES = (
     Code("bad-path", Severity.ERROR, "a path is absolute or escapes the repository"),
     Code("missing-path", Severity.ERROR, "a path names a file that does not exist"),
     Code("bad-config", Severity.ERROR, "the [tool.incident-kb] configuration is invalid"),
+    Code("unmatchable-name", Severity.WARNING,
+         "a knob's setting name or alias can never be found in a doc as one token (use 'aliases:')"),
     # What the records imply
     Code("reclaimable-knob", Severity.ERROR, "a knob stays reverted although the hypothesis behind the revert is refuted"),
     Code("knob-drift", Severity.ERROR, "a knob's deploy files disagree with its status or value (at the deploy file's line)"),
