@@ -249,3 +249,9 @@ def test_revert_lists_each_line_to_change_in_any_form(kb, empty_kb):
                 "--date", "2026-10-06", "--root", empty_kb)
     assert result.code == 0, result.err
     assert "deploy/k8s.yaml:5: remove '- name: SEARCH_TIMEOUT_MS' ... 'value: \"20\"'" in result.out
+
+
+def test_windows_line_ends_and_stray_breaks_keep_line_numbers():
+    text = "@echo off\r\nset A=1\x0c\r\nexport SEARCH_TIMEOUT_MS=20\r\n"
+    assert [(item.line, item.value, item.text) for item in read_settings(text, "SEARCH_TIMEOUT_MS")] == [
+        (3, "20", "export SEARCH_TIMEOUT_MS=20")]

@@ -13,8 +13,8 @@ records with `not_about: [id, ...]` in its front matter, or of all of them with 
 (a guide that uses records as examples).
 
 Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots such
-as a file name, each dotted part), and a name with other punctuation through the longest run of
-letters and digits in it, checked in place: the cost grows linearly with the size of the docs,
+as a file name, each dotted part), and a name with other punctuation through the longest word in
+it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly with the size of the docs,
 never with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing
 of git.
 """
@@ -28,14 +28,13 @@ from pathlib import Path
 
 from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..records.setting_names import core_word, stands_whole, unmatchable_reason
+from ..records.setting_names import stands_whole, unmatchable_reason
 from ..records.vocabulary import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
 # names). Each repetition starts with a separator, so matching is linear.
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
-_RUN = re.compile(r"[A-Za-z0-9_]+")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
 MAX_DOC_BYTES = 5 << 20
@@ -98,8 +97,8 @@ def doc_words(catalog: Catalog) -> DocWords:
     for term, records in terms.items():
         if _WORD.fullmatch(term):
             words[term] = tuple(records)
-        else:
-            core = core_word(term)
+        else:  # looked up by the longest word of it, then checked in place
+            core = max(_WORD.findall(term), key=len)
             punctuated.setdefault(core, []).append((term, term.index(core), tuple(records)))
     return DocWords(words, {core: tuple(items) for core, items in punctuated.items()})
 
@@ -138,7 +137,7 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
 def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef, tuple[str, int]]:
     """Each record mentioned in `text` from `start` on, with the word and line of its first mention.
     One pass over the text; each word costs a dictionary lookup per dotted part (`word_candidates`),
-    and one per run of letters and digits when some name has other punctuation."""
+    twice when some name has other punctuation."""
     found: dict[RecordRef, tuple[str, int]] = {}
     line, counted = 1, 0
 
@@ -157,12 +156,22 @@ def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef
             if records is not None:
                 note(records, candidate, match.start())
         if words.punctuated:
-            for part in _RUN.finditer(match.group(0)):
-                for name, offset, records in words.punctuated.get(part.group(0), ()):
-                    at = match.start() + part.start() - offset
+            for candidate, within in _candidate_places(match.group(0)):
+                for name, offset, records in words.punctuated.get(candidate, ()):
+                    at = match.start() + within - offset
                     if at >= start and text.startswith(name, at) and stands_whole(text, at, at + len(name)):
                         note(records, name, at)
     return found
+
+
+def _candidate_places(word: str) -> Iterator[tuple[str, int]]:
+    """`word_candidates` with where each starts in the word."""
+    yield word, 0
+    if "." in word:
+        at = 0
+        for part in word.split("."):
+            yield part, at
+            at += len(part) + 1
 
 
 def word_candidates(word: str) -> Iterator[str]:

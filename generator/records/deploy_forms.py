@@ -23,47 +23,23 @@ nothing and are left out. Text in, lines out: no file, no knob.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .deploy_values import SettingLine, Where, bare, is_quote, unquoted, value_at
 from .setting_names import name_positions
 
-_QUOTES = "\"'"
-_BARE_END = re.compile(r"[\s,;}\])\"'`]")
 _PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
 _PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")
 _KEY_LINE = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#=]+)["']?\s*[:=](?:\s|$)\s*(.*)$""")
 _YAML_KEY = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#{}\[\],]+)["']?\s*:(?:\s+(.*))?$""")
-_SHELL_DEFAULT = re.compile(r"^\$\{\w+:?[-=]([^}]*)\}$")
 _JVM = re.compile(r"^-XX:[+-]?([A-Za-z0-9_]+)$")
 _JVM_SIZED = re.compile(r"^-X[a-z]+$")  # -Xmx, -Xms, -Xss: the value follows the name directly
 _REFERENCE_BEFORE = ("$", "${", "$(", "%")
 _NOT_SETTING_PREFIX = re.compile(r"(^|\s)(unset|export|env\s+-u|readonly|local|declare)\s+$")
-
-
-@dataclass(frozen=True, slots=True)
-class SettingLine:
-    """A line of a deploy file that names the setting, and what it sets it to."""
-
-    line: int  # 1-based: where the value is (a name/value pair's value line)
-    column: int  # 1-based column of the setting's name (of the value, for a pair's separate value line)
-    text: str  # that line, whole, without its surrounding space
-    value: str | None  # the value as text, quotes removed; None when no form read here understands the line
-    form: str  # the form read ('NAME=VALUE', 'Kubernetes env', ...); '' when none
-    name_line: int | None = None  # a name/value pair on two lines: the name's line...
-    name_text: str | None = None  # ...and its text
-
-    @property
-    def is_readable(self) -> bool:
-        return self.value is not None
-
-    @property
-    def shown(self) -> str:
-        """The line as a message quotes it: whole, with the name's line first for a pair on two lines."""
-        if self.name_text is not None and self.name_line != self.line:
-            return f"{self.name_text}' ... '{self.text}"
-        return self.text
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,22 +61,50 @@ def _variants(name: str) -> tuple[_Variant, ...]:
 
 def read_settings(text: str, name: str) -> tuple[SettingLine, ...]:
     """Every line of `text` that names setting `name` and could set it, with the value it sets (None
-    when no form read here understands it), in file order."""
-    lines = text.splitlines()
+    when no form read here understands it), in file order. Only the lines holding the name are
+    looked at (one deploy file often sets hundreds of knobs, each asked in turn)."""
+    variants = _variants(name)
+    last = name.rsplit(".", 1)[-1] if "." in name else None
+    if not any(variant.token in text for variant in variants) and (last is None or last not in text):
+        return ()
+    lines, starts = _lines(text)
     found: list[SettingLine] = []
-    for variant in _variants(name):
-        for index, line in enumerate(lines):
-            if variant.token not in line:
-                continue
+    for variant in variants:
+        for index in _lines_holding(text, starts, variant.token):
+            line = lines[index]
             limit = _comment_start(line)
             for at in _token_positions(line, variant, limit):
                 item = _read_at(lines, index, at, variant)
                 if item is not None:
                     found.append(item)
-    if "." in name:
-        found.extend(_nested_keys(lines, name))
+    if last is not None:
+        found.extend(_nested_keys(lines, _lines_holding(text, starts, last), name))
     unique = {(item.line, item.column, item.value, item.form): item for item in found}
     return tuple(sorted(unique.values(), key=lambda item: (item.line, item.column)))
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[list[str], list[int]]:
+    """The text's lines (split at '\\n', as editors and CI count them; a '\\r' before it dropped) and
+    where each starts, kept for the next knob asking about the same file."""
+    lines = text.split("\n")
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    return [line[:-1] if line.endswith("\r") else line for line in lines], starts
+
+
+def _lines_holding(text: str, starts: list[int], token: str) -> list[int]:
+    """The indexes of the lines that contain `token`, in order, each once."""
+    found: list[int] = []
+    at = text.find(token)
+    while at != -1:
+        index = bisect.bisect_right(starts, at) - 1
+        if not found or found[-1] != index:
+            found.append(index)
+        at = text.find(token, at + 1)
+    return found
 
 
 def _token_positions(line: str, variant: _Variant, limit: int) -> Iterator[int]:
@@ -125,7 +129,7 @@ def _comment_start(line: str) -> int:
         if quote:
             if char == quote:
                 quote = ""
-        elif char in _QUOTES:
+        elif is_quote(char):
             quote = char
         elif char == "#" and (i == 0 or line[i - 1].isspace()):
             return i
@@ -140,10 +144,10 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
         return None  # a reference to the setting's value, not a setting
     if _NOT_SETTING_PREFIX.search(before) and not line[end:].lstrip().startswith("="):
         return None  # 'export NAME', 'unset NAME': sets no value
-    here = _Where(index + 1, at + 1, line.strip())
+    here = Where(index + 1, at + 1, line.strip())
     if variant.attached:
-        return here.reads(_bare(line, end) or None, "JVM option")
-    quote = before[-1:] if _is_quote(before[-1:]) else ""
+        return here.reads(bare(line, end) or None, "JVM option")
+    quote = before[-1:] if is_quote(before[-1:]) else ""
     after = end + 1 if quote and line[end:end + 1] == quote else end
     if variant.implied is not None and line[after:after + 1] != "=":
         return here.reads(variant.implied, "JVM flag")
@@ -155,27 +159,11 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
         return _flag(lines, index, after, here)
     directive = re.match(r"^\s*(?:ENV\s+)?$", before) and re.match(r"^\s+([^\s;]+)\s*;?\s*$", line[after:])
     if directive:
-        return here.reads(_unquoted(directive.group(1)), "NAME VALUE")
+        return here.reads(unquoted(directive.group(1)), "NAME VALUE")
     return here.unreadable()
 
 
-@dataclass(frozen=True, slots=True)
-class _Where:
-    line: int
-    column: int
-    text: str
-
-    def reads(self, value: str | None, form: str, name_line: int | None = None,
-              name_text: str | None = None) -> SettingLine:
-        value = _resolved(value) if value is not None else None
-        return SettingLine(self.line, self.column, self.text, value, form if value is not None else "",
-                           name_line, name_text)
-
-    def unreadable(self) -> SettingLine:
-        return SettingLine(self.line, self.column, self.text, None, "")
-
-
-def _assignment(line: str, at: int, here: _Where, name: str, quoted: bool) -> SettingLine | None:
+def _assignment(line: str, at: int, here: Where, name: str, quoted: bool) -> SettingLine | None:
     """`NAME=VALUE`, `NAME = VALUE`, `NAME: VALUE` (at: just after the name and its closing quote)."""
     rest = line[at:].lstrip()
     separator, rest = rest[0], rest[1:]
@@ -183,53 +171,15 @@ def _assignment(line: str, at: int, here: _Where, name: str, quoted: bool) -> Se
         return here.unreadable()  # 'NAME:x' with no space is no YAML key (JSON's "NAME":1 is quoted)
     if separator == "=" and rest.startswith("="):
         return here.unreadable()  # '==': a comparison, not a setting
-    value = _value(rest)
-    if value is None or (separator == ":" and value == "" and not _is_quote(rest.strip()[:1])):
+    value = value_at(rest)
+    if value is None or (separator == ":" and value == "" and not is_quote(rest.strip()[:1])):
         return here.unreadable()  # a block scalar, or 'NAME:' opening a nested block: no value on this line
     if value in (f"${name}", f"${{{name}}}"):
         return None  # NAME=$NAME (an echo, a no-op): sets nothing new
     return here.reads(value, "NAME=VALUE" if separator == "=" else "YAML/JSON key")
 
 
-def _value(text: str) -> str | None:
-    """The value at the start of `text` (after the separator): quoted, or bare up to a space or a
-    delimiter; None for a YAML block scalar."""
-    text = text.lstrip()
-    if _is_quote(text[:1]):
-        close = text.find(text[0], 1)
-        return text[1:close] if close != -1 else text[1:]
-    if text[:1] in ("|", ">"):
-        return None
-    if text.startswith("${") and "}" in text:
-        return text[:text.index("}") + 1]
-    return _bare(text, 0)
-
-
-def _is_quote(char: str) -> bool:
-    return len(char) == 1 and char in _QUOTES
-
-
-def _bare(text: str, at: int) -> str:
-    match = _BARE_END.search(text, at)
-    return text[at:match.start() if match else len(text)]
-
-
-def _unquoted(text: str) -> str:
-    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and _is_quote(text[0]) else text
-
-
-def _resolved(value: str) -> str | None:
-    """The value a deploy file's text stands for: a shell default's default; None when it comes from
-    elsewhere (another variable, a template)."""
-    default = _SHELL_DEFAULT.match(value)
-    if default:
-        return _unquoted(default.group(1))
-    if value.startswith("$") or "{{" in value:
-        return None
-    return value
-
-
-def _flag(lines: list[str], index: int, at: int, here: _Where) -> SettingLine:
+def _flag(lines: list[str], index: int, at: int, here: Where) -> SettingLine:
     """`--name V`, `"--name", "V"`, `--name` then its value on the next line (a shell continuation, the
     next list item or array element), or `--name` alone (true)."""
     line = lines[index]
@@ -239,7 +189,7 @@ def _flag(lines: list[str], index: int, at: int, here: _Where) -> SettingLine:
         return here.reads(element.group(2), "CLI flag")
     word = re.match(r"^\s+([^\s\\]+)", rest)
     if word and not _is_flag(word.group(1)):
-        return here.reads(_unquoted(word.group(1).rstrip(",;")), "CLI flag")
+        return here.reads(unquoted(word.group(1).rstrip(",;")), "CLI flag")
     if not word:
         following = _next_content(lines, index)
         continued = rest.strip() == "\\" and following is not None
@@ -257,7 +207,7 @@ def _flag(lines: list[str], index: int, at: int, here: _Where) -> SettingLine:
         if value is not None:
             found = value.group(value.lastindex or 1)
             if not _is_flag(found):
-                return here.reads(_unquoted(found), "CLI flag")
+                return here.reads(unquoted(found), "CLI flag")
     return here.reads("true", "CLI flag")  # given alone, or followed by another flag: it is on
 
 
@@ -272,7 +222,7 @@ def _next_content(lines: list[str], index: int) -> str | None:
     return None
 
 
-def _pair(lines: list[str], index: int, at: int, here: _Where) -> SettingLine:
+def _pair(lines: list[str], index: int, at: int, here: Where) -> SettingLine:
     """A name/value pair whose name is the setting: its `value` on the same line (a flow mapping), or
     a sibling key of the same mapping on the lines around it."""
     line = lines[index]
@@ -280,15 +230,15 @@ def _pair(lines: list[str], index: int, at: int, here: _Where) -> SettingLine:
     if same:
         if same.group(1) == "valueFrom":
             return here.unreadable()
-        return here.reads(_value(line[same.end():]), "Kubernetes env")
+        return here.reads(value_at(line[same.end():]), "Kubernetes env")
     start = re.match(r"^(\s*)(-\s+)?", line)
     assert start is not None
     column = len(start.group(0))
     siblings = list(_siblings(lines, index, column, first=bool(start.group(2))))
     for sibling_index, key, rest in siblings:
         if key in ("value", "valueFrom"):
-            where = _Where(sibling_index + 1, column + 1, lines[sibling_index].strip())
-            value = None if key == "valueFrom" else _value(rest)
+            where = Where(sibling_index + 1, column + 1, lines[sibling_index].strip())
+            value = None if key == "valueFrom" else value_at(rest)
             return where.reads(value, "Kubernetes env", name_line=index + 1, name_text=line.strip())
     return here.unreadable()
 
@@ -342,13 +292,11 @@ def _key_at(line: str, column: int) -> tuple[str, str] | None:
     return match.group(3), match.group(4)
 
 
-def _nested_keys(lines: list[str], name: str) -> Iterator[SettingLine]:
-    """A dotted name written as nested YAML keys: the line whose key completes the name, with its
-    parents (by indentation) holding the rest."""
-    last = name.rsplit(".", 1)[1]
-    for index, line in enumerate(lines):
-        if last not in line:
-            continue
+def _nested_keys(lines: list[str], candidates: list[int], name: str) -> Iterator[SettingLine]:
+    """A dotted name written as nested YAML keys: the line (among `candidates`) whose key completes
+    the name, with its parents (by indentation) holding the rest."""
+    for index in candidates:
+        line = lines[index]
         match = _YAML_KEY.match(line)
         if match is None or match.group(3) == name or not name.endswith("." + match.group(3)):
             continue
@@ -369,6 +317,6 @@ def _nested_keys(lines: list[str], name: str) -> Iterator[SettingLine]:
                 break
         if ".".join(path) == name:
             rest = match.group(4) or ""
-            value = _value(rest) if rest.strip() else None
-            yield _Where(index + 1, len(match.group(1)) + len(match.group(2) or "") + 1,
+            value = value_at(rest) if rest.strip() else None
+            yield Where(index + 1, len(match.group(1)) + len(match.group(2) or "") + 1,
                          line.strip()).reads(value, "nested YAML keys")

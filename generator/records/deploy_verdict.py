@@ -13,7 +13,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from .deploy_forms import SettingLine, read_settings
+from .deploy_forms import read_settings
+from .deploy_values import SettingLine
 from .deployments import any_value_pattern, deploy_pattern, pattern_lines, value_text
 from .patterns import compile_pattern
 from .schema import Deployment, Knob

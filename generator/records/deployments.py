@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .deploy_forms import SettingLine
+from .deploy_values import SettingLine
 from .patterns import compile_pattern
 from .schema import Deployment, Knob
 

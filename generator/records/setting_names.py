@@ -12,13 +12,10 @@ readers both ask this module. Text in, positions out.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _JOINERS = ".-"  # join the parts of one name: net.core.x, max-connections
-# The word a name is indexed by in a doc: its longest run of letters, digits and '_'.
-_CORE = re.compile(r"[A-Za-z0-9_]+")
 
 
 def is_name_char(char: str) -> bool:
@@ -61,10 +58,3 @@ def unmatchable_reason(name: str) -> str | None:
     if not any(char.isalnum() for char in name):
         return "it has no letter or digit, so no word of a doc can be it"
     return None
-
-
-def core_word(name: str) -> str:
-    """The longest run of letters, digits and '_' in `name` ('MaxGCPauseMillis' for
-    '-XX:MaxGCPauseMillis', 'connections' for '--max-connections'): what a doc's word index finds
-    first, before the whole name is checked around it."""
-    return max(_CORE.findall(name), key=len, default="")
