@@ -52,6 +52,13 @@ READ = [
     ("dotted key as nested YAML", "spark.sql.shuffle.partitions",
      "spark:\n  sql:\n    adaptive: true\n    shuffle:\n      partitions: 200\n", 5, "200"),
     ("nginx directive", "worker_connections", "events {\n    worker_connections 1024;\n}\n", 2, "1024"),
+    ("terraform variable", "SEARCH_TIMEOUT_MS", 'variable "SEARCH_TIMEOUT_MS" {\n  type    = number\n  default = 20\n}\n',
+     3, "20"),
+    ("Hadoop-style XML", "spark.sql.shuffle.partitions",
+     "<configuration>\n  <property>\n    <name>spark.sql.shuffle.partitions</name>\n    <value>200</value>\n"
+     "  </property>\n</configuration>\n", 4, "200"),
+    (".properties", "spark.sql.shuffle.partitions", "spark.master=yarn\nspark.sql.shuffle.partitions: 200\n", 2, "200"),
+    ("TOML", "max_connections", "[server]\nmax_connections = 100\n", 2, "100"),
 ]
 
 
@@ -87,6 +94,8 @@ UNREADABLE = [
     ("prose", "SEARCH_TIMEOUT_MS", 'echo "raising SEARCH_TIMEOUT_MS for the night"\n', 1),
     ("python", "SEARCH_TIMEOUT_MS", 'os.environ.setdefault("SEARCH_TIMEOUT_MS", "20")\n', 1),
     ("a nested block", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS:\n  value: 20\n", 1),
+    ("a terraform variable without a default", "SEARCH_TIMEOUT_MS", 'variable "SEARCH_TIMEOUT_MS" {\n  type = number\n}\n', 1),
+    ("passed through from the host", "SEARCH_TIMEOUT_MS", "docker run -e SEARCH_TIMEOUT_MS -e A=1 gateway\n", 1),
 ]
 
 

@@ -13,6 +13,8 @@ r"""What a deploy file sets a setting to, in the forms deploy files are written 
 - command-line flags `--name V` (also `"--name", "V"` in a list, or the next list item), and a
   flag given alone (true);
 - a directive `NAME VALUE` on a line of its own (nginx, redis, Dockerfile `ENV NAME VALUE`).
+- a block naming it and holding its value: terraform's `variable "NAME" {` ... `default = V`, and
+  Hadoop-style XML's `<name>NAME</name>` ... `<value>V</value>`.
 
 A value that comes from elsewhere (`$OTHER`, `{{ .Values.x }}`, a `valueFrom:`) is not a value; a
 shell default (`${X:-512}`) is its default. A line that names the setting in no form read here is
@@ -153,6 +155,9 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
         return here.reads(variant.implied, "JVM flag")
     if _PAIR_NAME.search(before):
         return _pair(lines, index, after, here)
+    for opens, value_key, closes, form in _BLOCKS:
+        if opens.search(before) and _closes_name(line[after:], form):
+            return _block(lines, index, after, here, value_key, closes, form)
     if line[after:].lstrip().startswith(("=", ":")):
         return _assignment(line, after, here, variant.token, bool(quote))
     if variant.token.startswith("-"):
@@ -160,6 +165,37 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
     directive = re.match(r"^\s*(?:ENV\s+)?$", before) and re.match(r"^\s+([^\s;]+)\s*;?\s*$", line[after:])
     if directive:
         return here.reads(unquoted(directive.group(1)), "NAME VALUE")
+    return here.unreadable()
+
+
+# A name given in a block that holds its value: terraform's `variable "NAME" {` ... `default = V`,
+# Hadoop-style XML's `<name>NAME</name>` ... `<value>V</value>`.
+_BLOCKS = (
+    (re.compile(r"""(^|\s)variable\s+"$"""), re.compile(r"""(?<![\w-])default\s*=\s*"""), re.compile(r"^\s*}"),
+     "terraform variable"),
+    (re.compile(r"<name>\s*$"), re.compile(r"<value>\s*"), re.compile(r"</property>"), "XML property"),
+)
+
+
+def _closes_name(rest: str, form: str) -> bool:
+    """Whether the text after a name in a block ends the name as that form does."""
+    return bool(re.match(r'^\s*\{', rest) if form == "terraform variable" else re.match(r"^\s*</name>", rest))
+
+
+def _block(lines: list[str], index: int, at: int, here: Where, value_key: re.Pattern[str], closes: re.Pattern[str],
+           form: str) -> SettingLine:
+    """The value of a block that names the setting: on the name's line or the lines after it, up to
+    the block's end."""
+    for j in range(index, min(len(lines), index + 50)):
+        text = lines[j][at:] if j == index else lines[j]
+        found = value_key.search(text)
+        if found:
+            raw = text[found.end():]
+            value = raw[:raw.index("<")].strip() if form == "XML property" and "<" in raw else value_at(raw)
+            where = Where(j + 1, here.column if j == index else found.start() + 1, lines[j].strip())
+            return where.reads(value, form, name_line=index + 1, name_text=here.text)
+        if j > index and closes.search(lines[j]):
+            break
     return here.unreadable()
 
 
