@@ -12,6 +12,8 @@ from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
+from . import estimates
+from .estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
 from .vocabulary import HistoryStatus, KnobStatus, RecordKind
 from .yaml_source import SourceMap
@@ -51,23 +53,50 @@ class Gain:
 
     @property
     def values_text(self) -> str:
-        """'420 \u2192 310 ms' when the measurement gives both numbers, else ''."""
-        m = self.measurement
-        if m.baseline is None or m.value is None:
+        """'420 \u2192 310 ms' when the measurement gives both sides (the medians of their runs), else ''."""
+        found = sides(self.measurement)
+        if found is None:
             return ""
-        return f"{m.baseline:g} \u2192 {m.value:g}{' ' + m.unit if m.unit else ''}"
+        baseline, tuned = found
+        unit = self.measurement.unit
+        return f"{baseline.median:g} \u2192 {tuned.median:g}{' ' + unit if unit else ''}"
+
+    @property
+    def interval(self) -> Interval | NoInterval:
+        """The 95% interval of the improvement (in the metric's own direction, like `pct`), or why
+        there is none."""
+        found = sides(self.measurement)
+        if found is None:
+            return estimates.TOO_FEW_RUNS  # a change in percent alone: one run, no spread
+        change = change_interval(found[0].runs, found[1].runs)
+        if isinstance(change, NoInterval) or self.measurement.higher_is_better:
+            return change
+        return Interval(-change.high, -change.low)
 
 
 MAX_CHANGE_PCT = 1e6  # a change of more than 10,000 times is a slip of units, not a measured gain
 
 
+def sides(measurement: Measurement) -> tuple[Side, Side] | None:
+    """The baseline's and the tuned value's runs (`baseline_runs` and `runs`, else the single
+    `baseline` and `value`: one run each), when the measurement gives both sides."""
+    baseline = measurement.baseline_runs or (() if measurement.baseline is None else (measurement.baseline,))
+    tuned = measurement.runs or (() if measurement.value is None else (measurement.value,))
+    if not baseline or not tuned:
+        return None
+    return Side(tuple(map(float, baseline))), Side(tuple(map(float, tuned)))
+
+
 def change_pct(measurement: Measurement) -> float | None:
-    """The raw change of the metric in percent (delta_pct, or from baseline to value); None when it
-    cannot be computed or is beyond MAX_CHANGE_PCT (the consistency checks report that)."""
+    """The raw change of the metric in percent (delta_pct, or from the baseline's median to the
+    tuned median); None when it cannot be computed or is beyond MAX_CHANGE_PCT (the consistency
+    checks report that)."""
+    found = sides(measurement)
     if measurement.delta_pct is not None:
         change = float(measurement.delta_pct)
-    elif measurement.baseline is not None and measurement.value is not None and measurement.baseline != 0:
-        change = (measurement.value - measurement.baseline) / abs(measurement.baseline) * 100
+    elif found is not None and found[0].median != 0:
+        baseline, tuned = found[0].median, found[1].median
+        change = (tuned - baseline) / abs(baseline) * 100
     else:
         return None
     return change if abs(change) <= MAX_CHANGE_PCT else None
