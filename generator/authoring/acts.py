@@ -29,6 +29,7 @@ from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
+from ..records.gain_verdicts import is_at_current_value
 from ..records.model import last_revert
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
@@ -253,6 +254,12 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         raise KbError(f"knob '{knob_id}' is already {knob.name}={value_text(knob.value)}; to record why it stays, "
                       "give --note")
     old = knob.value
+    # Gains belong to the value measured: measurements taken at the old value say so from now on,
+    # in the record itself, so nothing can read them as measurements of the new one.
+    stamped = [] if same else [i for i, m in enumerate(knob.measurements)
+                               if m.setting is None and is_at_current_value(knob, m)]
+    for index in stamped:
+        editor.set(("measurements", index), "setting", old, fields(Measurement))
     item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
                  note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
@@ -261,6 +268,11 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
     knob, checked = _save_knob(record, editor, knob_id)
     steps = [*(_deploy_steps(checked, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
              *_doc_steps(checked, knob_id)]
+    if not same and any(not is_at_current_value(knob, m) for m in knob.measurements):
+        marked = f" ('setting: {value_text(old)}' added to {len(stamped)} of them)" if stamped else ""
+        steps.append(f"the gains on record were measured at other values{marked}: they are history now, not "
+                     f"claimed for {value_text(value)}; measure it: kb measurement import {knob_id} FILE... "
+                     f"--metric NAME --setting {value_text(value)}")
     done = (f"'{knob_id}' stays {knob.name}={value_text(value)} ({day(when)})" if same else
             f"'{knob_id}' set to {knob.name}={value_text(value)} on {day(when)} (was {value_text(old)})")
     return Outcome(f"{record.rel_path}: {done}", tuple(steps), checked.findings)

@@ -46,10 +46,7 @@ class Gain:
     @property
     def change_text(self) -> str:
         """The metric's own change, signed: '+12.8%', or '\u221226.2%' for a latency that went down."""
-        shown = f"{abs(self.change_pct):.1f}"
-        if float(shown) == 0:
-            return f"{shown}%"
-        return f"{'+' if self.change_pct > 0 else MINUS}{shown}%"
+        return signed_pct(self.change_pct)
 
     @property
     def values_text(self) -> str:
@@ -62,16 +59,41 @@ class Gain:
         return f"{baseline.median:g} \u2192 {tuned.median:g}{' ' + unit if unit else ''}"
 
     @property
-    def interval(self) -> Interval | NoInterval:
-        """The 95% interval of the improvement (in the metric's own direction, like `pct`), or why
-        there is none."""
+    def runs_text(self) -> str:
+        """'5 runs vs 5 runs' (baseline, then tuned), or '1 run, no spread' for single numbers or a
+        change in percent alone."""
+        found = sides(self.measurement)
+        if found is None or (found[0].count == 1 and found[1].count == 1):
+            return "1 run, no spread"
+        return f"{_runs(found[0].count)} vs {_runs(found[1].count)}"
+
+    @property
+    def change_interval(self) -> Interval | NoInterval:
+        """The 95% interval of the metric's own change (like `change_pct`), or why there is none."""
         found = sides(self.measurement)
         if found is None:
             return estimates.TOO_FEW_RUNS  # a change in percent alone: one run, no spread
-        change = change_interval(found[0].runs, found[1].runs)
+        return change_interval(found[0].runs, found[1].runs)
+
+    @property
+    def interval(self) -> Interval | NoInterval:
+        """The 95% interval of the improvement (like `pct`: positive when better), or why there is none."""
+        change = self.change_interval
         if isinstance(change, NoInterval) or self.measurement.higher_is_better:
             return change
         return Interval(-change.high, -change.low)
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'s' * (count != 1)}"
+
+
+def signed_pct(value: float) -> str:
+    """A change in percent as gains are said: '+12.8%', '\u221226.2%', '0.0%'."""
+    shown = f"{abs(value):.1f}"
+    if float(shown) == 0:
+        return f"{shown}%"
+    return f"{'+' if value > 0 else MINUS}{shown}%"
 
 
 MAX_CHANGE_PCT = 1e6  # a change of more than 10,000 times is a slip of units, not a measured gain
