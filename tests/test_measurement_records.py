@@ -59,3 +59,17 @@ def test_a_measurement_that_contradicts_itself_is_refused(kb, seed_kb, lines, co
     assert status == 1
     assert [f[0] for f in found] == [code], found
     assert words in found[0][3]
+
+
+@pytest.mark.parametrize("text", ["0", "1", "-1", "+1", "12", "1.5", "-0.0", "0.5", "1e5", "1E5", "1e-05", "2.5e+20",
+                                  "-3.25e-7", "+0", "-0", "9" * 30, "123456789.123456789", "2814.2837593066183"])
+def test_numbers_in_runs_read_back_as_yaml_reads_them(text):
+    """Runs are read through a shortcut for plain decimal numbers: it must give what YAML's own
+    resolution gives, type included."""
+    from generator.records import yaml_source
+
+    assert yaml_source._DECIMAL.match(text)
+    tag = next((t for t, regexp in yaml_source._IMPLICIT.get(text[:1], ()) if regexp.match(text)), None)
+    expected = yaml_source._constructor.construct_object(yaml_source.ScalarNode(tag, text))
+    found = yaml_source.parse_yaml(f"runs: [{text}]").value["runs"][0]
+    assert (found, type(found)) == (expected, type(expected))

@@ -46,6 +46,7 @@ class Outcome:
     done: str
     next_steps: tuple[str, ...] = ()
     check: tuple[Finding, ...] = field(default=())
+    details: tuple[str, ...] = ()  # lines about what was done, shown under it
 
 
 def fields(model: type[BaseModel]) -> list[str]:
