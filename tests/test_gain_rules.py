@@ -38,6 +38,10 @@ def runs(baseline: str, tuned: str, extra: str = "", metric: str = "output throu
             f"    baseline_runs: [{baseline}]\n    runs: [{tuned}]\n")
 
 
+def _line_of(root, text: str) -> int:
+    return (root / SEED_KNOB).read_text().splitlines().index(text) + 1
+
+
 def settings(root, text: str) -> None:
     (root / "pyproject.toml").write_text("[tool.incident-kb]\n" + text)
 
@@ -57,7 +61,7 @@ def test_the_three_codes_are_warnings(kb):
 def test_a_gain_whose_interval_includes_zero_is_noise(kb, seed_kb):
     measurements(seed_kb, runs(*NOISY))
     [item] = found(kb, seed_kb)["gain-within-noise"]
-    assert item["line"] == 33  # the measurement's '- metric:' line
+    assert item["line"] == _line_of(seed_kb, "  - metric: output throughput")  # the measurement's first line
     assert re.search(r"\+1\.0% output throughput at concurrency 64, 100 \u2192 101 \(5 runs vs 5 runs\) is not "
                      r"distinguishable from noise: its 95% interval, \u2212[0-9.]+% to \+[0-9.]+%, includes zero",
                      item["message"]), item["message"]
@@ -203,7 +207,7 @@ def test_measurements_all_at_another_value_are_flagged_without_a_change(kb, seed
 def test_the_story_restore_is_unverified_after_seven_days(kb, seed_kb):
     assert "restore-unverified" not in found(kb, seed_kb, "2026-11-14")  # 7 days: not more than 7
     [item] = found(kb, seed_kb, "2026-11-15")["restore-unverified"]
-    assert item["line"] == 55  # the restore's history entry
+    assert item["line"] == _line_of(seed_kb, "  - date: 2026-11-07")  # the restore's history entry
     assert item["message"].startswith(
         f"knob '{KNOB}' was restored on 2026-11-07, more than 7 days ago (restore-verify-days) as of 2026-11-15, and "
         "no measurement dated since shows its gain back (the gains on record, +12.8% output throughput at "

@@ -8,7 +8,7 @@ import pytest
 from .conftest import SEED_KNOB, edit
 from .test_validate import codes_at
 
-GAIN_64 = "    conditions: {concurrency: 64}\n    delta_pct: 12.8\n"
+GAIN_64 = "    conditions: {concurrency: 64}\n    setting: 512\n    delta_pct: 12.8\n"
 
 
 def _measured(root, lines: str) -> None:

@@ -295,9 +295,11 @@ def retire(root: Path, knob_id: str, when: When, note: str | None = None) -> Out
 def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
                     baseline: float | None = None, value: float | None = None, unit: str | None = None,
                     conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
-                    when: When | None = None, evidence: str | None = None, note: str | None = None) -> Outcome:
+                    when: When | None = None, evidence: str | None = None, note: str | None = None,
+                    setting: Any = None, baseline_setting: Any = None) -> Outcome:
     record, editor, _ = _open_knob(root, knob_id)
     item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
+                 setting=setting, baseline_setting=baseline_setting,
                  baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
                  higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
     editor.append(("measurements",), item, fields(Knob))

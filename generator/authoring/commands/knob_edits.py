@@ -78,6 +78,10 @@ def _measurement_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--condition", action="append", default=[], type=pair, metavar="KEY=VALUE",
                         help="a condition of the measurement, e.g. concurrency=64 (repeatable)")
     parser.add_argument("--lower-is-better", action="store_true", help="for metrics such as latency")
+    parser.add_argument("--setting", type=scalar, metavar="VALUE",
+                        help="the knob's value that was measured (default: the value it had on --date)")
+    parser.add_argument("--baseline-setting", type=scalar, metavar="VALUE",
+                        help="the value it was compared with (default: the knob's default)")
     parser.add_argument("--date", type=when, help="when it was measured (default: today)")
     parser.add_argument("--evidence", help="path or URL of the benchmark output")
     parser.add_argument("--note", help="anything a reader needs to interpret the number")
@@ -90,7 +94,8 @@ def run_measurement_add(args: argparse.Namespace) -> int:
     return run_edit(args, lambda acts: acts.add_measurement(
         root_of(args), args.knob, args.metric, delta_pct=args.delta_pct, baseline=args.baseline, value=args.value,
         unit=args.unit, conditions=dict(args.condition), higher_is_better=not args.lower_is_better,
-        when=today_unless(args.date), evidence=args.evidence, note=args.note))
+        when=today_unless(args.date), evidence=args.evidence, note=args.note, setting=args.setting,
+        baseline_setting=args.baseline_setting))
 
 
 def _import_arguments(parser: argparse.ArgumentParser) -> None:
