@@ -227,6 +227,10 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps = [*_deploy_steps(checked, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
+    days = checked.config.restore_verify_days
+    steps.append(f"verify that the gain came back: measure {knob.name}={value_text(knob.value)} and record it "
+                 f"(kb measurement import {knob_id} FILE... --metric NAME); without a measurement dated since the "
+                 f"restore, kb check reports restore-unverified after {days} day{'s' * (days != 1)}")
     hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
     if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
