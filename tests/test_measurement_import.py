@@ -85,18 +85,18 @@ def test_the_unlimited_request_rate_is_a_condition_like_any_other(kb, seed_kb, b
     assert new[0]["conditions"] == {"rate": "inf", "concurrency": 64}  # SGLang's `Infinity`
 
 
-def test_vllm_appended_results_and_a_single_result(kb, seed_kb, bench):
-    new = imported(kb, seed_kb, bench / "vllm-append.jsonl", "--metric", "output_throughput", "--baseline", "chunk-2048",
-                   "--candidate", "chunk-8192", "--setting", "8192", "--baseline-setting", "2048")
-    [one] = new
+def test_vllm_appended_results_and_one_result_per_file(kb, seed_kb, bench):
+    [one] = imported(kb, seed_kb, bench / "vllm-append.jsonl", "--metric", "output_throughput", "--baseline",
+                     "ctas-256", "--candidate", "ctas-512", "--baseline-setting", "256")
+    assert one["runs"] == _runs(bench / "vllm-append.jsonl", "output_throughput", label="ctas-512")
     assert len(one["runs"]) == len(one["baseline_runs"]) == 4
-    assert one["setting"] == 8192 and one["unit"] == "tok/s"
+    assert one["setting"] == 512 and one["unit"] == "tok/s"
     assert one["date"].isoformat() == "2026-11-30T17:07:12"  # the latest run's 'date' (20261130-170712)
-    again = imported(kb, seed_kb, "--baseline-file", bench / "vllm-append.jsonl", "--candidate-file",
-                     bench / "vllm-8192.json", "--metric", "median_ttft_ms", "--setting", "8192", "--condition",
-                     "concurrency=max_concurrency", "--date", "2026-12-01")
-    # The baseline file holds both labels: its runs are all the baseline's here, and said to differ.
-    assert again[0]["runs"] == [33.9] and len(again[0]["baseline_runs"]) == 8
+    [again] = imported(kb, seed_kb, "--baseline-file", bench / "vllm-256.json", "--candidate-file",
+                       bench / "vllm-512.json", "--metric", "median_ttft_ms", "--condition",
+                       "concurrency=max_concurrency")
+    assert again["runs"] == [json.loads((bench / "vllm-512.json").read_text())["median_ttft_ms"]]
+    assert (again["conditions"], again["higher_is_better"], again["unit"]) == ({"concurrency": 64}, False, "ms")
 
 
 def test_hyperfine_commands_are_the_labels(kb, seed_kb, bench):
@@ -140,11 +140,11 @@ def test_pytest_benchmark_without_per_round_data_says_so(kb, seed_kb, bench):
 
 
 def test_a_csv_of_samples(kb, seed_kb, bench):
-    new = imported(kb, seed_kb, bench / "samples.csv", "--metric", "tokens_per_s", "--baseline", "baseline",
-                   "--candidate", "ctas512", "--condition", "concurrency=concurrency", "--unit", "tok/s")
+    new = imported(kb, seed_kb, bench / "samples.csv", "--metric", "tokens_per_s", "--baseline", "ctas-256",
+                   "--candidate", "ctas-512", "--condition", "concurrency=concurrency", "--unit", "tok/s")
     assert [m["conditions"] for m in new] == [{"concurrency": 64}, {"concurrency": 96}]
     assert new[0]["runs"] == [float(line.split(",")[2]) for line in (bench / "samples.csv").read_text().splitlines()
-                              if line.startswith("ctas512,64,")]
+                              if line.startswith("ctas-512,64,")]
     (bench / "variants.csv").write_text("variant,batch,ms\nold,8,12.5\nold,8,12.7\nnew,8,11.1\nnew,8,11.0\n")
     [other] = imported(kb, seed_kb, bench / "variants.csv", "--metric", "ms", "--baseline", "old", "--candidate", "new",
                        "--lower-is-better")
@@ -158,7 +158,7 @@ def test_labels_may_be_field_equals_value(kb, seed_kb, bench):
 
 
 @pytest.mark.parametrize("name, shape", [
-    ("sglang-ctas.jsonl", "sglang"), ("vllm-append.jsonl", "vllm"), ("vllm-8192.json", "vllm"),
+    ("sglang-ctas.jsonl", "sglang"), ("vllm-append.jsonl", "vllm"), ("vllm-512.json", "vllm"),
     ("hyperfine.json", "hyperfine"), ("pytest-benchmark.json", "pytest-benchmark"), ("samples.csv", "csv")])
 def test_each_format_is_recognised_and_named(kb, seed_kb, bench, name, shape):
     from generator.authoring.benchmarks.samples import detect_format
@@ -172,8 +172,8 @@ def test_comments_key_order_and_the_rest_of_the_file_are_kept(kb, commented_kb, 
     path = commented_kb / SEED_KNOB
     before = path.read_text()
     formatting = kb("fmt", "--check", "--root", commented_kb).out
-    imported(kb, commented_kb, bench / "samples.csv", "--metric", "tokens_per_s", "--baseline", "baseline",
-             "--candidate", "ctas512", "--condition", "concurrency=concurrency", "--date", "2026-11-09")
+    imported(kb, commented_kb, bench / "samples.csv", "--metric", "tokens_per_s", "--baseline", "ctas-256",
+             "--candidate", "ctas-512", "--condition", "concurrency=concurrency", "--date", "2026-11-09")
     after = path.read_text()
     changes = difflib.SequenceMatcher(a=before.splitlines(), b=after.splitlines(), autojunk=False).get_opcodes()
     assert {tag for tag, *_ in changes} == {"equal", "insert"}  # lines added; not one line of the file touched
@@ -307,7 +307,7 @@ def test_unreadable_files_are_one_line(kb, seed_kb, bench):
 
 def test_an_unknown_knob_is_one_line(kb, seed_kb, bench):
     result = kb("measurement", "import", "no-such-knob", bench / "samples.csv", "--metric", "tokens_per_s",
-                "--baseline", "baseline", "--candidate", "ctas512", "--root", seed_kb)
+                "--baseline", "ctas-256", "--candidate", "ctas-512", "--root", seed_kb)
     assert (result.code, result.err) == (2, "kb: there is no knob 'no-such-knob' (knobs/no-such-knob.yaml does not "
                                             "exist); `kb new knob no-such-knob` creates it\n")
 
@@ -317,7 +317,7 @@ def test_an_unknown_knob_is_one_line(kb, seed_kb, bench):
 @pytest.mark.slow
 def test_concurrent_imports_and_edits_all_land(seed_kb, bench):
     """Imports racing a `kb measurement add`: each waits for the edit lock, none is lost."""
-    conditions = [("samples.csv", "tokens_per_s", "baseline", "ctas512", "concurrency=concurrency"),
+    conditions = [("samples.csv", "tokens_per_s", "ctas-256", "ctas-512", "concurrency=concurrency"),
                   ("sglang-ctas.jsonl", "output_throughput", "ctas-256", "ctas-512", "concurrency=max_concurrency"),
                   ("hyperfine.json", "wall time", "CTAS=256 ./decode-bench --batch 64",
                    "CTAS=512 ./decode-bench --batch 64", None)]
