@@ -91,8 +91,7 @@ def import_measurements(root: Path, request: ImportRequest) -> Outcome:
                           "nothing was written")
         items.append(item)
         lines.append(_summary(item, members, request))
-    for item in items:
-        editor.append(("measurements",), item, fields(Knob))
+    editor.extend(("measurements",), items, fields(Knob))
     save(record, editor)
     sources = ", ".join(dict.fromkeys(f.shown for f in files.values()))
     formats = ", ".join(dict.fromkeys(f.format for f in files.values()))
