@@ -23,6 +23,16 @@ class KbError(Exception):
     """The tool cannot continue (unreadable root, bad arguments, git missing): exit 2."""
 
 
+class NotAKnowledgeBase(KbError):
+    """The folder taken as the knowledge base is not one (missing, unreadable, no record folders).
+    As a string it tells the command line's user to pass --root; `problem` alone is for callers
+    that name the folder another way (the MkDocs plugin's `root` option)."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem = problem
+
+
 @dataclass(frozen=True, slots=True)
 class Code:
     slug: str

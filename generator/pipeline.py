@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
-from .findings import Finding, KbError, Severity, finding
+from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from .records.consistency import check_consistency
 from .records.files import describe_error, is_file
 from .records.links import named_records
@@ -246,11 +246,13 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
     try:
         if not root.is_dir():
-            raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
+            raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
         if not any((root / kind.folder).is_dir() for kind in RecordKind):
-            raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+            raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
+                                    "is --root the knowledge base's repository?")
     except OSError as exc:
-        raise KbError(f"cannot read {root} ({describe_error(exc)}); make it readable, or pass another folder with --root") from None
+        raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
+                                "make it readable, or pass another folder with --root") from None
     config, config_findings = load_config(root)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []

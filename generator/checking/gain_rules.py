@@ -23,7 +23,7 @@ from ..records.model import Catalog, describe_gains, gain_of
 from ..records.schema import Knob
 from ..records.validate import dotted
 from ..records.vocabulary import KnobStatus, RecordKind
-from ..wording import day, plural
+from ..wording import day, plural, shell_word
 from .rule_settings import RuleSettings
 
 
@@ -73,8 +73,8 @@ def unmeasured_values(catalog: Catalog, root: Path, settings: RuleSettings) -> I
             f"knob '{knob.id}' is active at {setting} {since}, and nothing was measured at "
             f"{value_text(knob.value)} in the {plural(days, 'day')} after (unmeasured-value-days), as of "
             f"{settings.today.isoformat()}{elsewhere}. Measure it ({_import_hint(knob)} "
-            f"--setting {value_text(knob.value)}); a measurement taken at this value without 'setting:' says so "
-            "by its date")
+            f"--setting {shell_word(value_text(knob.value))}); a measurement taken at this value without "
+            "'setting:' says so by its date")
 
 
 def unverified_restores(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:

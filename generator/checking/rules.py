@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
-from ..records.deployments import any_value_pattern, deploy_pattern
+from ..records.deployments import any_value_pattern, deploy_pattern, value_text
 from ..records.files import UnreadableFile, read_bounded
 from ..records.patterns import compile_pattern
 from ..records.gain_verdicts import claimed_gains, describe_reclaimed
@@ -36,6 +36,7 @@ from ..records.verdicts import (
 )
 from .gain_rules import GAIN_RULES
 from .rule_settings import RuleSettings
+from ..wording import shell_word
 
 _MAX_DEPLOY_FILE = 10 << 20
 
@@ -238,13 +239,18 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
                  if change.standing is Standing.REFUTED else
                  f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was resolved on "
                  f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
-        back = f"`kb set {knob.id} {change.previous_value} --note '...'`" if change.previous_value is not None \
-            else f"`kb set {knob.id} VALUE --note '...'`"
+        back = f"`kb set {knob.id} {_typed(change.previous_value)} --note '...'`" \
+            if change.previous_value is not None else f"`kb set {knob.id} VALUE --note '...'`"
         yield _knob_finding(
             catalog, "changed-under-refuted", knob, ("history", len(knob.history) - 1),
             f"{what} on {_day(entry.date)} under {under}: the change was made to fix something that was not the "
             f"cause, and nobody has reviewed it since. Change it back ({back}), or record why it stays "
-            f"(`kb set {knob.id} {knob.value} --note 'why it stays'`)")
+            f"(`kb set {knob.id} {_typed(knob.value)} --note 'why it stays'`)")
+
+
+def _typed(value: object) -> str:
+    """A value as a word of a command to copy: as a record writes it, shell-quoted ('a b', not a b)."""
+    return shell_word(value_text(value))
 
 
 def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:

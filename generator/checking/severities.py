@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
+from ..wording import article
 from ..records.files import UnreadableFile, noted, read_bounded
 
 _LEVELS = ("error", "warning", "off")
@@ -135,7 +136,7 @@ def _shown(value: object) -> str:
     if isinstance(value, str | int | float | bool):
         text = repr(value)
         return text if len(text) <= 40 else text[:37] + "..."
-    return {"list": "a list", "dict": "a table"}.get(type(value).__name__, f"a {type(value).__name__}")
+    return {"list": "a list", "dict": "a table"}.get(type(value).__name__, article(type(value).__name__))
 
 
 def _bad(text: str, key: str, message: str) -> Finding:

@@ -33,7 +33,7 @@ def read_vllm(text: str, shown: str, metric: str) -> BenchmarkFile:
 def _read(text: str, shown: str, metric: str, tool: str, label_field: str) -> BenchmarkFile:
     stripped = text.strip()
     if stripped.startswith("{") and "\n" in stripped and not stripped.split("\n", 1)[0].rstrip().endswith("}"):
-        objects = [(1, parse_json(text, shown, f"a {_NAMES[tool]} result"))]  # one pretty-printed object
+        objects = [(1, parse_json(text, shown, f"a result of {_NAMES[tool]}"))]  # one pretty-printed object
     else:
         objects = json_lines(text, shown)
     if not objects:
@@ -43,7 +43,7 @@ def _read(text: str, shown: str, metric: str, tool: str, label_field: str) -> Be
     versions = []
     for line, run in objects:
         if not isinstance(run, dict):
-            raise BenchmarkFileError(shown, line, f"not a {_NAMES[tool]} result: a run is a JSON object")
+            raise BenchmarkFileError(shown, line, f"not a result of {_NAMES[tool]}: a run is a JSON object")
         if metric not in run:
             known = ", ".join(key for key, value in run.items() if number(value) is not None)
             raise BenchmarkFileError(shown, line, f"this run has no '{metric}' (--metric); its numbers are: {known}")

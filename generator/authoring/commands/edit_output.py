@@ -14,7 +14,7 @@ from ...checking.formats import displayable, format_text
 from ...command import root_of
 
 if TYPE_CHECKING:
-    from ..acts import Outcome
+    from ..outcome import Outcome
 
 
 def run_edit(args: argparse.Namespace, action: Callable[[ModuleType], Outcome]) -> int:

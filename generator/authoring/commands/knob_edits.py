@@ -91,7 +91,9 @@ def _measurement_arguments(parser: argparse.ArgumentParser) -> None:
 def run_measurement_add(args: argparse.Namespace) -> int:
     if (args.delta_pct is None) == (args.baseline is None or args.value is None):
         raise KbError("give either --delta-pct, or --baseline and --value")
-    return run_edit(args, lambda acts: acts.add_measurement(
+    from ..measurements import add_measurement
+
+    return run_edit(args, lambda acts: add_measurement(
         root_of(args), args.knob, args.metric, delta_pct=args.delta_pct, baseline=args.baseline, value=args.value,
         unit=args.unit, conditions=dict(args.condition), higher_is_better=not args.lower_is_better,
         when=today_unless(args.date), evidence=args.evidence, note=args.note, setting=args.setting,
@@ -132,7 +134,7 @@ def _import_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_measurement_import(args: argparse.Namespace) -> int:
-    from ..measurement_import import ImportRequest, import_measurements
+    from ..measurements import ImportRequest, import_measurements
 
     request = ImportRequest(
         args.knob, args.metric, tuple(args.files), args.format, args.baseline, args.candidate, args.baseline_file,

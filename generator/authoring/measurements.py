@@ -1,4 +1,5 @@
-"""`kb measurement import`: benchmark outputs in, measurements with their runs and provenance out.
+"""Recording measurements: `kb measurement add` (one figure) and `kb measurement import` (benchmark
+outputs in, measurements with their runs and provenance out).
 
 The runs of each side come from labels inside the files (`--baseline`/`--candidate`: a hyperfine
 command, a pytest-benchmark name, SGLang's tag, vLLM's label, a CSV label column, or FIELD=VALUE)
@@ -29,7 +30,7 @@ from ..records.model import gain_of
 from ..records.schema import Knob, Measurement
 from ..records.vocabulary import RecordKind
 from ..wording import day, plural
-from .acts import Outcome, entry, fields
+from .outcome import Outcome, entry, fields
 from .benchmarks.csv_samples import read_csv
 from .benchmarks.hyperfine import read_hyperfine
 from .benchmarks.pytest_benchmark import read_pytest_benchmark
@@ -71,6 +72,22 @@ class _Run:
     file: BenchmarkFile
     sample: Sample
     side: str  # "baseline" | "candidate"
+
+
+def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
+                    baseline: float | None = None, value: float | None = None, unit: str | None = None,
+                    conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
+                    when: date | datetime | None = None, evidence: str | None = None, note: str | None = None,
+                    setting: Any = None, baseline_setting: Any = None) -> Outcome:
+    record = open_record(root, RecordKind.KNOB, knob_id)
+    _, editor = record.open()
+    item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
+                 setting=setting, baseline_setting=baseline_setting,
+                 baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
+                 higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
+    editor.append(("measurements",), item, fields(Knob))
+    save(record, editor)
+    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), check_knowledge_base(root).findings)
 
 
 def import_measurements(root: Path, request: ImportRequest) -> Outcome:
