@@ -193,7 +193,8 @@ def test_every_look_at_the_file_system_is_watched_or_written_down():
     found = set()
     for module in modules:
         name = module.relative_to(repo).as_posix()
-        if name in ("generator/records/files.py", "generator/records/disk_cache.py") or \
+        # writes.py: what kb writes with (init, edits, render), which `kb check` never runs
+        if name in ("generator/records/files.py", "generator/records/disk_cache.py", "generator/records/writes.py") or \
                 name.startswith("generator/authoring/"):
             continue
         for line in module.read_text().splitlines():

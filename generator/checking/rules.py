@@ -19,7 +19,8 @@ from ..records.consistency import path_problem
 from ..records.deploy_verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile, read_bounded
-from ..records.model import Catalog, Gain, Suspicion, describe_gains, knob_gains
+from ..records.gain_verdicts import claimed_gains, describe_reclaimed
+from ..records.model import Catalog, Gain, Suspicion
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
@@ -38,16 +39,9 @@ from ..records.verdicts import (
     supporting_evidence,
     unsettled_change,
 )
-from .severities import DEFAULT_OVERDUE_DAYS
-from ..wording import day
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSettings:
-    """What rules need beyond the records: the reference date and the configured days."""
-
-    today: date
-    overdue_days: int = DEFAULT_OVERDUE_DAYS
+from .gain_rules import GAIN_RULES
+from .rule_settings import RuleSettings
+from ..wording import day, shell_word
 
 _MAX_DEPLOY_FILE = 10 << 20
 
@@ -60,7 +54,8 @@ class Reclaimable:
     revert: HistoryEntry  # the entry that took it out (the date it stands reverted since)
     incident: Incident  # the latest reason's incident and hypothesis
     hypothesis: Hypothesis
-    gains: tuple[Gain, ...]
+    gains: tuple[Gain, ...]  # those measured at its value (gain_verdicts.claimed_gains)
+    min_gain_pct: float = 0.0
     reasons: tuple[RevertReason, ...] = ()  # every hypothesis it stands reverted under, oldest first
     elsewhere: tuple[Suspicion, ...] = ()  # open incidents that still suspect it
 
@@ -72,7 +67,8 @@ class Reclaimable:
 
     @property
     def gains_text(self) -> str:
-        return describe_gains(self.gains) or "no measured gain on record"
+        """What restoring it reclaims: gains at its value, those within noise said to be."""
+        return describe_reclaimed(self.gains, self.min_gain_pct)
 
     @property
     def hypotheses(self) -> tuple[tuple[Incident, Hypothesis], ...]:
@@ -95,12 +91,12 @@ def _fallen(reason: RevertReason) -> str:
             f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{hypothesis.id}'")
 
 
-def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
+def find_reclaimable(catalog: Catalog, min_gain_pct: float = 0.0) -> list[Reclaimable]:
     found = []
     for r in current_reverts(catalog):
         if r.is_reclaimable and r.incident is not None and r.hypothesis is not None:
-            found.append(Reclaimable(r.knob, r.first.entry, r.incident, r.hypothesis, knob_gains(r.knob), r.reasons,
-                                     still_suspected_elsewhere(catalog, r)))
+            found.append(Reclaimable(r.knob, r.first.entry, r.incident, r.hypothesis, claimed_gains(r.knob),
+                                     min_gain_pct, r.reasons, still_suspected_elsewhere(catalog, r)))
     return found
 
 
@@ -115,7 +111,7 @@ def _setting(knob: Knob) -> str:
 
 
 def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for item in find_reclaimable(catalog):
+    for item in find_reclaimable(catalog, settings.min_gain_pct):
         knob = item.knob
         where = ", ".join(d.path for d in knob.applies_to)
         caution = "".join(
@@ -208,7 +204,7 @@ def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> 
         against = "; ".join(_evidence_text(e) for e in reading.against)
         supporting = "; ".join(_evidence_text(e) for e in reading.supporting) or "nothing"
         decisive = reading.decisive
-        gains = describe_gains(knob_gains(knob))
+        gains = describe_reclaimed(claimed_gains(knob), settings.min_gain_pct) if claimed_gains(knob) else ""
         others = [r for r in revert_of.reasons if r is not reason and r.standing is not None and r.standing.stands]
         also = "".join(f" (it also stands reverted under hypothesis '{r.entry.hypothesis}' of incident "
                        f"'{r.entry.incident}', which still stands: settle that too)" for r in others)
@@ -284,7 +280,7 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
                  f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
         if changed:
             back = (f" To undo it: set to {value_text(previous)} from {value_text(value_now)}. Change it back "
-                    f"(`kb set {knob.id} {value_text(previous)} --note '...'`)")
+                    f"(`kb set {knob.id} {_typed(previous)} --note '...'`)")
         elif entry.value is not None:
             back = (" Neither its history nor git says what the value was before. Change it back "
                     f"(`kb set {knob.id} VALUE --note '...'`)")
@@ -294,7 +290,7 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
             catalog, "changed-under-refuted", knob, ("history", len(knob.history) - 1),
             f"{what} on {day(entry.date)} under {under}: the change was made to fix something that was not the "
             f"cause, and nobody has reviewed it since.{back}, or record why it stays "
-            f"(`kb set {knob.id} {value_text(knob.value)} --note 'why it stays'`)")
+            f"(`kb set {knob.id} {_typed(knob.value)} --note 'why it stays'`)")
 
 
 def _value_before_from_git(root: Path, catalog: Catalog, knob: Knob, index: int) -> object | None:
@@ -309,6 +305,11 @@ def _value_before_from_git(root: Path, catalog: Catalog, knob: Knob, index: int)
             value = record.get("value")
             return value if isinstance(value, str | int | float | bool) else None
     return None
+
+
+def _typed(value: object) -> str:
+    """A value as a word of a command to copy: as a record writes it, shell-quoted ('a b', not a b)."""
+    return shell_word(value_text(value))
 
 
 def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
@@ -339,4 +340,4 @@ def _evidence_text(evidence: Evidence) -> str:
 
 Rule = Callable[[Catalog, Path, RuleSettings], Iterator[Finding]]
 RULES: tuple[Rule, ...] = (reclaimable_knobs, knob_drift, restore_candidates, correlation_only_reverts,
-                           unexplained_reverts, overdue_reverts, changes_under_refuted)
+                           unexplained_reverts, overdue_reverts, changes_under_refuted, *GAIN_RULES)

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .gitio import NotARepository, iter_blobs, open_repository, repository_state
+from ..records.yaml_source import MAX_BYTES
 
 try:
     from git.exc import GitCommandError
@@ -36,7 +37,8 @@ def committed_versions(root: Path, rel_path: str) -> Iterator[bytes]:
                 path = rest.strip("\n\0").split("\0")[0]
                 if commit and path:
                     names.append(f"{commit}:{path}")
-            for _, content in iter_blobs(repo, names):
-                yield content
+            for _, content in iter_blobs(repo, names, limit=MAX_BYTES):
+                if isinstance(content, bytes):  # a version over a record's size limit is no record to read
+                    yield content
     except (NotARepository, GitCommandError):
         return
