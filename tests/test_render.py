@@ -128,7 +128,7 @@ def test_minimal_records_render(empty_kb):
 def test_measured_values_show_baseline_and_tuned_columns(seed_kb):
     edit(seed_kb / SEED_KNOB, "    delta_pct: 12.8\n", "    baseline: 1000\n    value: 1128\n    unit: tok/s\n")
     page = render(seed_kb).files[KNOB_PAGE]
-    assert "| Metric | Conditions | Baseline | Tuned | Change | Measured | Source |" in page
+    assert "| Metric | Conditions | Baseline | Tuned | Change | 95% interval, runs | Measured |" in page
     assert "| 1000 tok/s | 1128 tok/s | " in page
 
 
@@ -205,7 +205,8 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
     assert "Lesson: A revert is a hypothesis test, not a fix." in incidents
     recent = home[home.index("## Recent changes"):]
     assert "'recorded' dates are the dates written in the records" in recent
-    assert "| 2026-11-05 20:25:00 (recorded) |" in untagged(recent)  # with its seconds, as written
+    # with its seconds, and its zone (issue 21: a time written without one is UTC, labelled)
+    assert "| 2026-11-05 20:25:00 UTC (recorded) |" in untagged(recent)
 
 
 def test_an_empty_knowledge_base_says_how_to_start(empty_kb):

@@ -74,7 +74,11 @@ def test_a_zensical_set_up_gets_its_pages_theme_banners_and_edit_links_without_o
     result = kb("render", "--root", zensical_kb)
     assert result.code == 0, result.err
     docs, theme = zensical_kb / "kb-site/docs", zensical_kb / "kb-site/theme"
-    assert f"kb render: wrote 12 files to {docs}" in result.out and f"theme overrides to {theme}" in result.out
+    assert f"files to {docs}" in result.out and f"theme overrides to {theme}" in result.out
+    written = [line.split(" ", 1)[1] for line in (docs / ".incident-kb-render").read_text().splitlines()]
+    assert {"index.md", "tags.md", f"knobs/{KNOB}.md", "incidents/index.md", "about.md", "runbook.md",
+            "assets/incident-kb/kb.css"} <= set(written)
+    assert f"kb render: wrote {len(written)} files to {docs}" in result.out
     page = (docs / f"knobs/{KNOB}.md").read_text()
     assert page.startswith('---\nkb_edit_url: "https://git.example.invalid/team/kb/edit/main/knobs/'
                            'sglang-sm120-mma-target-ctas.yaml"\ntitle: ')

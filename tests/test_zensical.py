@@ -57,8 +57,8 @@ def html(site: Path, page: str) -> str:
 def test_record_pages_indexes_home_and_tags_are_built(built):
     knob = html(built, KNOB)
     assert '<span class="kb-badge kb-status-active">active</span>' in knob
-    assert "+12.8% output throughput at concurrency 64, +5.7% at 96" in knob
-    assert (built / "knobs/sglang-sm120-mma-target-ctas.gains.svg").is_file()
+    # The fixture tuned the knob to 1024 after its gains were measured at 512: they show as history.
+    assert "+12.8%" in knob and "measured at other values: history, not claimed" in knob
     assert "Refuted: target-ctas-causes-hang" in html(built, INCIDENT)
     assert "SGLANG_SM120_MMA_TARGET_CTAS" in html(built, "knobs").replace("_<wbr>", "_")
     assert "Multi-round agent harness hangs" in html(built, "incidents")

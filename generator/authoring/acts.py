@@ -13,48 +13,29 @@ arguments, prints nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
+from .outcome import Outcome, entry, fields
 from .record_files import RecordFile, Refused, open_record, require_record, save
 from ..findings import Finding, KbError
 from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..checking.references import docs_referring_to
-from ..checking.rules import find_setting
+from ..checking.rules import read_deployment
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
-from ..records.model import last_revert
+from ..records.deploy_verdict import DeployState
+from ..records.gain_verdicts import is_at_current_value
+from ..records.model import last_revert, standing_revert_indexes
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
 from .yaml_emit import Flow
-from ..wording import day
+from ..wording import day, shell_word
 
 When = date | datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a command did (one line), what else needs doing, and what `kb check` now reports."""
-
-    done: str
-    next_steps: tuple[str, ...] = ()
-    check: tuple[Finding, ...] = field(default=())
-
-
-def fields(model: type[BaseModel]) -> list[str]:
-    """A model's field names in declaration order: the canonical key order of its records."""
-    return list(model.model_fields)
-
-
-def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
-    """A record entry with its keys in the schema's order, leaving out what was not given."""
-    return {name: values[name] for name in fields(model) if values.get(name) is not None}
 
 
 # ---- incidents ---------------------------------------------------------------------------------
@@ -89,22 +70,28 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
                    _check(root))
 
 
-def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
+def refute(root: Path, incident_id: str, hypothesis_id: str, when: When | None = None) -> Outcome:
+    """Refute a hypothesis, on `when` (its `decided:` date) when given."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
     save(record, editor)
-    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check(root))
+    on = f" ({day(when)})" if when is not None else ""
+    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted{on}", (), _check(root))
 
 
 def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: bool = False,
-            summary: str | None = None, resolve_on: When | None = None) -> Outcome:
-    """Confirm a hypothesis; make it the root cause (`root_cause`, implied by a summary or by
-    resolving), and resolve the incident on `resolve_on`."""
+            summary: str | None = None, resolve_on: When | None = None, when: When | None = None) -> Outcome:
+    """Confirm a hypothesis (on `when`, its `decided:` date, when given); make it the root cause
+    (`root_cause`, implied by a summary or by resolving), and resolve the incident on `resolve_on`."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "confirmed", fields(Hypothesis))
-    done = [f"hypothesis '{hypothesis_id}' confirmed"]
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
+    done = [f"hypothesis '{hypothesis_id}' confirmed" + (f" ({day(when)})" if when is not None else "")]
     if root_cause or summary is not None or resolve_on is not None:
         current = incident.root_cause
         if current is not None:
@@ -203,11 +190,14 @@ def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
 
 def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
            note: str | None = None, review_by: When | None = None) -> Outcome:
+    """Revert a knob to test a hypothesis; a knob already reverted (under other hypotheses) stays
+    reverted, now also to test this one."""
     record, editor, knob = _open_knob(root, knob_id)
     standing_revert = last_revert(knob)
-    if standing_revert is not None:
-        raise KbError(f"knob '{knob_id}' is already reverted (since {day(standing_revert.date)}); "
-                      f"`kb restore {knob_id}` first")
+    if standing_revert is not None and any((e.incident, e.hypothesis) == (incident_id, hypothesis_id)
+                                           for e in map(knob.history.__getitem__, standing_revert_indexes(knob))):
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        raise KbError(f"knob '{knob_id}' is already reverted (since {day(since.date)}); `kb restore {knob_id}` first")
     if knob.status is KnobStatus.RETIRED:
         raise KbError(f"knob '{knob_id}' is retired; there is nothing deployed to revert")
     incident = _readable_incident(root, incident_id)
@@ -229,6 +219,11 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
+    if standing_revert is not None:
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        return Outcome(f"{record.rel_path}: '{knob_id}' stays reverted (since {day(since.date)}), now also to test "
+                       f"hypothesis '{hypothesis_id}' of incident '{incident_id}' ({day(when)})", tuple(steps),
+                       checked.findings)
     return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {day(when)} to test hypothesis '{hypothesis_id}' "
                    f"of incident '{incident_id}'", tuple(steps), checked.findings)
 
@@ -238,6 +233,7 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     last = last_revert(before)
     if last is None:
         raise KbError(f"knob '{knob_id}' is {before.status.value}, not reverted; only a reverted knob can be restored")
+    reverts = [before.history[i] for i in standing_revert_indexes(before)]
     item = entry(HistoryEntry, date=when, status="restored", incident=last.incident,
                  hypothesis=last.hypothesis, note=note)
     editor.append(("history",), item, fields(Knob))
@@ -246,10 +242,15 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps = [*_deploy_steps(checked, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
-    hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
-    if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
-        steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
-                     f"`kb refute {last.incident} {hypothesis.id}`")
+    days = checked.config.restore_verify_days
+    steps.append(f"verify that the gain came back: measure {knob.name}={value_text(knob.value)} and record it "
+                 f"(kb measurement import {knob_id} FILE... --metric NAME); without a measurement dated since the "
+                 f"restore, kb check reports restore-unverified after {days} day{'s' * (days != 1)}")
+    for reverted in reverts:
+        hypothesis = checked.catalog.hypothesis(reverted.incident, reverted.hypothesis)
+        if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
+            steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
+                         f"`kb refute {reverted.incident} {hypothesis.id}`")
     return Outcome(f"{record.rel_path}: '{knob_id}' restored on {day(when)} ({knob.name}={knob.value})",
                    tuple(steps), checked.findings)
 
@@ -274,6 +275,12 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         raise KbError(f"knob '{knob_id}' is already {knob.name}={value_text(knob.value)}; to record why it stays, "
                       "give --note")
     old = knob.value
+    # Gains belong to the value measured: measurements taken at the old value say so from now on,
+    # in the record itself, so nothing can read them as measurements of the new one.
+    stamped = [] if same else [i for i, m in enumerate(knob.measurements)
+                               if m.setting is None and is_at_current_value(knob, m)]
+    for index in stamped:
+        editor.set(("measurements", index), "setting", old, fields(Measurement))
     item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
                  note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
@@ -282,6 +289,11 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
     knob, checked = _save_knob(record, editor, knob_id)
     steps = [*(_deploy_steps(checked, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
              *_doc_steps(checked, knob_id)]
+    if not same and any(not is_at_current_value(knob, m) for m in knob.measurements):
+        marked = f" ('setting: {value_text(old)}' added to {len(stamped)} of them)" if stamped else ""
+        steps.append(f"the gains on record were measured at other values{marked}: they are history now, not "
+                     f"claimed for {value_text(value)}; measure it: kb measurement import {knob_id} FILE... "
+                     f"--metric NAME --setting {shell_word(value_text(value))}")
     done = (f"'{knob_id}' stays {knob.name}={value_text(value)} ({day(when)})" if same else
             f"'{knob_id}' set to {knob.name}={value_text(value)} on {day(when)} (was {value_text(old)})")
     return Outcome(f"{record.rel_path}: {done}", tuple(steps), checked.findings)
@@ -298,19 +310,6 @@ def retire(root: Path, knob_id: str, when: When, note: str | None = None) -> Out
     if knob.keep_reverted:
         steps.append(f"'keep_reverted' in {record.rel_path} no longer applies: the knob is retired")
     return Outcome(f"{record.rel_path}: '{knob_id}' retired on {day(when)}", tuple(steps), checked.findings)
-
-
-def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
-                    baseline: float | None = None, value: float | None = None, unit: str | None = None,
-                    conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
-                    when: When | None = None, evidence: str | None = None, note: str | None = None) -> Outcome:
-    record, editor, _ = _open_knob(root, knob_id)
-    item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
-                 baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
-                 higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
-    editor.append(("measurements",), item, fields(Knob))
-    save(record, editor)
-    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), _check(root))
 
 
 # ---- helpers -----------------------------------------------------------------------------------
@@ -358,24 +357,28 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
     steps = []
     setting = f"{knob.name}={value_text(knob.value)}"
     for deployment in knob.applies_to:
+        path = deployment.path
         try:
-            found = find_setting(kb.root, knob, deployment)
+            verdict = read_deployment(kb.root, knob, deployment)
         except UnreadableFile as exc:
-            steps.append(f"{deployment.path}: cannot be read ({exc}); make the change there by hand")
+            steps.append(f"{path}: cannot be read ({exc}); make the change there by hand")
             continue
-        if found is None:
-            steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
-        elif want_set and not found.is_set and found.other is not None:
-            steps.append(f"{deployment.path}:{found.other[0]}: change '{found.other[1]}' to set {setting} (kb check "
-                         f"reports knob-drift until a line matches `{found.pattern}`)")
-        elif want_set and not found.is_set:
-            steps.append(f"{deployment.path}: set {setting} again (kb check reports knob-drift "
-                         f"until a line matches `{found.pattern}`)")
-        elif not want_set and found.is_set:
-            steps.append(f"{deployment.path}:{found.line}: remove '{found.text}' (kb check reports knob-drift "
-                         "until then)")
-        else:
-            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        if verdict is None:
+            steps.append(f"{path}: cannot be read; make the change there by hand")
+            continue
+        until = f"until a line matches `{verdict.pattern}`" if verdict.pattern else "until it does"
+        if verdict.state is DeployState.OTHER_VALUE:
+            steps += [f"{path}:{line.line}: change '{line.shown}' to set {setting} (kb check reports knob-drift "
+                      f"{until})" for line in verdict.lines]
+        elif verdict.state is DeployState.NOT_SET:
+            steps.append(f"{path}: set {setting} again (kb check reports knob-drift {until})")
+        elif verdict.state is DeployState.STILL_SET:
+            steps += [f"{path}:{line.line}: remove '{line.shown}' (kb check reports knob-drift until then)"
+                      for line in verdict.lines]
+        elif not verdict.unreadable:
+            steps.append(f"{path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        steps += [f"{path}:{line.line}: cannot read {knob.name} in '{line.shown}'; make the change there by hand "
+                  "(kb check reports unreadable-setting)" for line in verdict.unreadable]
     return steps
 
 

@@ -17,8 +17,9 @@ from .links import ASSETS_DIR
 
 # What the generated pages are written with; MkDocs itself always adds toc, tables and fenced_code.
 MARKDOWN_EXTENSIONS = ("admonition", "attr_list")
-# Splits on '_' too, so that a short name (TARGET_CTAS) finds SGLANG_SM120_MMA_TARGET_CTAS.
-SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/]+|\.(?!\d)'
+# Splits on '_' too, so that a short name (TARGET_CTAS) finds SGLANG_SM120_MMA_TARGET_CTAS, and on
+# '+', '%' and '−', so that a gain is found by its number (12.8 in '+12.8%').
+SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'
 # Material partials the pages expect overridden: the tags after the page's content (not above its
 # title), and an accessible name for the search dialog. Each adapter supplies them for its theme.
 THEME_OVERRIDES = ("partials/content.html", "partials/search.html")

@@ -148,6 +148,15 @@ class SiteContext:
         return self._places.page_of(item, self.settings)
 
     @query
+    def min_gain_pct(self) -> float:
+        """The gain below which a measurement reads as noise ([tool.incident-kb] min-gain-pct)."""
+        return self._kb.config.min_gain_pct
+
+    @query
+    def restore_verify_days(self) -> int:
+        return self._kb.config.restore_verify_days
+
+    @query
     def reclaimable(self) -> tuple[Reclaimable, ...]:
         """The knobs to restore, by knob id."""
         return tuple(item for _, item in sorted(self._reclaimable.items()))
@@ -202,7 +211,7 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
         _kb=kb,
         settings=settings,
         _changes=record_changes(catalog, kb.timelines),
-        _reclaimable={item.knob.id: item for item in find_reclaimable(catalog)},
+        _reclaimable={item.knob.id: item for item in find_reclaimable(catalog, kb.config.min_gain_pct)},
         _docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         _follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         _places=place_findings(kb, settings, record_pages),

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...findings import Severity
-from ...records.model import best_gain, describe_gains, knob_gains, when_key
+from ...records.gain_verdicts import claimed_gains, describe_reclaimed
+from ...records.model import best_gain, describe_gains, when_key
+from .gain_views import RestoreRow, restore_rows
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
-from ...records.schema import Incident, Knob
+from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
 from .context import Read, SiteContext
@@ -76,6 +78,7 @@ class HomePage:
     needs_action: bool  # something to reclaim or a finding: the page leads with it
     all_good: str  # said instead when nothing needs action
     reclaimable: tuple[ReclaimRow, ...]
+    restored: tuple[RestoreRow, ...]  # the ledger's restored knobs: verified by a measurement since, or not yet
     findings_summary: str
     findings: tuple[FindingRow, ...]
     knobs_intro: Markup
@@ -99,13 +102,18 @@ class IndexPage:
     search_excluded: bool = False
 
 
+def _fallen_hypothesis(links: Links, incident: Incident, hypothesis: Hypothesis) -> Markup:
+    return (Markup("hypothesis ") + links.hypothesis(incident.id, hypothesis.id) + Markup(" of ")
+            + links.incident(incident.id) + Markup(" ") + badge("hypothesis", hypothesis.status.value))
+
+
 def home_view(context: SiteContext) -> HomePage:
     links = Links(HOME_PAGE, context)
     knobs_all, incidents_all = context.knobs(), context.incidents()
     reclaimable = tuple(
         ReclaimRow(links.knob_in_table(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
-                   Markup("hypothesis ") + links.hypothesis(item.incident.id, item.hypothesis.id) + Markup(" of ")
-                   + links.incident(item.incident.id) + Markup(" ") + badge("hypothesis", item.hypothesis.status.value))
+                   Markup("; ").join(_fallen_hypothesis(links, incident, hypothesis)
+                                     for incident, hypothesis in item.hypotheses))
         for item in context.reclaimable())
     findings = sorted(context.findings(), key=lambda f: (f.severity is not Severity.ERROR, f.sort_key))
     rows = []
@@ -131,7 +139,7 @@ def home_view(context: SiteContext) -> HomePage:
         links.to(KNOB_INDEX, knobs_text),
         links.to(INCIDENT_INDEX, incidents_text),
     ) + ((links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),) if context.settings.tags else ())
-    knobs, knobs_intro = _knob_overview(knobs_all, links, knobs_text)
+    knobs, knobs_intro = _knob_overview(knobs_all, links, knobs_text, context.min_gain_pct())
     incidents, incidents_intro = _incident_overview(incidents_all, links, incidents_text)
     return HomePage(
         path=HOME_PAGE,
@@ -142,6 +150,7 @@ def home_view(context: SiteContext) -> HomePage:
         all_good="Nothing to reclaim and nothing to fix: no knob stays reverted under a hypothesis that "
                  "fell, and kb check reports no finding.",
         reclaimable=reclaimable,
+        restored=restore_rows(knobs_all, links, context.restore_verify_days(), context.min_gain_pct()),
         findings_summary=summary,
         findings=tuple(rows),
         knobs_intro=knobs_intro,
@@ -155,7 +164,7 @@ def home_view(context: SiteContext) -> HomePage:
 
 
 def _best_gain(knob: Knob) -> float | None:
-    gains = [g.pct for g in knob_gains(knob)]
+    gains = [g.pct for g in claimed_gains(knob)]
     return max(gains) if gains else None
 
 
@@ -164,14 +173,14 @@ def _gain_rank(knob: Knob) -> tuple[bool, float, str]:
     return best is None, -(best or 0.0), knob.name.lower()
 
 
-def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str) -> tuple[tuple[KnobRow, ...], Markup]:
+def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str, floor: float) -> tuple[tuple[KnobRow, ...], Markup]:
     """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
     knobs = sorted(every, key=_gain_rank)
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]
     rows = tuple(KnobRow(links.knob_in_table(knob.id), badge("status", knob.status.value), code(knob.value),
-                         plain(describe_gains(knob_gains(knob)) or "no measured gain on record"))
+                         plain(describe_reclaimed(claimed_gains(knob), floor)))
                  for knob in shown)
     which = "the largest gains first" if len(shown) == len(knobs) else f"the {len(shown)} with the largest gains"
     return rows, (plain(f"{counted}; {which}. ") + Markup("Every knob, sortable and filterable: ")
@@ -259,7 +268,7 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
     knob = context.knob(knob.id) or knob  # asked, so that the row is made again when the knob changes
-    best = best_gain(knob_gains(knob))
+    best = best_gain(claimed_gains(knob))  # measured at its current value: other values' gains are history
     # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
     best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
         if best else Markup()
