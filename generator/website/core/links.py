@@ -23,6 +23,10 @@ from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"
 TAGS_PAGE = "tags.md"
+# What the tags page and the pages' front matter say to a tags plugin (Material's, Zensical's): the
+# listing's marker on the tags page, and the front matter field that holds a page's tags.
+TAGS_LISTING = "material/tags"
+TAGS_FIELD = "tags"
 KNOB_INDEX = "knobs/index.md"
 INCIDENT_INDEX = "incidents/index.md"
 ASSETS_DIR = "assets/incident-kb"

@@ -26,7 +26,7 @@ from ...records.vocabulary import EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
 from ...records.files import is_file
-from .links import SiteSettings
+from .links import TAGS_FIELD, SiteSettings
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ def page_tags(tags: Iterable[str]) -> tuple[str, ...]:
 def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None, search_excluded: bool = False) -> Markup:
     """YAML front matter: the page title, tags (from page_tags) for the tags plugin, a search boost,
     or the page kept out of search."""
-    lines = [f"title: {_yaml_text(label(title))}", "tags:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
+    lines = [f"title: {_yaml_text(label(title))}", f"{TAGS_FIELD}:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
     if search_excluded:
         lines += ["search:", "  exclude: true"]
     elif boost is not None:

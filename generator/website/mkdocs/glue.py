@@ -11,6 +11,8 @@ is where they fail.
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,7 +26,7 @@ from ...findings import KbError, NotAKnowledgeBase
 from ...pipeline import KnowledgeBase, check_knowledge_base
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle
-from ..core.links import SiteSettings
+from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -57,6 +59,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         built = editor.files
     apply_page_meta(built, site)
     log_findings(kb)
+    warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners)
 
 
@@ -97,3 +100,61 @@ def log_findings(kb: KnowledgeBase) -> None:
     if kb.findings:
         # Information, not a warning: a warning would fail `mkdocs build --strict`.
         log.info("kb check: %d finding(s); they are shown on the site's pages", len(kb.findings))
+
+
+_TAGS_PLUGIN = "material.plugins.tags"
+
+
+def warn_if_tags_page_empty(config: MkDocsConfig, site: Bundle) -> None:
+    """A warning (which `--strict` counts) when the generated tags page would list nothing because of
+    how Material's tags plugin is set up, or missing: an empty page would say nothing of why."""
+    if TAGS_PAGE not in site.files:
+        return
+    tagged = [path for path, meta in site.pages.items() if meta.tags]
+    problem = tags_page_problem(config.plugins.values(), tagged)
+    if problem is not None:
+        log.warning("incident-kb: the tags page (%s) will list no page: %s (or set the incident-kb plugin's "
+                    "`tags: false` in mkdocs.yml to generate no tags page)", TAGS_PAGE, problem)
+
+
+def tags_page_problem(plugins: Iterable[Any], tagged: Iterable[str]) -> str | None:
+    """Why no instance of Material's tags plugin among `plugins` would list the generated pages
+    (`tagged`, docs-relative) on the tags page; None when one would."""
+    found = [plugin for plugin in plugins if type(plugin).__module__.startswith(_TAGS_PLUGIN)]
+    if not found:
+        return "Material's tags plugin is not in mkdocs.yml's plugins; add `- tags` to `plugins:`"
+    tagged = list(tagged)
+    reasons = [_why_no_listing(plugin.config, tagged) for plugin in found]
+    if any(reason is None for reason in reasons):
+        return None
+    return "; ".join(dict.fromkeys(reason for reason in reasons if reason is not None))
+
+
+def _why_no_listing(options: Any, tagged: list[str]) -> str | None:
+    """Why one tags plugin, set up with `options` (its documented settings), lists none of `tagged`
+    on the tags page."""
+    from material.utilities.filter import Filter  # type: ignore[import-untyped]
+
+    if not options.enabled:
+        return "Material's tags plugin is disabled (`enabled: false`)"
+    if not options.listings:
+        return "Material's tags plugin renders no listings (`listings: false`, or `export_only: true`)"
+    try:
+        marked = re.search(r"<!--\s*?{directive}(.*?)\s*-->".format(directive=options.listings_directive),
+                           f"<!-- {TAGS_LISTING} -->", flags=re.I | re.M | re.S)
+    except re.error:
+        marked = None
+    if marked is None:
+        return (f"Material's tags plugin looks for listings marked `<!-- {options.listings_directive} -->` "
+                f"(`listings_directive`), and the tags page is marked `<!-- {TAGS_LISTING} -->`; remove "
+                "`listings_directive`")
+    if options.tags_name_property != TAGS_FIELD:
+        return (f"Material's tags plugin reads a page's tags from `{options.tags_name_property}` "
+                f"(`tags_name_property`), and the generated pages give them as `{TAGS_FIELD}`; remove "
+                "`tags_name_property`")
+    kept = Filter(options.filters)
+    if not kept(TAGS_PAGE):
+        return f"Material's tags plugin's `filters` leave out {TAGS_PAGE}"
+    if tagged and not any(kept(path) for path in tagged):
+        return "Material's tags plugin's `filters` leave out every record page"
+    return None

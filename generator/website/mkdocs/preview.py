@@ -29,7 +29,8 @@ from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import file_sort_key
 
 from ...records.record_cache import hold_in_memory
-from .glue import Generated, SiteOptions, apply_page_meta, check, log, log_findings, site_settings
+from .glue import (Generated, SiteOptions, apply_page_meta, check, log, log_findings, site_settings,
+                   warn_if_tags_page_empty)
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
 from .material_reuse import merge_search_index as merge_search_entries
@@ -115,6 +116,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     preview.raw, preview.read, preview.built = {}, set(), set()
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     log_findings(kb)
+    warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners)
 
 
