@@ -18,7 +18,6 @@ compares two checks.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 from collections.abc import Hashable, Iterable, Sequence
@@ -31,6 +30,7 @@ from .findings import Finding, KbError, Severity
 from .history.gitio import NotARepository, TreeEntry, iter_blobs, list_tree, open_repository, repository_state, \
     resolve_commit
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .records.files import write_new_file
 from .records.model import Catalog
 from .records.vocabulary import DOCS_FOLDER, RecordKind
 
@@ -150,14 +150,10 @@ def _refuse_escaping(path: str, ref: str) -> None:
 def _write_new_file(dest: Path, path: str, content: bytes, ref: str) -> None:
     """Create `dest/path`; `dest` is a private folder holding only what was written here, so
     no part of the path can be a link, and the result is checked to be inside `dest` all the same."""
-    target = dest.joinpath(*path.split("/"))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.parent.resolve().is_relative_to(dest.resolve()):
-            raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing")
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
+        write_new_file(dest, path, content)
+    except ValueError:
+        raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing") from None
     except OSError as exc:
         raise KbError(f"--base {ref}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
                       "is the tree well-formed?") from None

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from .checking.rules import RULES, RuleSettings
 from .findings import Finding, KbError
-from .pipeline import FileFacts, Ledger, collector_paused, configured, load_records
+from .ledger import FileFacts, Ledger
+from .pipeline import collector_paused, configured, load_records
 from .records.files import is_file
 from .records.links import RecordKey
 from .records.vocabulary import DOCS_FOLDER
@@ -38,7 +39,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
     """The findings of a whole check after the record files `edited` (root-relative) changed, and
     the ledger that goes with them; None when the edit is not one a re-check can follow."""
     if not edited or any(path not in ledger.files or not ledger.files[path].in_catalog for path in edited) or \
-            any(reference.doc in edited for reference in ledger.references):
+            any(reference.doc in edited for reference in ledger.references) or ledger.pairable & set(edited):
         return None
     edited_now = load_records(root, {}, cache=False, only=edited, broken_elsewhere=ledger.broken_ids,
                               with_facts=True).facts
@@ -72,7 +73,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
     by_file = {**ledger.by_file, **{path: tuple(part.by_file.get(path, ())) for path in reached}}
     findings = configured(part.config, [*(item for found in by_file.values() for item in found), *others])
     return findings, Ledger(files, by_file, others, ledger.broken_ids,
-                            ledger.references, ledger.summary, ledger.notes)
+                            ledger.references, ledger.summary, ledger.notes, ledger.pairable)
 
 
 def _files_by_key(files: Mapping[str, FileFacts]) -> dict[RecordKey, list[str]]:

@@ -28,6 +28,16 @@ def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KB_TODAY", STORY_TODAY)
 
 
+@pytest.fixture(autouse=True)
+def user_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test has its own user cache folder, outside every repository it makes, like a fresh
+    machine (kb keeps its cache there, never in the repository), with the cache on."""
+    folder = tmp_path_factory.mktemp("user-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
+    return folder / "incident-kb"
+
+
 @dataclass
 class Result:
     code: int

@@ -8,7 +8,6 @@ editor's save does."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from generator import pipeline, recheck
-from generator.records import disk_cache
 
 from .conftest import SEED_KNOB, edit
 from .gitrepo import GitRepo
@@ -26,10 +24,8 @@ from .test_rules import _seed_mid_investigation
 
 
 @pytest.fixture(autouse=True)
-def own_cache_key(tmp_path, monkeypatch, git_env):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
-    monkeypatch.setattr(disk_cache, "_key", None)
+def no_git_configuration(git_env):
+    """Git as the tests' repositories are made (conftest gives each test its own user cache)."""
 
 
 @pytest.fixture
@@ -157,49 +153,6 @@ def test_a_remembered_result_is_not_taken_to_another_folder(kb, repo, tmp_path, 
     runs = checks_run(monkeypatch)
     assert kb("check", "--root", copy) == cold(kb, copy, monkeypatch)
     assert runs == [1, 1]  # the copy's check, then the cold one
-
-
-# Every look at the file system in what `kb check` runs, outside records/files.py (whose helpers write
-# each look down) and the caches (whose entries are no input): each is inside the folders the
-# remembered result watches whole, or is written down with `noted()` just before.
-LOOK = re.compile(r"lexists|os\.path\.(exists|isfile|isdir|islink|realpath)|\.(exists|is_file|is_dir|is_symlink|"
-                  r"resolve|rglob|glob|iterdir|read_text|read_bytes|open)\(|os\.(stat|lstat|walk|listdir|scandir|"
-                  r"access|open)\(|\bopen\(|(?<![\w.])(status|signature)\(")
-WATCHED_OR_NOTED = {
-    ("generator/pipeline.py", "if not folder.is_dir():"): "a record folder: watched",
-    ("generator/pipeline.py", "for top, folders, names in os.walk(prefix + kind.folder, onerror=problems.append)"):
-        "watched",
-    ("generator/pipeline.py", "if not root.is_dir():"): "the root: its path is in the key, its folders watched",
-    ("generator/pipeline.py", "if not any((root / kind.folder).is_dir() for kind in RecordKind):"): "watched",
-    ("generator/records/consistency.py", "(root / kind.folder / f\"{record_id}{suffix}\").is_file() for suffix in "
-                                         "RECORD_SUFFIXES)"): "a record folder: watched",
-    ("generator/records/consistency.py", "return catalog.exists(kind, record_id) or any("): "no look: the catalog",
-    ("generator/records/record_cache.py", "found = status(path)"): "a record file: watched",
-    ("generator/records/consistency.py", "resolved = (root / posix).resolve()"): "noted",
-    ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
-    ("generator/records/consistency.py", "if not resolved.exists():"): "noted",
-    ("generator/checking/references.py", "found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER)"
-                                         ".rglob(\"*.md\") if not is_folder(p)} \\"): "docs/: watched",
-    ("generator/checking/severities.py", "if not os.path.lexists(path):"): "noted",
-    ("generator/history/gitio.py", "toplevel = Path(str(repo.working_tree_dir)).resolve()"): "git's state is in the key",
-    ("generator/history/gitio.py", "relative = folder.resolve().relative_to(toplevel).as_posix()"): "the root's path",
-}
-
-
-def test_every_look_at_the_file_system_is_watched_or_written_down():
-    repo = Path(__file__).resolve().parent.parent
-    modules = [repo / "generator/pipeline.py", repo / "generator/recheck.py",
-               *sorted((repo / "generator").glob("[rch]*/*.py"))]
-    found = set()
-    for module in modules:
-        name = module.relative_to(repo).as_posix()
-        if name in ("generator/records/files.py", "generator/records/disk_cache.py") or \
-                name.startswith("generator/authoring/"):
-            continue
-        for line in module.read_text().splitlines():
-            if LOOK.search(line) and not line.strip().startswith("#"):
-                found.add((name, line.strip()))
-    assert found == set(WATCHED_OR_NOTED), "route new looks through records/files.py (or noted()), then list them"
 
 
 def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, repo):

@@ -17,7 +17,6 @@ import pytest
 
 from generator import pipeline, recheck
 from generator.checking.rules import RULES, RuleSettings
-from generator.records import disk_cache
 from generator.reference_date import reference_date
 
 from .gitrepo import GitRepo
@@ -26,10 +25,8 @@ from .test_verdicts import FIXTURES
 
 
 @pytest.fixture(autouse=True)
-def own_cache_key(tmp_path, monkeypatch, git_env):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
-    monkeypatch.setattr(disk_cache, "_key", None)
+def no_git_configuration(git_env):
+    """Git as the tests' repositories are made (conftest gives each test its own user cache)."""
 
 
 # ---- random knowledge bases: knobs and incidents that name each other, and some that name nothing

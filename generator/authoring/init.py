@@ -23,7 +23,7 @@ from ..records.vocabulary import DOCS_FOLDER, RecordKind
 STARTER = Path(__file__).parent / "starter"
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
-IGNORED = ("site/", ".cache/")  # what `mkdocs build` and the chart cache write
+IGNORED = ("site/", ".cache/")  # what `mkdocs build` writes, and tools' caches (kb keeps its own outside)
 
 
 @dataclass(frozen=True, slots=True)

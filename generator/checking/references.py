@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
+from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.vocabulary import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
@@ -47,8 +47,11 @@ class DocReference:
 def doc_paths(root: Path, catalog: Catalog) -> list[str]:
     """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
     regular file inside the repository), plus any other file a record lists under `docs`."""
-    found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md") if not is_folder(p)} \
-        if is_folder(root / DOCS_FOLDER) else set()
+    found: set[str] = set()
+    if is_folder(root / DOCS_FOLDER):
+        entries = folder_entries(root / DOCS_FOLDER, skip_unlistable=True)  # as a glob: what cannot be listed holds no doc
+        found = {f"{DOCS_FOLDER}/{rel}" for rel, is_dir in entries
+                 if rel.endswith(".md") and not is_dir and not is_folder(root / DOCS_FOLDER / rel)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
             found.update(d for d in record.docs if is_file(root / d))

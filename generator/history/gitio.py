@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..records.files import resolved
+from .git_view import GIT_ENVIRONMENT, refuse_dubious_ownership
+
 try:  # gitpython refuses to import when no git executable can be found
     import git
     from git.exc import GitCommandError, GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathError
@@ -80,14 +83,20 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
     except GitCommandNotFound as exc:
         raise NotARepository(f"git cannot run here ({exc})") from None
     with repo:
+        repo.git.update_environment(**GIT_ENVIRONMENT)  # --no-optional-locks: reading never rewrites .git/index
+        try:
+            repo.git.rev_parse("--git-dir")
+        except GitCommandError as exc:
+            refuse_dubious_ownership(str(exc.stderr))
+            raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") from None
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
         yield repo
 
 
 def repository_state(repo: git.Repo, folder: Path) -> RepoState:
-    toplevel = Path(str(repo.working_tree_dir)).resolve()
-    relative = folder.resolve().relative_to(toplevel).as_posix()
+    toplevel = resolved(Path(str(repo.working_tree_dir)))
+    relative = resolved(folder).relative_to(toplevel).as_posix()
     prefix = "" if relative == "." else relative + "/"
     shallow = repo.git.rev_parse("--is-shallow-repository") == "true"
     try:

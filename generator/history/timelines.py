@@ -31,7 +31,9 @@ from .gitio import (
     uncommitted_changes,
 )
 from .walk import Moment, Version
+from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
+from ..cache import open_store
 from ..records.files import UnreadableFile, read_bounded
 from ..records.vocabulary import DOCS_FOLDER, KB_FOLDERS, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
@@ -86,6 +88,9 @@ class History:
     doc_changes: dict[str, Moment]  # doc path -> its last content change (a pure rename is not one)
     state: RepoState
     notes: list[str] = field(default_factory=list)  # one-line remarks for the user (detached HEAD...)
+    # Record paths the uncommitted changes add (or rename to), root-relative: git pairs a deleted record
+    # with the most similar of them, so their content decides whose history they continue.
+    uncommitted_new: frozenset[str] = frozenset()
 
 
 def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
@@ -97,7 +102,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     repository containing `repo_folder` (default: `root`), whose files stand for those of `root`.
     `extra_docs` are doc paths outside docs/ whose changes matter. Raises HistoryUnavailable when
     there is no history, KbError for a shallow clone unless `allow_shallow`. `cache`: continue
-    from the pass an earlier run kept under `root`'s .cache/incident-kb/ (see below)."""
+    from the pass an earlier run kept in `root`'s store (`generator.cache`; see `memo`)."""
     repo_folder = repo_folder or root
     try:
         with open_repository(repo_folder) as repo:
@@ -106,12 +111,16 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
             paths = [*KB_FOLDERS, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
-            walk, count = committed_walk(repo, root if cache else None, state, head or rev or "HEAD", pathspecs)
+            store = open_store(root) if cache else None
+            view = read_git_view(repo_folder, 0) if store is not None else None
+            walk, count = committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
             uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
             if uncommitted:
                 walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
+            new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
+                            if path.startswith(state.prefix))
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
-            fields = FieldsMemo(root if cache else None)
+            fields = FieldsMemo(store)
             blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
                                       if v.blob and not fields.knows(records[path][0], v.blob)])
     except NotARepository as exc:
@@ -120,7 +129,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     changes = {records[path]: _material_changes(records[path], lineage, blobs, root, fields)
                for path, lineage in wanted.items()}
     fields.save()
-    return History(changes, walk.doc_changes, state, notes)
+    return History(changes, walk.doc_changes, state, notes, new)
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:

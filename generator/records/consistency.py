@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
-from .files import describe_error, noted
+from .files import describe_error, exists, is_file, resolved
 from .patterns import pattern_problem
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
 from .schema import Incident, Knob
@@ -149,7 +149,7 @@ def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> b
     """A record with that id, or a record file of that name (whose id differs from it: id-mismatch
     reports that, and a reference by the file's name is not dangling too)."""
     return catalog.exists(kind, record_id) or any(
-        (root / kind.folder / f"{record_id}{suffix}").is_file() for suffix in RECORD_SUFFIXES)
+        is_file(root / kind.folder / f"{record_id}{suffix}") for suffix in RECORD_SUFFIXES)
 
 
 def _check_id(report: _Reporter, kind: RecordKind, record_id: str) -> Iterator[Finding]:
@@ -181,12 +181,11 @@ def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
         return "bad-path", f"'{rel}' is absolute; write it relative to the repository root, e.g. docs/design/plan.md"
     if ".." in posix.parts:
         return "bad-path", f"'{rel}' leaves the repository through '..'; name a file inside it"
-    noted(root / posix)  # its state is an input of this check (see check_memo)
     try:
-        resolved = (root / posix).resolve()
-        if not resolved.is_relative_to(root.resolve()):
+        found = resolved(root / posix)
+        if not found.is_relative_to(resolved(root)):
             return "bad-path", f"'{rel}' resolves outside the repository (a symbolic link?); name a file inside it"
-        if not resolved.exists():
+        if not exists(found):
             return "missing-path", f"'{rel}' does not exist; fix the path or add the file"
     except PermissionError:
         return "unreadable-file", f"'{rel}' cannot be reached: permission denied on a folder on its way"
