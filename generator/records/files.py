@@ -21,6 +21,7 @@ import errno
 import functools
 import hashlib
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -348,6 +349,15 @@ def real_path(path: str | Path) -> str:
     """`os.path.realpath(path)`, the look written down."""
     noted(path)
     return os.path.realpath(path)
+
+
+def copy_if_there(path: Path, copy: Path) -> None:
+    """Copy the file at `path` (a file of git's, as git would read it) to `copy`, if there is one."""
+    noted(path)
+    try:
+        shutil.copyfile(path, copy)
+    except FileNotFoundError:
+        pass
 
 
 def write_new_file(folder: Path, rel_path: str, content: bytes) -> None:
