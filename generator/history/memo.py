@@ -20,6 +20,7 @@ from ..cache import Store
 from .git_view import GitView
 from .gitio import RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
+from ..records.material import MaterialFields
 from ..records.vocabulary import RecordKind
 
 
@@ -149,20 +150,18 @@ class FieldsMemo:
     def __init__(self, store: Store | None) -> None:
         self.store = store
         saved = store.read(self._NAME, self._KEY) if store is not None else None
-        # 'kind:blob' -> [[label, value], ...] in order, or None (no record)
-        self.known: dict[str, list[list[str | None]] | None] = saved if isinstance(saved, dict) else {}
+        self.known: dict[str, Any] = saved if isinstance(saved, dict) else {}  # 'kind:blob' -> fields, or None
         self.added = False
 
     def knows(self, kind: RecordKind, blob: str) -> bool:
         return f"{kind.value}:{blob}" in self.known
 
-    def get(self, kind: RecordKind, blob: str) -> dict[str, str | None] | None:
+    def get(self, kind: RecordKind, blob: str) -> MaterialFields | None:
         fields = self.known[f"{kind.value}:{blob}"]
-        return {str(name): value for name, value in fields} if fields is not None else None
+        return MaterialFields.from_json(fields) if fields is not None else None
 
-    def put(self, kind: RecordKind, blob: str, fields: dict[str, str | None] | None) -> None:
-        self.known[f"{kind.value}:{blob}"] = [[name, value] for name, value in fields.items()] \
-            if fields is not None else None
+    def put(self, kind: RecordKind, blob: str, fields: MaterialFields | None) -> None:
+        self.known[f"{kind.value}:{blob}"] = fields.to_json() if fields is not None else None
         self.added = True
 
     def save(self) -> None:

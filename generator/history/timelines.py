@@ -2,9 +2,10 @@
 
 One pass over the mainline (first-parent) history of knobs/, incidents/ and the docs, following
 renames; each version of a record is read once (one `git cat-file --batch` process), parsed with
-`parse_yaml`, and compared with the version before it on its material fields only (knob: status,
-value, default; incident: status, root cause, each hypothesis's status). Uncommitted changes in the
-work tree count as the newest change. Reads git and the work tree; judges nothing (the stale-doc
+`parse_yaml`, and compared with the version before it on its material fields only (the fields the
+schema marks `Material`, see `records.material`: a knob's status, value, default; an incident's
+status, root cause, each hypothesis's verdict). Uncommitted changes in the work tree count as the
+newest change. Reads git and the work tree; judges nothing (the stale-doc
 rule does) and never reports findings. The pass over committed history and each committed
 version's material fields are kept between runs (`memo`), so a re-check reads only
 the commits since the last run.
@@ -12,12 +13,10 @@ the commits since the last run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from ..findings import KbError
 from .gitio import (
@@ -35,6 +34,7 @@ from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
 from ..cache import open_store
 from ..records.files import UnreadableFile, read_bounded
+from ..records.material import MaterialFields, material_fields
 from ..records.vocabulary import DOCS_FOLDER, KB_FOLDERS, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
@@ -155,7 +155,7 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
                       root: Path, memo: FieldsMemo) -> list[MaterialChange]:
     kind, record_id = key
     changes: list[MaterialChange] = []
-    previous: dict[str, str | None] | None = None
+    previous: MaterialFields | None = None
     for version in lineage:
         if version.blob is not None and memo.knows(kind, version.blob):
             fields = memo.get(kind, version.blob)
@@ -167,12 +167,10 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
         if fields is None:
             continue  # unreadable or not a mapping: compare the next good version with the last one
         if previous is None:
-            created = tuple(FieldChange(name, None, value) for name, value in fields.items())
+            created = tuple(FieldChange(name, None, value) for name, value in fields.values.items())
             changes.append(MaterialChange(kind, record_id, version.path, version.at, created, created=True))
         else:
-            differ = tuple(FieldChange(name, previous.get(name), fields.get(name))
-                           for name in dict.fromkeys([*previous, *fields])
-                           if previous.get(name) != fields.get(name))
+            differ = tuple(FieldChange(name, old, new) for name, old, new in fields.changes(previous))
             if differ:
                 changes.append(MaterialChange(kind, record_id, version.path, version.at, differ))
         previous = fields
@@ -192,30 +190,3 @@ def _version_text(version: Version, blobs: Mapping[str, bytes], root: Path) -> s
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
-
-
-def material_fields(kind: RecordKind, value: Any) -> dict[str, str | None] | None:
-    """The fields whose change is material, as display strings; None when `value` is no record."""
-    if not isinstance(value, dict):
-        return None
-    if kind == RecordKind.KNOB:
-        return {name: _shown(value.get(name)) for name in ("status", "value", "default")}
-    cause = value.get("root_cause")
-    fields = {"status": _shown(value.get("status")),
-              "root cause": _shown(cause.get("hypothesis") if isinstance(cause, dict) else cause)}
-    hypotheses = value.get("hypotheses")
-    for hypothesis in hypotheses if isinstance(hypotheses, list) else []:
-        if isinstance(hypothesis, dict) and isinstance(hypothesis.get("id"), str):
-            fields[f"hypothesis '{hypothesis['id']}'"] = _shown(hypothesis.get("status"))
-    return fields
-
-
-def _shown(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return json.dumps(value, sort_keys=True, default=str)
-
