@@ -31,6 +31,7 @@ from .history.gitio import NotARepository, TreeEntry, iter_blobs, list_tree, ope
     resolve_commit
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.files import write_new_file
+from .records.links import files_named
 from .records.model import Catalog
 from .records.vocabulary import DOCS_FOLDER, RecordKind
 
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     import git
 
 _CONFIG = "pyproject.toml"
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -114,13 +114,9 @@ def _relocated(kb: KnowledgeBase, base_root: Path) -> list[Finding]:
 
 
 def _named_paths(catalog: Catalog) -> Iterable[str]:
-    """The files the records name, which the checks read or look for: deploy files, docs, evidence."""
-    for knob in catalog.knobs.values():
-        yield from (deployment.path for deployment in knob.applies_to)
-        yield from knob.docs
-        yield from (m.evidence for m in knob.measurements if m.evidence and not _URL.match(m.evidence))
-    for incident in catalog.incidents.values():
-        yield from incident.docs
+    """The files the records name, which the checks read or look for (the fields the schema marks
+    `NamesPath`: deploy files, docs, evidence...)."""
+    return files_named((*catalog.knobs.values(), *catalog.incidents.values()))
 
 
 def _write_entries(repo: git.Repo, entries: Iterable[TreeEntry], dest: Path, ref: str) -> set[str]:

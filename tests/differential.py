@@ -30,6 +30,7 @@ CONFIG_KEYS = {  # what changes what git reports about history and uncommitted c
     "diff.renames": ("false", "true"),
     "core.fileMode": ("false", "true"),
     "core.autocrlf": ("true", "input", "false"),
+    "core.trustctime": ("false", "true"),
     "core.excludesFile": ("~/ignored-by-me",),
 }
 ATTRIBUTES = ("*.md text eol=crlf\n", "*.md -text\n", "docs/** binary\n", "*.yaml text eol=crlf\n")
@@ -84,6 +85,11 @@ class World:
         self.worktrees: list[Path] = []
         self.clock = 0
         self.modes = True  # --staged and --base too, not only plain `kb check`
+        self.config_keys = tuple(CONFIG_KEYS)  # what op_config draws from
+        # The repository's own level and the environment override the others (and `git init` sets
+        # core.fileMode in the repository's): they get as many draws as the others together.
+        self.config_levels = ("local", "local", "environment", "environment", "global-home", "global-xdg",
+                              "system", "unset")
         self._make_origin()
         self.git(self.folder, "clone", "-q", f"file://{self.origin}", str(self.main))
 
@@ -386,13 +392,11 @@ class World:
     def op_config(self) -> str:
         """A setting at one of git's levels: the repository's (its common folder), the user's (two
         files), the system's, or the environment's."""
-        key = self.rng.choice([*CONFIG_KEYS, "core.fileMode", "core.autocrlf"])  # those two change most
+        key = self.rng.choice([*self.config_keys, *(k for k in ("core.fileMode", "core.autocrlf")
+                                                    if k in self.config_keys)])  # those two change most
         now = self.git(self.root, "config", "--get", key, check=False).strip()
         value = self.rng.choice([v for v in CONFIG_KEYS[key] if v != now] or CONFIG_KEYS[key])  # a change
-        # The repository's own level and the environment override the others (and `git init` sets
-        # core.fileMode in the repository's): they get as many draws as the others together.
-        level = self.rng.choice(("local", "local", "environment", "environment", "global-home", "global-xdg",
-                                 "system", "unset"))
+        level = self.rng.choice(self.config_levels)
         files = {"global-home": self.home / ".gitconfig", "global-xdg": self.xdg / "git/config", "system": self.system}
         if level == "local":
             self.git(self.root, "config", key, value)

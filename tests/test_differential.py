@@ -20,7 +20,8 @@ STEPS = 40  # a world's sequence; then a new world with the next seed
 
 
 def run_sequences(folder, seconds: float, operations=tuple(OPERATIONS), first_seed: int = 0,
-                  max_steps: int | None = None, modes: bool = True) -> tuple[str | None, int]:
+                  max_steps: int | None = None, modes: bool = True,
+                  config: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str | None, int]:
     """Random sequences until the budget is spent (or `max_steps`): the first difference found, with
     its seed and the operations before it, and how many comparisons were made."""
     deadline = time.monotonic() + seconds
@@ -28,6 +29,8 @@ def run_sequences(folder, seconds: float, operations=tuple(OPERATIONS), first_se
     while time.monotonic() < deadline and (max_steps is None or compared < max_steps):
         world = World(folder / f"seed-{seed}", seed)
         world.modes = modes
+        if config is not None:  # the keys and levels op_config draws from
+            world.config_keys, world.config_levels = config
         done: list[str] = []
         for _ in range(STEPS):
             name = world.rng.choice(operations)
@@ -95,10 +98,15 @@ def _walk_key_without_the_view(monkeypatch) -> None:
 
 
 EDITS = ("material_edit", "doc_edit", "commit")
+# The settings that change most what git reports about docs made executable or CRLF, at the level no other
+# overrides (a setting in the environment changes the run's key anyway).
+CONFIG_THAT_SHOWS = (("core.fileMode", "core.autocrlf"), ("local", "local", "local", "unset"))
+# Each input, what drops it, and the operations that change it (with the edits that make it show).
 MUTATIONS = {
     "HEAD": (lambda patch: _view_without(patch, "head"), ("reset", "amend", "branch", *EDITS)),
-    "the shallow boundary": (lambda patch: _view_without(patch, "boundary"), ("shallow", "unshallow", *EDITS)),
-    "git's configuration": (lambda patch: _view_without(patch, "config"), ("config", "config", "chmod",
+    "the shallow boundary": (lambda patch: _view_without(patch, "boundary"), ("shallow", "shallow", "unshallow",
+                                                                          "material_edit", "commit")),
+    "git's configuration": (lambda patch: _view_without(patch, "config"), ("config", "config", "chmod", "crlf",
                                                                           "material_edit")),
     "git's own files (index, ignore, attributes)": (lambda patch: _view_without(patch, "files"),
                                                     ("attributes", "crlf", "config", "stage_some", *EDITS)),
@@ -113,5 +121,6 @@ MUTATIONS = {
 def test_dropping_an_input_from_the_keys_is_caught(tmp_path, monkeypatch, dropped):
     mutate, operations = MUTATIONS[dropped]
     mutate(monkeypatch)
-    difference, compared = run_sequences(tmp_path, 45, operations=operations, max_steps=150, modes=False)
+    difference, compared = run_sequences(tmp_path, 90, operations=operations, max_steps=150, modes=False,
+                                         config=CONFIG_THAT_SHOWS)
     assert difference is not None, f"{compared} comparisons without {dropped} in the keys found no difference"

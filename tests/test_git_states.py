@@ -147,3 +147,21 @@ def test_kb_s_own_git_calls_leave_the_index_alone(kb, tmp_path):
     after = index.stat()
     assert (after.st_mtime_ns, after.st_ino, after.st_size) == (before.st_mtime_ns, before.st_ino, before.st_size)
     assert first == second and runs == [1]  # the touch is seen once; the second run is remembered
+
+
+def test_an_edit_within_the_second_the_index_was_written_is_seen(kb, tmp_path, monkeypatch):
+    """git tells such an edit ('racy git') by comparing with the index file's own time: kb's private copy
+    of the index keeps that time, or a same-size edit with its times put back would pass unseen."""
+    import os
+
+    root = tmp_path / "kb"
+    repo, _ = story_until(root, 5)  # all fresh: the docs were updated last
+    repo.git("config", "core.trustctime", "false")  # so that only the file's times tell, as on some systems
+    knob = root / "knobs/sglang-sm120-mma-target-ctas.yaml"
+    written = knob.stat()
+    knob.write_text(knob.read_text().replace("value: 512", "value: 640"))  # the same size
+    os.utime(knob, ns=(written.st_atime_ns, written.st_mtime_ns))
+    os.utime(root / ".git/index", ns=(written.st_atime_ns, written.st_mtime_ns))  # written in that second
+    monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
+    found = kb("check", "--root", root)
+    assert "stale-doc" in found.out and "value 512 -> 640 in uncommitted changes" in found.out, found.out

@@ -20,7 +20,7 @@ from ..cache import Store
 from .git_view import GitView
 from .gitio import RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
-from ..records.material import MaterialFields
+from ..records.materiality import MaterialFields
 from ..records.vocabulary import RecordKind
 
 

@@ -3,7 +3,7 @@
 One pass over the mainline (first-parent) history of knobs/, incidents/ and the docs, following
 renames; each version of a record is read once (one `git cat-file --batch` process), parsed with
 `parse_yaml`, and compared with the version before it on its material fields only (the fields the
-schema marks `Material`, see `records.material`: a knob's status, value, default; an incident's
+schema marks `Material`, see `records.materiality`: a knob's status, value, default; an incident's
 status, root cause, each hypothesis's verdict). Uncommitted changes in the work tree count as the
 newest change. Reads git and the work tree; judges nothing (the stale-doc
 rule does) and never reports findings. The pass over committed history and each committed
@@ -34,7 +34,7 @@ from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
 from ..cache import open_store
 from ..records.files import UnreadableFile, read_bounded
-from ..records.material import MaterialFields, material_fields
+from ..records.materiality import MaterialFields, material_fields
 from ..records.vocabulary import DOCS_FOLDER, KB_FOLDERS, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 

@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
 from .files import describe_error, exists, is_file, resolved
+from .links import named_paths
 from .patterns import pattern_problem
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
 from .schema import Incident, Knob
@@ -22,8 +23,6 @@ from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, Recor
 from .validate import dotted
 from .yaml_source import Key
 from ..wording import day
-
-URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
 def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
@@ -80,9 +79,6 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                          f"applies_to[{i}].pattern is not a regular expression kb can run ({problem}); patterns "
                          "use RE2 syntax, which runs in linear time: no backreferences or lookaround; e.g. "
                          f"'^export {knob.name}=' ")
-        yield from _check_path(report, root, ("applies_to", i, "path"), deployment.path)
-    for i, doc in enumerate(knob.docs):
-        yield from _check_path(report, root, ("docs", i), doc)
     for i, measurement in enumerate(knob.measurements):
         if measurement.delta_pct is None and (measurement.baseline is None or measurement.value is None):
             yield report("missing-field", ("measurements", i),
@@ -95,8 +91,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
             yield report("bad-value", ("measurements", i, field),
                          f"measurements[{i}] is a change of more than {MAX_CHANGE_PCT:,.0f}% (over 10,000 times), "
                          "which no tuning gains; check the numbers and their unit")
-        if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
-            yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
+    yield from _check_paths(report, root, knob)
 
 
 def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterator[Finding]:
@@ -141,8 +136,7 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
         if follow_up.knob is not None and not _exists(catalog, root, RecordKind.KNOB, follow_up.knob):
             yield report("dangling-ref", ("follow_ups", i, "knob"),
                          f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
-    for i, doc in enumerate(incident.docs):
-        yield from _check_path(report, root, ("docs", i), doc)
+    yield from _check_paths(report, root, incident)
 
 
 def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> bool:
@@ -168,10 +162,12 @@ def _check_order(report: _Reporter, dated: list[tuple[Key, date | datetime]], wh
                          "list them oldest first and check the dates")
 
 
-def _check_path(report: _Reporter, root: Path, key: Key, rel: str) -> Iterator[Finding]:
-    problem = path_problem(root, rel)
-    if problem is not None:
-        yield report(problem[0], key, f"{dotted(key)}: {problem[1]}")
+def _check_paths(report: _Reporter, root: Path, record: Knob | Incident) -> Iterator[Finding]:
+    """Every file the record names (`links.named_paths`) is inside the repository and there."""
+    for named in named_paths(record):
+        problem = path_problem(root, named.path)
+        if problem is not None:
+            yield report(problem[0], named.key, f"{dotted(named.key)}: {problem[1]}")
 
 
 def path_problem(root: Path, rel: str) -> tuple[str, str] | None:

@@ -352,10 +352,12 @@ def real_path(path: str | Path) -> str:
 
 
 def copy_if_there(path: Path, copy: Path) -> None:
-    """Copy the file at `path` (a file of git's, as git would read it) to `copy`, if there is one."""
+    """Copy the file at `path` (a file of git's, as git would read it) to `copy`, if there is one, with
+    its times: git tells a file changed within the same second as the index was written by comparing
+    with the index file's own time ('racy git'), and a copy with a new time would hide such a change."""
     noted(path)
     try:
-        shutil.copyfile(path, copy)
+        shutil.copy2(path, copy)
     except FileNotFoundError:
         pass
 

@@ -88,7 +88,7 @@ class NamesPath:
 @dataclass(frozen=True)
 class Material:
     """Marks a field whose change is material: a doc about the record is stale once it changes, and
-    the record's timeline lists the change (`material.material_fields` derives them from this mark).
+    the record's timeline lists the change (`materiality.material_fields` derives them from this mark).
     `label` names the field in a change ('status'; in a list of entries with ids, "{id}" stands for
     the entry's); `via`: for a field holding an entry, the entry's field that stands for it; `quiet`:
     values whose coming or going is no change (a hypothesis added or dropped while open is no verdict);

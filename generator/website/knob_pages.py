@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..records.deployments import deploy_pattern
+from ..records.links import named_paths
 from ..records.model import describe_gains, gain_of, knob_gains
 from .page_parts import (
     Fact,
@@ -130,7 +131,7 @@ def knob_inputs(context: SiteContext, knob: Knob) -> tuple[object, ...]:
     incidents = sorted({*(entry.incident for entry in knob.history if entry.incident),
                         *(incident_id for incident_id, _ in suspicions), *(incident.id for incident, _ in follow_ups)})
     docs = context.docs_of.get((RecordKind.KNOB, knob.id), ())
-    files = (*(d.path for d in knob.applies_to), *(m.evidence for m in knob.measurements if m.evidence), *docs)
+    files = (*(named.path for named in named_paths(knob) if named.role != "doc"), *docs)
     return (
         knob,  # the chart too is drawn from the knob alone
         catalog.source(RecordKind.KNOB, knob.id).rel_path,
