@@ -1,12 +1,18 @@
 """Checking again after a few record files were edited: only what the edit can reach.
 
-Records depend on each other only through the ids they name (`records.links`). So the findings
-in a record file depend on the records connected to it through such names, and on nothing else of
-the other records: the edited files' connected records, before and after the edit, are loaded and
-checked as a small catalog of their own, and every other file keeps its findings from the last
-check's `Ledger`. Docs see a record through its id, names and `docs:`; while those stay as they
-were, the same docs refer to the same records, and only the stale-doc findings about the edited
-records are decided again (from their history, which the edit extends).
+Records depend on each other only through the ids they name (the fields the schema marks
+`RefersTo`, `records.links`). So the findings in a record file depend on the records connected to
+it through such names, and on nothing else of the other records: the edited files' connected
+records, before and after the edit, are loaded and checked as a small catalog of their own, and
+every other file keeps its findings from the last check's `Ledger`. Docs see a record through its
+id, names and `docs:`; while those stay as they were, the same docs refer to the same records, and
+only the stale-doc findings about the edited records are decided again (from their history, which
+the edit extends; what is material is the schema's `Material` mark).
+
+History has one dependency that is not an id: git pairs a deleted file with the most similar added
+one as a rename, so the content of a record that is new in the work tree decides whose history it
+continues. An edit of such a record (`Ledger.pairable`, from git's own answer) is checked whole;
+a record git already tracks at its path is never a candidate, so its edits stay local.
 
 Anything else (a file added, removed or broken, an id or name changed, a doc's or git's state, a
 large part of the catalog reached) is no job for a re-check: `recheck` returns None and the
