@@ -163,3 +163,112 @@ def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, re
     done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
                           env={**os.environ}, check=False)
     assert done.stdout == first.out + "[]\n"
+
+
+# ---- git's view: what changes git's answers without changing a file kb reads ---------------------------
+
+DOCS = ("docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md")
+
+
+def _docs_executable(root: Path) -> None:
+    for doc in DOCS:
+        (root / doc).chmod(0o755)  # a change to git while core.fileMode is on: the docs look fresh
+
+
+def _docs_crlf(root: Path) -> None:
+    for doc in DOCS:
+        (root / doc).write_bytes((root / doc).read_bytes().replace(b"\n", b"\r\n"))  # a change, unless git normalizes
+
+
+def _user_level(monkeypatch, tmp_path: Path) -> tuple[Path, Path]:
+    """git reads the user's and the system's configuration from files of the test's ($HOME, $XDG_CONFIG_HOME,
+    GIT_CONFIG_SYSTEM) instead of none."""
+    home, xdg = tmp_path / "home", tmp_path / "xdg"
+    (xdg / "git").mkdir(parents=True, exist_ok=True)
+    home.mkdir(exist_ok=True)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(tmp_path / "system-config"))
+    return home, xdg
+
+
+def _git_config(file: Path, key: str, value: str) -> None:
+    subprocess.run(["git", "config", "--file", str(file), key, value], check=True)
+
+
+GIT_VIEWS: dict[str, tuple[Callable[[Path], None], Callable[[Path, object, Path], None]]] = {
+    "core.fileMode in the repository's configuration": (
+        _docs_executable, lambda root, patch, tmp: git(root, "config", "core.fileMode", "false")),
+    "core.fileMode in $HOME/.gitconfig": (
+        _docs_executable, lambda root, patch, tmp: _git_config(_user_level(patch, tmp)[0] / ".gitconfig",
+                                                               "core.fileMode", "false")),
+    "core.fileMode in $XDG_CONFIG_HOME/git/config": (
+        _docs_executable, lambda root, patch, tmp: _git_config(_user_level(patch, tmp)[1] / "git/config",
+                                                               "core.fileMode", "false")),
+    "core.fileMode in the system's configuration": (
+        _docs_executable, lambda root, patch, tmp: (_user_level(patch, tmp),
+                                                    _git_config(tmp / "system-config", "core.fileMode", "false"))),
+    "core.fileMode in GIT_CONFIG_* of the environment": (
+        _docs_executable, lambda root, patch, tmp: (patch.setenv("GIT_CONFIG_COUNT", "1"),
+                                                    patch.setenv("GIT_CONFIG_KEY_0", "core.fileMode"),
+                                                    patch.setenv("GIT_CONFIG_VALUE_0", "false"))),
+    "core.autocrlf": (_docs_crlf, lambda root, patch, tmp: git(root, "config", "core.autocrlf", "true")),
+    ".gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / ".gitattributes").write_text("*.md text\n")),
+    "docs/.gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / "docs/.gitattributes").write_text("*.md text\n")),
+    ".git/info/attributes": (_docs_crlf, lambda root, patch, tmp: (root / ".git/info/attributes").write_text("*.md text\n")),
+    "the user's attributes file": (_docs_crlf, lambda root, patch, tmp: (
+        _user_level(patch, tmp)[1] / "git/attributes").write_text("*.md text\n")),
+}
+
+
+@pytest.mark.parametrize("change", GIT_VIEWS)
+def test_a_change_of_git_s_view_is_seen(kb, repo, monkeypatch, tmp_path, change):
+    """git's configuration and attributes at every level change what it reports as uncommitted: the docs
+    made executable (or CRLF) look fresh until git is told not to count that."""
+    git(repo, "config", "--unset", "core.fileMode")  # `git init` writes it; a level below can then decide
+    if change.startswith("core.fileMode in") and "repository" not in change:
+        _user_level(monkeypatch, tmp_path)  # the same files before the change, so that only the change counts
+    setup, make = GIT_VIEWS[change]
+    setup(repo)
+    first = kb("check", "--root", repo)
+    assert first == cold(kb, repo, monkeypatch) and "stale-doc" not in first.out
+    runs = checks_run(monkeypatch)
+    assert kb("check", "--root", repo) == first and runs == []  # remembered
+    make(repo, monkeypatch, tmp_path)
+    after = kb("check", "--root", repo)
+    assert after == cold(kb, repo, monkeypatch) and "stale-doc" in after.out
+
+
+def test_git_s_view_in_a_linked_worktree_reads_the_common_configuration(kb, repo, monkeypatch, tmp_path):
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "HEAD")
+    git(repo, "config", "--unset", "core.fileMode")
+    _docs_executable(linked)
+    first = kb("check", "--root", linked)
+    assert "stale-doc" not in first.out
+    git(repo, "config", "core.fileMode", "false")  # in the common folder's config, not the worktree's
+    after = kb("check", "--root", linked)
+    assert after == cold(kb, linked, monkeypatch) and "stale-doc" in after.out
+
+
+def test_history_remembered_in_a_shallow_clone_is_not_reused_after_unshallow(kb, repo, monkeypatch, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    shallow = kb("check", "--root", clone, "--allow-shallow")
+    assert "stale-doc" not in shallow.out and "shallow clone" in shallow.err  # everything at the boundary
+    git(clone, "fetch", "-q", "--unshallow")  # the same HEAD, a longer history
+    whole = kb("check", "--root", clone, "--allow-shallow")
+    assert whole == cold(kb, clone, monkeypatch) and "stale-doc" in whole.out
+
+
+def test_a_file_reached_through_a_linked_folder_is_watched(kb, repo, monkeypatch):
+    """docs/ops -> ../deploy, and the knob's applies_to names docs/ops/decode.sh: an edit there is seen."""
+    (repo / "docs/ops").symlink_to("../deploy")
+    edit(repo / SEED_KNOB, "  - path: deploy/decode.sh", "  - path: docs/ops/decode.sh")
+    first = kb("check", "--root", repo)
+    assert "knob-drift" not in first.out
+    edit(repo / "deploy/decode.sh", "TARGET_CTAS=640", "TARGET_CTAS=700")
+    after = kb("check", "--root", repo)
+    assert after == cold(kb, repo, monkeypatch) and "knob-drift" in after.out

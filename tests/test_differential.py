@@ -17,13 +17,16 @@ from .differential import OPERATIONS, Skip, World
 
 BUDGET = float(os.environ.get("KB_DIFFERENTIAL_SECONDS", "60"))
 STEPS = 40  # a world's sequence; then a new world with the next seed
+PALETTE = 4  # each world draws from a few kinds of operation (swarm testing: interactions come up more often)
+ALWAYS = ("material_edit", "doc_edit", "commit")  # what makes findings for the others to move
 
 
-def run_sequences(folder, seconds: float, operations=tuple(OPERATIONS), first_seed: int = 0,
+def run_sequences(folder, seconds: float, operations: tuple[str, ...] | None = None, first_seed: int = 0,
                   max_steps: int | None = None, modes: bool = True,
                   config: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str | None, int]:
     """Random sequences until the budget is spent (or `max_steps`): the first difference found, with
-    its seed and the operations before it, and how many comparisons were made."""
+    its seed and the operations before it, and how many comparisons were made. Each world draws from
+    `operations`, or else from a palette of its own: a few kinds of operation and the edits."""
     deadline = time.monotonic() + seconds
     compared, seed = 0, first_seed
     while time.monotonic() < deadline and (max_steps is None or compared < max_steps):
@@ -31,9 +34,10 @@ def run_sequences(folder, seconds: float, operations=tuple(OPERATIONS), first_se
         world.modes = modes
         if config is not None:  # the keys and levels op_config draws from
             world.config_keys, world.config_levels = config
+        palette = operations or (*world.rng.sample(sorted(OPERATIONS), PALETTE), *ALWAYS)
         done: list[str] = []
         for _ in range(STEPS):
-            name = world.rng.choice(operations)
+            name = world.rng.choice(palette)
             try:
                 done.append(OPERATIONS[name](world))
             except Skip:

@@ -87,16 +87,15 @@ def refuse_dubious_ownership(stderr: str) -> None:
 def read_git_view(folder: Path, changed_after: int) -> GitView:
     """git's view of the repository holding `folder`; files changed after `changed_after` (ns) are
     signed by their content too. Raises KbError when git refuses the repository (its owner)."""
-    code, out, err = run_git(folder, "rev-parse", "--absolute-git-dir", "--git-common-dir", "--show-toplevel",
-                             "--is-shallow-repository", "--symbolic-full-name", "HEAD", "HEAD")
+    code, out, err = run_git(folder, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
+                             "--show-toplevel", "--is-shallow-repository", "HEAD", "--symbolic-full-name", "HEAD")
     refuse_dubious_ownership(err)
     lines = out.splitlines()
     state, head = "\n".join(lines[:4]), f"{code}\n" + "\n".join(lines[4:]) + (f"\n{err}" if code else "")
     program = _program()
     if code != 0 and len(lines) < 3:  # not a repository (or git cannot run): nothing else to read
         return GitView(state, head, "", "", (program,))
-    git_dir = Path(lines[0])
-    common = git_dir / lines[1] if not os.path.isabs(lines[1]) else Path(lines[1])
+    git_dir, common = Path(lines[0]), Path(lines[1])
     config = run_git(folder, "config", "--list", "-z", "--show-origin")
     entries = _config_entries(config[1])
     home = Path(os.path.expanduser("~"))
