@@ -76,7 +76,7 @@ def run_check(args: argparse.Namespace) -> int:
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
-                                   lambda ledger, edited: _rechecked(root, args, today, ledger, edited))
+                                   lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return _print_result(result, args.format)
     from .checking.staged import staged_changes
     from .pipeline import check_knowledge_base, load_knowledge_base
@@ -111,7 +111,8 @@ def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
     return Result(kb.findings, kb.summary, kb.notes), ledger_text(kb.ledger.to_json()) if kb.ledger else None
 
 
-def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edited: list[str]) -> Checked | None:
+def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edited: list[str],
+               moved: bool) -> Checked | None:
     from .ledger import Ledger
     from .recheck import recheck
 
@@ -119,7 +120,7 @@ def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edi
         ledger = Ledger.from_json(json.loads(text))
     except (ValueError, TypeError, KeyError):
         return None
-    done = recheck(root, ledger, edited, today, args.allow_shallow)
+    done = recheck(root, ledger, edited, today, args.allow_shallow, history_moved=moved)
     if done is None:
         return None
     findings, ledger = done

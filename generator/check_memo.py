@@ -64,10 +64,11 @@ Checked = tuple[Result, Any]  # a result, and the ledger `recheck` continues fro
 
 
 def check_remembering(root: Path, today: date, allow_shallow: bool, check: Callable[[], Checked],
-                      recheck: Callable[[str, list[str]], Checked | None] = lambda ledger, edited: None) -> Result:
+                      recheck: Callable[[str, list[str], bool], Checked | None] = lambda *args: None) -> Result:
     """The remembered result while nothing it was computed from changed; else `recheck(ledger,
-    edited)` when only record files were edited (regular files before and after), or `check()`; the
-    new result is remembered with git's view taken before it ran and every look it made."""
+    edited, moved)` when only record files were edited (regular files before and after) and, with
+    `moved`, git's view moved, or `check()`; the new result is remembered with git's view taken
+    before it ran and every look it made."""
     store = open_store(root)
     if store is None:
         return check()[0]
@@ -77,17 +78,19 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
     entry = store.read(_NAME, key)
     edited: list[str] | None = None
     kept: Probes | None = None
-    if _is_entry(entry) and [resigned(seen, since) for seen in entry["view"][-1]] == list(view.files) and \
-            entry["view"][:-1] == view.as_key()[:-1]:
+    moved = False
+    if _is_entry(entry):
+        moved = [resigned(seen, since) for seen in entry["view"][-1]] != list(view.files) or \
+            entry["view"][:-1] != view.as_key()[:-1]
         before = Probes(entry["changed_after"], entry["files"], entry["listings"])
         files, folders = before.changed()
-        if not files and not folders:
+        if not files and not folders and not moved:
             return Result.from_json(entry["result"])
         if not folders and entry["ledger"] is not None:
             edited = _edited_records(root, files, before)
         kept = before
     with probes_recorded(since) as probes:
-        done = recheck(entry["ledger"], edited) if edited else None  # type: ignore[index]
+        done = recheck(entry["ledger"], edited, moved) if edited is not None else None  # type: ignore[index]
         if done is None:
             kept = None
             done = check()

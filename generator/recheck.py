@@ -14,6 +14,10 @@ one as a rename, so the content of a record that is new in the work tree decides
 continues. An edit of such a record (`Ledger.pairable`, from git's own answer) is checked whole;
 a record git already tracks at its path is never a candidate, so its edits stay local.
 
+When git's view moved (a commit, a checkout, a configuration change) and no file did, only history
+can have changed: every finding stands but the stale docs, which are decided again for every record
+docs refer to, from history read as a whole check reads it (the remembered pass, continued).
+
 Anything else (a file added, removed or broken, an id or name changed, a doc's or git's state, a
 large part of the catalog reached) is no job for a re-check: `recheck` returns None and the
 caller checks everything.
@@ -26,6 +30,7 @@ from datetime import date
 from pathlib import Path
 
 from .checking.rules import RULES, RuleSettings
+from .checking.severities import Config, load_config
 from .findings import Finding, KbError
 from .ledger import FileFacts, Ledger
 from .pipeline import collector_paused, configured, load_records
@@ -40,11 +45,43 @@ MAX_REACHED = 200
 
 
 @collector_paused
-def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
-            allow_shallow: bool) -> tuple[tuple[Finding, ...], Ledger] | None:
-    """The findings of a whole check after the record files `edited` (root-relative) changed, and
-    the ledger that goes with them; None when the edit is not one a re-check can follow."""
-    if not edited or any(path not in ledger.files or not ledger.files[path].in_catalog for path in edited) or \
+def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, allow_shallow: bool,
+            history_moved: bool = False) -> tuple[tuple[Finding, ...], Ledger] | None:
+    """The findings of a whole check after the record files `edited` (root-relative) changed, or git's
+    view (`history_moved`: a commit, a checkout, a configuration...), or both, and the ledger that goes
+    with them; None when the change is not one a re-check can follow."""
+    if not edited and not history_moved:
+        return None
+    files, by_file = dict(ledger.files), dict(ledger.by_file)
+    edited_ids: set[str | None] = set()
+    if edited:
+        part = _records_again(root, ledger, edited, today)
+        if part is None:
+            return None
+        files.update(part[0])
+        by_file.update(part[1])
+        config = part[2]
+        edited_ids = {ledger.files[path].record_id for path in edited}
+    else:  # only git's view moved: no file changed, so every finding but the stale docs stands
+        config, _ = load_config(root)
+    found = _stale_docs(root, ledger, files, None if history_moved else edited_ids, allow_shallow)
+    if found is None:
+        return None
+    stale, notes, pairable = found
+    if pairable & set(edited):
+        return None  # the pairing decides whose history an edited record continues: checked whole
+    others = (*(item for item in ledger.others
+                if item.code != "stale-doc" or not (history_moved or item.subject in edited_ids)), *stale)
+    findings = configured(config, [*(item for found in by_file.values() for item in found), *others])
+    return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
+                            pairable)
+
+
+def _records_again(root: Path, ledger: Ledger, edited: Collection[str], today: date
+                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], Config] | None:
+    """The edited files' facts, and the findings of every file connected to them, loaded and checked
+    again; None when the edit is not one a re-check can follow."""
+    if any(path not in ledger.files or not ledger.files[path].in_catalog for path in edited) or \
             any(reference.doc in edited for reference in ledger.references) or ledger.pairable & set(edited):
         return None
     edited_now = load_records(root, {}, cache=False, only=edited, broken_elsewhere=ledger.broken_ids,
@@ -71,15 +108,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
         part.by_file.setdefault(item.path, []).append(item)
     if not set(part.by_file) <= reached:
         return None
-    edited_ids = {ledger.files[path].record_id for path in edited}
-    found = _stale_docs(root, ledger, files, edited_ids, allow_shallow)
-    if found is None:
-        return None
-    others = (*(item for item in ledger.others if not (item.code == "stale-doc" and item.subject in edited_ids)), *found)
-    by_file = {**ledger.by_file, **{path: tuple(part.by_file.get(path, ())) for path in reached}}
-    findings = configured(part.config, [*(item for found in by_file.values() for item in found), *others])
-    return findings, Ledger(files, by_file, others, ledger.broken_ids,
-                            ledger.references, ledger.summary, ledger.notes, ledger.pairable)
+    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, part.config
 
 
 def _files_by_key(files: Mapping[str, FileFacts]) -> dict[RecordKey, list[str]]:
@@ -110,13 +139,14 @@ def _keys(facts: FileFacts) -> set[RecordKey]:
     return {(facts.kind, facts.record_id), *facts.names}
 
 
-def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], edited_ids: set[str | None],
-                allow_shallow: bool) -> list[Finding] | None:
-    """The stale-doc findings about the edited records (by id, of either kind, as the findings name
-    them), from their history read as a whole check reads it; None when it cannot be read as then."""
-    about = [r for r in ledger.references if r.record_id in edited_ids and is_file(root / r.doc)]
-    if not about:
-        return []
+def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids: set[str | None] | None,
+                allow_shallow: bool) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
+    """The stale-doc findings about the records with `ids` (of either kind, as the findings name them;
+    None: every record docs refer to), from their history read as a whole check reads it, with the
+    history's notes and the record files new to git; None when it cannot be read as then."""
+    about = [r for r in ledger.references if (ids is None or r.record_id in ids) and is_file(root / r.doc)]
+    if not about and ids is not None:
+        return [], ledger.notes, ledger.pairable
     from .checking.stale_docs import find_stale_docs
     from .history.timelines import HistoryUnavailable, read_history
 
@@ -127,7 +157,8 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], edit
     try:  # read as a whole check reads it (the same paths: the same cached pass)
         history = read_history(root, records, extra_docs, allow_shallow=allow_shallow)
     except (HistoryUnavailable, KbError):
+        return None  # a whole check says why, as a note or as the error that stops it
+    notes = tuple(history.notes)
+    if ids is not None and (notes != ledger.notes or history.uncommitted_new != ledger.pairable):
         return None
-    if tuple(history.notes) != ledger.notes:
-        return None
-    return list(find_stale_docs(root, history, about))
+    return list(find_stale_docs(root, history, about)), notes, history.uncommitted_new

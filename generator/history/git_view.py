@@ -141,6 +141,6 @@ def _program() -> str:
 
 def _content(path: Path) -> str:
     try:
-        return read_bounded(path, _MAX_BOUNDARY).decode("utf-8", "surrogateescape")
+        return read_bounded(path, _MAX_BOUNDARY, note=False).decode("utf-8", "surrogateescape")
     except UnreadableFile as exc:
         return f"!{exc}"

@@ -227,10 +227,12 @@ def _link(path: str | Path) -> str | None:
         return None
 
 
-def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> bytes:
+def read_bounded(path: str | Path, limit: int, root: Path | None = None, note: bool = True) -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them; with `root`, the file
-    (after following symbolic links) must lie inside `root`. Raises UnreadableFile."""
-    noted(path)
+    (after following symbolic links) must lie inside `root`. Raises UnreadableFile. `note=False`
+    only for git's own files (git's view holds them)."""
+    if note:
+        noted(path)
     try:
         before = os.stat(path)  # follows links, and opens nothing: a device may act when opened
     except OSError as exc:
@@ -354,8 +356,8 @@ def real_path(path: str | Path) -> str:
 def copy_if_there(path: Path, copy: Path) -> None:
     """Copy the file at `path` (a file of git's, as git would read it) to `copy`, if there is one, with
     its times: git tells a file changed within the same second as the index was written by comparing
-    with the index file's own time ('racy git'), and a copy with a new time would hide such a change."""
-    noted(path)
+    with the index file's own time ('racy git'), and a copy with a new time would hide such a change.
+    Not written down: git's own files are part of git's view, which the key holds as git reports it."""
     try:
         shutil.copy2(path, copy)
     except FileNotFoundError:
