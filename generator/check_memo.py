@@ -75,11 +75,12 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
     since = time.time_ns() - SETTLE_NS  # a file changed since is signed by its content too
     view = read_git_view(root, since)
     key = run_key(root, today, allow_shallow)
-    entry = store.read(_NAME, key)
+    found = store.read(_NAME, key)
+    entry: dict[str, Any] = found if isinstance(found, dict) and _is_entry(found) else {}
     edited: list[str] | None = None
     kept: Probes | None = None
     moved = False
-    if _is_entry(entry):
+    if entry:
         moved = [resigned(seen, since) for seen in entry["view"][-1]] != list(view.files) or \
             entry["view"][:-1] != view.as_key()[:-1]
         before = Probes(entry["changed_after"], entry["files"], entry["listings"])
@@ -90,7 +91,7 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
             edited = _edited_records(root, files, before)
         kept = before
     with probes_recorded(since) as probes:
-        done = recheck(entry["ledger"], edited, moved) if edited is not None else None  # type: ignore[index]
+        done = recheck(entry["ledger"], edited, moved) if edited is not None else None
         if done is None:
             kept = None
             done = check()
