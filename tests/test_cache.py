@@ -297,3 +297,17 @@ def test_a_long_lived_process_reads_the_records_entry_once(repo, monkeypatch):
     monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
     assert changed == check_knowledge_base(repo).findings != first.findings
     assert read == []
+
+
+def test_every_record_reads_back_from_the_cache_as_the_same_model(tmp_path):
+    """The record cache keeps a model as JSON only when it reads back as the same model (else the file
+    is parsed on every run): on every fixture knowledge base, every model does, so the cache is used."""
+    from .test_recheck import fixture_roots
+
+    models = 0
+    for name, root in fixture_roots(tmp_path).items():
+        loaded = pipeline.load_records(root, {}, cache=False)
+        for record in (*loaded.catalog.knobs.values(), *loaded.catalog.incidents.values()):
+            assert type(record).model_validate_json(record.model_dump_json()) == record, (name, record.id)
+            models += 1
+    assert models > 100
