@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .cache import cache_enabled
 from .check_memo import Checked, Result, check_remembering, ledger_text
-from .checking.formats import FORMATS, format_github_summary
+from .checking.formats import FORMATS, displayable, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
 from .records.vocabulary import RecordKind
@@ -130,7 +130,7 @@ def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edi
 def _print_result(result: Result, output_format: str) -> int:
     """Print a check's notes, findings and summary (and the step summary with --format github)."""
     for note in result.notes:
-        print(f"kb: {note}", file=sys.stderr)
+        print(f"kb: {displayable(note)}", file=sys.stderr)
     code = _report(result.findings, result.summary, output_format)
     if output_format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
         _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(result.findings, result.summary))

@@ -74,6 +74,8 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
         return check()[0]
     since = time.time_ns() - SETTLE_NS  # a file changed since is signed by its content too
     view = read_git_view(root, since)
+    if view is None:  # git's view cannot be known: nothing is remembered
+        return check()[0]
     key = run_key(root, today, allow_shallow)
     found = store.read(_NAME, key)
     entry: dict[str, Any] = found if isinstance(found, dict) and _is_entry(found) else {}

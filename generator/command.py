@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,15 +49,65 @@ def root_of(args: argparse.Namespace) -> Path:
 
 
 def find_root(start: Path) -> Path:
-    """The knowledge base containing `start`: the nearest folder with knobs/ or incidents/, looking
-    no further up than the repository (the nearest folder with .git); else that repository, else
-    `start` itself. So `kb check` run anywhere inside a knowledge base kept in a subfolder of a
-    larger repository (`kb init kb/`) finds it."""
+    """The knowledge base containing `start`: the nearest folder with knobs/ or incidents/.
+
+    Inside a git repository it looks no further up than the repository's top, and falls back to
+    that top; so `kb check` run anywhere inside a knowledge base kept in a subfolder of a larger
+    repository (`kb init kb/`) finds it. Outside one it looks no further up than $HOME, never across
+    a file system's boundary and never into a folder every user may write to (a shared /tmp/knobs
+    is nobody's knowledge base), and falls back to `start` itself."""
     start = start.resolve()
-    for folder in (start, *start.parents):
+    top = _repository_top(start)
+    for folder in _ancestors(start, top):
         try:
-            if (folder / "knobs").is_dir() or (folder / "incidents").is_dir() or (folder / ".git").exists():
+            if (folder / "knobs").is_dir() or (folder / "incidents").is_dir():
                 return folder
         except OSError:  # a folder on the way that may not be searched: look further up
             continue
-    return start
+    return top or start
+
+
+def _repository_top(start: Path) -> Path | None:
+    """The nearest folder from `start` up holding `.git`: as git looks (not across a file system's
+    boundary, past $HOME if need be), but never into a folder every user may write to (a /tmp/.git
+    someone left is nobody's repository)."""
+    for folder in _ancestors(start, None, home=False):
+        if os.path.lexists(folder / ".git"):
+            return folder
+    return None
+
+
+def _ancestors(start: Path, top: Path | None, home: bool = True) -> Iterator[Path]:
+    """`start` and the folders above it, up to `top` when given; else not past $HOME (`home`), not
+    across a file system's boundary, and not into a folder every user may write to."""
+    limit = _home() if home and top is None else None
+    folder = start
+    while True:
+        yield folder
+        parent = folder.parent
+        if folder == top or folder == limit or parent == folder:
+            return
+        if top is None and (_device(parent) != _device(folder) or _writable_by_all(parent)):
+            return
+        folder = parent
+
+
+def _home() -> Path | None:
+    try:
+        return Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):  # no $HOME and no passwd entry
+        return None
+
+
+def _device(folder: Path) -> int | None:
+    try:
+        return os.stat(folder).st_dev
+    except OSError:
+        return None
+
+
+def _writable_by_all(folder: Path) -> bool:
+    try:
+        return bool(os.stat(folder).st_mode & stat.S_IWOTH)
+    except OSError:
+        return False

@@ -23,6 +23,16 @@ class KbError(Exception):
     """The tool cannot continue (unreadable root, bad arguments, git missing): exit 2."""
 
 
+class NotAKnowledgeBase(KbError):
+    """The folder taken as the knowledge base is not one (missing, unreadable, no record folders).
+    As a string it tells the command line's user to pass --root; `problem` alone is for callers
+    that name the folder another way (the MkDocs plugin's `root` option)."""
+
+    def __init__(self, problem: str, fix: str) -> None:
+        super().__init__(f"{problem}; {fix}")
+        self.problem = problem
+
+
 @dataclass(frozen=True, slots=True)
 class Code:
     slug: str
@@ -58,6 +68,12 @@ _CODES = (
     Code("changed-under-refuted", Severity.WARNING,
          "a knob's value or status was last changed under a hypothesis later refuted (or another root cause)"),
     Code("revert-overdue", Severity.WARNING, "a knob stays reverted under a hypothesis still open past its review date"),
+    Code("gain-within-noise", Severity.WARNING,
+         "a gain claimed for a knob's value whose 95% interval includes zero, or that is below min-gain-pct"),
+    Code("unmeasured-value", Severity.WARNING,
+         "an active knob with no measurement at its current value, unmeasured-value-days after it was set"),
+    Code("restore-unverified", Severity.WARNING,
+         "a knob restored more than restore-verify-days ago with no measurement since that shows its gain back"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
 )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
-from .findings import Finding, KbError, Severity, finding
+from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from .ledger import FileFacts, Ledger
 from .records.consistency import check_consistency
 from .records.files import describe_error, folder_entries, is_file, is_folder
@@ -60,7 +60,7 @@ class KnowledgeBase:
 
     @property
     def rule_settings(self) -> RuleSettings:
-        return RuleSettings(self.today or reference_date(), self.config.revert_overdue_days)
+        return RuleSettings.of(self.today or reference_date(), self.config)
 
     @property
     def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
@@ -151,7 +151,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
-    settings = RuleSettings(today, config.revert_overdue_days)
+    settings = RuleSettings.of(today, config)
     for item in (item for rule in RULES for item in rule(catalog, root, settings)):
         loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []
@@ -216,11 +216,13 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
     try:
         if not is_folder(root, strict=True):
-            raise KbError(f"{root} is not a folder; pass the knowledge base's repository with --root")
+            raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
         if not any(is_folder(root / kind.folder, strict=True) for kind in RecordKind):
-            raise KbError(f"{root} has no knobs/ or incidents/ folder; is --root the knowledge base's repository?")
+            raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
+                                    "is --root the knowledge base's repository?")
     except OSError as exc:
-        raise KbError(f"cannot read {root} ({describe_error(exc)}); make it readable, or pass another folder with --root") from None
+        raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
+                                "make it readable, or pass another folder with --root") from None
     config, config_findings = load_config(root)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []

@@ -27,11 +27,11 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from .findings import Finding, KbError, Severity
-from .history.gitio import NotARepository, TreeEntry, iter_blobs, list_tree, open_repository, repository_state, \
-    resolve_commit
+from .history.gitio import NotARepository, Oversized, TreeEntry, iter_blobs, list_tree, open_repository, \
+    repository_state, resolve_commit
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
-from .records.files import write_new_file
 from .records.links import files_named
+from .records.writes import write_new_file
 from .records.model import Catalog
 from .records.vocabulary import DOCS_FOLDER, RecordKind
 
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     import git
 
 _CONFIG = "pyproject.toml"
+# Above every reader's limit (deploy files: 10 MiB): a larger file at the base is laid out by its size
+# alone, so the check refuses it as it would in the work tree, and git's bytes are never held.
+_MAX_BLOB = 64 << 20
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -129,7 +132,7 @@ def _write_entries(repo: git.Repo, entries: Iterable[TreeEntry], dest: Path, ref
         if entry.kind == "blob" and entry.mode in ("100644", "100755"):
             paths_of.setdefault(entry.blob, []).append(entry.path)
     written: set[str] = set()
-    for blob, content in iter_blobs(repo, paths_of):
+    for blob, content in iter_blobs(repo, paths_of, _MAX_BLOB):
         for path in paths_of[blob]:
             _write_new_file(dest, path, content, ref)
             written.add(path)
@@ -143,11 +146,12 @@ def _refuse_escaping(path: str, ref: str) -> None:
                       "git refuses to check such a tree out, and so does kb")
 
 
-def _write_new_file(dest: Path, path: str, content: bytes, ref: str) -> None:
+def _write_new_file(dest: Path, path: str, content: bytes | Oversized, ref: str) -> None:
     """Create `dest/path`; `dest` is a private folder holding only what was written here, so
     no part of the path can be a link, and the result is checked to be inside `dest` all the same."""
     try:
-        write_new_file(dest, path, content)
+        # An oversized blob is laid out as large as at the base, so readers refuse it alike; never read.
+        write_new_file(dest, path, content.size if isinstance(content, Oversized) else content)
     except ValueError:
         raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing") from None
     except OSError as exc:

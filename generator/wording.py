@@ -1,11 +1,15 @@
-"""How the tool says counts and dates in its messages: one way, everywhere.
+"""How the tool says counts, dates, articles and commands in its messages: one way, everywhere.
 
 `plural(3, "finding")` is "3 findings", `plural(1, "finding")` "1 finding"; `day()` writes a
-record's date or date-time as the record has it (ISO 8601, a space before the time).
+record's date or date-time as the record has it (ISO 8601, a space before the time); `article()`
+picks "a" or "an" by the word ("an incident", "a knob"); `shell_word()` writes a word of a command
+printed for a user to copy, so that pasting it runs exactly that (`--root 'team kb'`).
 """
 
 from __future__ import annotations
 
+import re
+import shlex
 from datetime import date, datetime
 
 
@@ -17,3 +21,42 @@ def plural(count: int, word: str, many: str | None = None) -> str:
 def day(moment: date | datetime) -> str:
     """A date as 2026-11-05, a date-time as 2026-11-05 20:25:00."""
     return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()
+
+
+def article(word: object) -> str:
+    """`word` after its indefinite article: 'an incident', 'a knob', 'an int' (by its first letter:
+    the words kb says this of are kinds and type names, none of them 'unit' or 'hour')."""
+    text = str(word)
+    return f"{'an' if text[:1].lower() in 'aeiou' and text[:1] else 'a'} {text}"
+
+
+# What a terminal would not simply show (control characters, line and paragraph separators,
+# bidirectional controls, and the lone surrogates that stand for bytes of a name that is not UTF-8).
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def shell_word(text: str) -> str:
+    """`text` as one word of a POSIX shell command: bare when nothing in it is special, else in
+    single quotes; a word with something a terminal would not show (a newline, a bidirectional
+    control, a byte that is not UTF-8) is written `$'...'` with escapes, which bash, zsh and ksh read
+    back as the same bytes, so the printed command stays on one line and shows what it runs."""
+    if not _UNSHOWABLE.search(text):
+        return shlex.quote(text)
+    return "$'" + "".join(_escaped(char) for char in text) + "'"
+
+
+def _escaped(char: str) -> str:
+    code = ord(char)
+    if char in "\\'":
+        return "\\" + char
+    if char == "\n":
+        return "\\n"
+    if char == "\t":
+        return "\\t"
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape
+        return f"\\x{code - 0xDC00:02x}"
+    if code < 0x80 and _UNSHOWABLE.match(char):
+        return f"\\x{code:02x}"
+    if _UNSHOWABLE.match(char):
+        return f"\\u{code:04x}"
+    return char

@@ -272,3 +272,17 @@ def test_a_file_reached_through_a_linked_folder_is_watched(kb, repo, monkeypatch
     edit(repo / "deploy/decode.sh", "TARGET_CTAS=640", "TARGET_CTAS=700")
     after = kb("check", "--root", repo)
     assert after == cold(kb, repo, monkeypatch) and "knob-drift" in after.out
+
+
+def test_when_git_s_view_cannot_be_known_nothing_is_remembered(kb, repo, monkeypatch, user_cache):
+    """An answer kb does not know (an older git refusing an option, say): no key can hold git's view,
+    so every run checks, and the store keeps no result."""
+    from generator.history import git_view
+
+    original = git_view.run_git
+    monkeypatch.setattr(git_view, "run_git", lambda folder, *args: (129, "", "error: unknown option") if
+                        args[0] == "rev-parse" else original(folder, *args))
+    runs = checks_run(monkeypatch)
+    first, second = kb("check", "--root", repo), kb("check", "--root", repo)
+    assert first == second == cold(kb, repo, monkeypatch) and len(runs) == 3
+    assert not any(path.name == "check-result" for path in user_cache.rglob("*"))

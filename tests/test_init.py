@@ -38,7 +38,7 @@ def test_init_writes_a_knowledge_base_that_checks_and_says_what_next(kb, here):
     assert "next:" in lines and "  kb check" in lines
     root = here / "team-kb"
     assert json.loads((root / "schemas/knob.schema.json").read_text()) == json_schema("knob")
-    assert (root / ".gitignore").read_text() == "site/\n.cache/\n"
+    assert (root / ".gitignore").read_text() == "site/\n.cache/\n.*.tmp\n"  # what a killed edit leaves, too
     site = YAML(typ="safe").load((root / "mkdocs.yml").read_text())
     assert site["site_name"] == "team-kb"
     assert "incident-kb" in site["plugins"]
@@ -58,8 +58,8 @@ def test_init_twice_keeps_every_file_and_adds_only_missing_ignores(kb, here):
     first = kb("init")
     assert "  kept    mkdocs.yml (it exists)" in first.out.splitlines()
     assert (here / "mkdocs.yml").read_text() == "site_name: ours\n"
-    assert "  added   .cache/ to .gitignore" in first.out.splitlines()
-    assert (here / ".gitignore").read_text() == "*.pyc\nsite/\n.cache/\n"
+    assert "  added   .cache/, .*.tmp to .gitignore" in first.out.splitlines()
+    assert (here / ".gitignore").read_text() == "*.pyc\nsite/\n.cache/\n.*.tmp\n"
     written = {p: p.read_bytes() for p in here.rglob("*") if p.is_file()}
     second = kb("init")
     assert second.code == 0

@@ -142,3 +142,73 @@ def test_reverting_an_already_reverted_knob_is_refused(kb, seed_kb):
     result = kb("revert", KNOB, "--incident", INCIDENT, "--hypothesis", PROXY, "--root", seed_kb)
     assert (result.code, result.err) == (2, f"kb: knob '{KNOB}' is already reverted (since 2026-11-04); "
                                             f"`kb restore {KNOB}` first\n")
+
+
+@pytest.mark.parametrize("which, message", [
+    ("0", "has no follow-up 0: its follow-ups are numbered 1 to 5"),
+    ("6", "has no follow-up 6: its follow-ups are numbered 1 to 5"),
+    ("006", "has no follow-up 6: its follow-ups are numbered 1 to 5"),
+    ("9" * 5000, "has no follow-up 999999999999...: its follow-ups are numbered 1 to 5"),
+    ("²", "'²' is not a follow-up number; give 1 to 5 in ASCII digits"),
+    ("٣", "'٣' is not a follow-up number; give 1 to 5 in ASCII digits"),
+    ("½", "'½' is not a follow-up number"),
+    ("-1", "'-1' is not a follow-up number"),
+    ("+2", "'+2' is not a follow-up number"),
+    ("1.0", "'1.0' is not a follow-up number"),
+])
+def test_a_follow_up_number_is_a_number_never_a_text_to_match(kb, seed_kb, which, message):
+    """Every follow-up's text holds digits ('512', '3 shards'): a number out of range, or one kb does
+    not read as a number, must not pick whichever follow-up mentions it."""
+    edit(seed_kb / SEED_INCIDENT, "once known.", "once known (0, 6, ², ٣, ½, -1, +2 and 1.0 proxies).")
+    before = files(seed_kb)
+    result = kb("follow-up", "done", INCIDENT, which, "--root", seed_kb)
+    assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err
+    assert files(seed_kb) == before
+
+
+def test_a_follow_up_number_with_spaces_or_leading_zeros_is_that_number(kb, seed_kb):
+    assert kb("follow-up", "done", INCIDENT, " 04 ", "--root", seed_kb).code == 0
+    assert "  - action: Verify throughput after the restore (the user runs the verification).\n    status: done\n" \
+        in (seed_kb / SEED_INCIDENT).read_text()
+
+
+@pytest.mark.parametrize("given", ["|", ">", "#", "a #b", "a # b", "&x", "*x", "!t", "!!str x", "- a", ": ", "a: b",
+                                   "? q", " 512", "512 ", "  padded  ", "'q'", '"x"', "%x", "@x", "`x`", "[1, 2]",
+                                   "{a: 1}", "True", "0x1F", "1e3", "007", "+5", "2026-11-05", "x,y", "é ü 😀"])
+def test_kb_set_records_exactly_the_text_given(kb, seed_kb, given):
+    from generator.records.yaml_source import read_yaml_file
+
+    result = kb("set", KNOB, given, "--note", "n", "--root", seed_kb)
+    assert result.code in (0, 1), result.err  # 1: kb check reports drift against the deploy file
+    record = read_yaml_file(seed_kb / SEED_KNOB).value
+    assert record["value"] == given and record["history"][-1]["value"] == given
+
+
+@pytest.mark.parametrize("given, stored", [("512", 512), ("1024", 1024), ("12.5", 12.5), ("-5", -5), ("true", True),
+                                           ("false", False)])
+def test_kb_set_records_a_number_or_flag_written_as_a_record_writes_it(kb, seed_kb, given, stored):
+    from generator.records.yaml_source import read_yaml_file
+
+    kb("set", KNOB, given, "--note", "n", "--root", seed_kb)
+    value = read_yaml_file(seed_kb / SEED_KNOB).value["value"]
+    assert value == stored and type(value) is type(stored)
+
+
+@pytest.mark.parametrize("given, why", [("", "is empty"), ("   ", "is empty"), ("null", "reads as no value"),
+                                        ("~", "reads as no value"), ("a\nb", "holds a line break"),
+                                        ("a\rb", "holds a line break"), ("x\u202ey", "a control character"),
+                                        ("a\x1bb", "a control character")])
+def test_kb_set_refuses_what_it_cannot_record_as_given_with_one_line(kb, seed_kb, given, why):
+    before = files(seed_kb)
+    result = kb("set", KNOB, given, "--note", "n", "--root", seed_kb)
+    assert result.code == 2 and result.err.count("\n") == 1 and why in result.err, result.err
+    assert files(seed_kb) == before
+
+
+def test_kb_new_records_the_value_given_too(kb, seed_kb):
+    from generator.records.yaml_source import read_yaml_file
+
+    assert kb("new", "knob", "pipe-knob", "--name", "PIPE", "--summary", "s", "--value", "|",
+              "--default", "a #b", "--root", seed_kb).code == 0
+    record = read_yaml_file(seed_kb / "knobs/pipe-knob.yaml").value
+    assert (record["value"], record["default"]) == ("|", "a #b")

@@ -2,10 +2,15 @@
 
 Writes the record folders, a first doc (so git keeps docs/), the JSON Schemas where the records'
 modelines point, a mkdocs.yml that uses the `incident-kb` plugin, `.gitignore` entries for what the
-build writes, and, at the top of the git repository (where GitHub and pre-commit look for them),
-the PR workflow and a pre-commit hook. DIR may be a subfolder of a larger repository. A file that
-exists is never overwritten: it is kept and named in the output (only missing lines are added to
-.gitignore), so running it twice is safe. The starter files are in `starter/`.
+build and a killed edit leave, and, at the top of the git repository (where GitHub and pre-commit
+look for them), the PR workflow and a pre-commit hook. DIR may be a subfolder of a larger
+repository. A file that exists is never overwritten: it is kept and named in the output (only
+missing lines are added to .gitignore), so running it twice is safe.
+
+Everything is checked before anything is written (the folder's name, every place a file goes, what
+the written files will read back as), then all is written or nothing: a write that fails takes back
+what this run made. Files go through `records/writes.py`, so no link leads a write out of the
+repository; `.gitignore` is read through the bounded reader. The starter files are in `starter/`.
 """
 
 from __future__ import annotations
@@ -13,22 +18,31 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import stat
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checking.formats import displayable
 from ..command import Command
 from ..findings import KbError
+from ..records.files import UnreadableFile, read_bounded
 from ..records.vocabulary import DOCS_FOLDER, RecordKind
+from ..records.writes import Unwritable, is_inside, way_out, write_file
+from ..wording import shell_word
+from . import first_files
 
-STARTER = Path(__file__).parent / "starter"
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
-IGNORED = ("site/", ".cache/")  # what `mkdocs build` writes, and tools' caches (kb keeps its own outside)
+# What `mkdocs build` writes, tools' caches (kb keeps its own outside the repository), and the
+# temporary files a killed edit leaves.
+IGNORED = ("site/", ".cache/", ".*.tmp")
+GITIGNORE_LIMIT = 1 << 20  # a .gitignore larger than 1 MiB is no .gitignore kb init adds to
 
 
 @dataclass(frozen=True, slots=True)
 class Layout:
-    root: Path  # the knowledge base
+    root: Path  # the knowledge base (its real path)
     top: Path  # the repository's top (the knowledge base itself when it is not in one yet)
     in_git: bool
 
@@ -39,10 +53,17 @@ class Layout:
 
 
 def locate(folder: Path) -> Layout:
-    root = folder.resolve()
-    for parent in (root, *root.parents):
-        if (parent / ".git").exists():
-            return Layout(root, parent, True)
+    """Where the knowledge base and its repository are: the repository is found from the folder as
+    given (a link on the way must not carry the knowledge base out of it)."""
+    given = Path(os.path.abspath(folder))
+    root = Path(os.path.realpath(given))
+    for parent in (given, *given.parents):
+        if os.path.lexists(parent / ".git"):
+            top = Path(os.path.realpath(parent))
+            if not is_inside(root, top):
+                raise KbError(f"{folder} leads out of the repository at {parent} through a symbolic link (to {root}); "
+                              "kb init writes nothing through a link that leaves the repository; nothing was written")
+            return Layout(root, top, True)
     return Layout(root, root, False)
 
 
@@ -73,73 +94,210 @@ def starter_files(layout: Layout) -> dict[Path, str]:
     prefix = "" if kb_dir == "." else kb_dir + "/"
     requirement, _ = pinned_requirement()
     values = {
-        "site_name": layout.root.name,
+        "site_name": first_files.site_name(layout.root.name),
         "docs_path": f"{prefix}{DOCS_FOLDER}/",
         "kb_dir": kb_dir,
-        "requirement": requirement,
-        "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {kb_dir}"),
+        "install": f"python -m pip install {first_files.shell_quoted(requirement)}",
+        "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
     }
     files: dict[Path, str] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
-    files[layout.root / DOCS_FOLDER / "about.md"] = _starter("about.md", values)
+    files[layout.root / DOCS_FOLDER / "about.md"] = first_files.fill("about.md", {})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
-    files[layout.root / "mkdocs.yml"] = _starter("mkdocs.yml", values)
-    files[layout.top / WORKFLOW] = _starter("kb-check.yml", values)
-    files[layout.top / PRE_COMMIT_CONFIG] = _starter("pre-commit-config.yaml", values)
+    files[layout.root / "mkdocs.yml"] = first_files.fill("mkdocs.yml", {
+        "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
+    files[layout.top / WORKFLOW] = first_files.fill("kb-check.yml", {
+        "kb_dir": values["kb_dir"], "install": values["install"]})
+    files[layout.top / PRE_COMMIT_CONFIG] = first_files.fill("pre-commit-config.yaml", {"entry": values["entry"]})
+    first_files.check_reads_back(files, [
+        (layout.root / "mkdocs.yml", ("site_name",), values["site_name"]),
+        (layout.top / WORKFLOW, ("jobs", "kb-check", "defaults", "run", "working-directory"), values["kb_dir"]),
+        (layout.top / WORKFLOW, ("jobs", "kb-check", "steps", 2, "run"), values["install"]),
+        (layout.top / PRE_COMMIT_CONFIG, ("repos", 0, "hooks", 0, "entry"), values["entry"])])
     return files
 
 
-def _starter(name: str, values: dict[str, str]) -> str:
-    text = (STARTER / name).read_text(encoding="utf-8")
-    for key, value in values.items():  # "@key@" in YAML: a quoted value; elsewhere, as it is
-        text = text.replace(f'"@{key}@"', json.dumps(value)).replace(f"@{key}@", value)
-    return text
-
-
 def init_knowledge_base(folder: Path) -> list[str]:
-    """Write what is missing; returns the lines to print."""
+    """Check, then write what is missing (all of it, or nothing); returns the lines to print."""
     layout = locate(folder)
-    if layout.root.exists() and not layout.root.is_dir():
-        raise KbError(f"{folder} is a file; kb init needs a folder (it is created if missing)")
-    shown = os.path.relpath  # paths as the user would type them
-    where = shown(layout.root)
-    lines = [f"kb init: a knowledge base in {where} (site '{layout.root.name}')"]
+    _refuse_unusable(folder, layout)
+    files = starter_files(layout)
+    planned = [(path, _plan(layout.top, path)) for path in files]
+    gitignore = _GitIgnore.planned(layout)
+    where = _shown(layout.root)
+    lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"]
+    made: list[Path] = []
     try:
-        for path, text in starter_files(layout).items():
-            if path.exists():
-                lines.append(f"  kept    {shown(path)} (it exists)")
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            lines.append(f"  created {shown(path)}")
-        lines.append(_ignore_build_output(layout.root / ".gitignore"))
-    except OSError as exc:
-        raise KbError(f"cannot write the knowledge base into {folder}: {exc.strerror or exc}") from None
+        for path, create in planned:
+            if create:
+                write_file(layout.top, path, files[path].encode("utf-8"), made=made)
+                made.append(path)
+                lines.append(f"  created {_shown(path)}")
+            else:
+                lines.append(f"  kept    {_shown(path)} (it exists)")
+        lines.append(gitignore.write(made))
+    except (Unwritable, OSError) as exc:
+        _take_back(made)
+        why = f"{_shown(exc.path)} {exc.why}" if isinstance(exc, Unwritable) else exc.strerror or str(exc)
+        raise KbError(f"cannot write the knowledge base into {folder}: {why}; nothing was written") from None
     _, note = pinned_requirement()
     if note:
         lines.append(f"note: {note}")
-    root_option = "" if where == "." else f" --root {where}"
+    root_option = "" if where == "." else f" --root {shell_word(os.path.relpath(layout.root))}"
+    config = "" if where == "." else f" -f {shell_word(os.path.relpath(layout.root / 'mkdocs.yml'))}"
     lines += ["next:",
-              *([f"  git init {shown(layout.top)}   # the checks read git history"] if not layout.in_git else []),
+              *([f"  git init {shell_word(os.path.relpath(layout.top))}   # the checks read git history"]
+                if not layout.in_git else []),
               f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
               "  git add -A && git commit -m 'Start a knowledge base'",
               f"  kb check{root_option}",
-              f"  mkdocs serve{'' if where == '.' else f' -f {where}/mkdocs.yml'}   # the site, rebuilt as you edit"]
+              f"  mkdocs serve{config}   # the site, rebuilt as you edit"]
     return lines
 
 
-def _ignore_build_output(gitignore: Path) -> str:
-    """Add what the build writes to .gitignore: the one file kb init adds to rather than keeps."""
-    text = gitignore.read_text(encoding="utf-8") if gitignore.exists() else ""
-    present = {line.strip() for line in text.splitlines()}
-    missing = [entry for entry in IGNORED if entry not in present and "/" + entry not in present]
-    name = os.path.relpath(gitignore)
-    if not missing:
-        return f"  kept    {name} (it ignores {', '.join(IGNORED)})"
-    separator = "" if not text or text.endswith("\n") else "\n"
-    gitignore.write_text(text + separator + "".join(f"{entry}\n" for entry in missing), encoding="utf-8")
-    added = ", ".join(missing)
-    return f"  added   {added} to {name}" if text else f"  created {name}"
+def _refuse_unusable(folder: Path, layout: Layout) -> None:
+    """Refuse a folder kb init must not make a knowledge base of, before anything is written."""
+    root = layout.root
+    if root.parent == root:
+        raise KbError(f"{folder} is the file system's root; kb init needs a folder with a name (the site is named "
+                      "after it)")
+    if any(part.casefold() == ".git" for part in Path(layout.kb_dir).parts) or _in_git_folder(root):
+        raise KbError(f"{folder} is inside a repository's .git folder, which git keeps for itself; give a folder of "
+                      "the work tree")
+    if os.path.lexists(root) and not os.path.isdir(root):
+        raise KbError(f"{folder} is a file; kb init needs a folder (it is created if missing)")
+    for name, what in ((root.name, "the folder's name"), (layout.kb_dir, "the folder's path in its repository")):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise KbError(f"{what} ({name}) is not UTF-8; mkdocs.yml, the workflow and the hook name it, and they "
+                          "are read as UTF-8: rename the folder; nothing was written") from None
+    if not first_files.site_name(root.name):
+        raise KbError(f"{folder}: its name gives no site name; give a folder with a name; nothing was written")
+
+
+def _in_git_folder(root: Path) -> bool:
+    """Whether `root` is (inside) a git folder: a bare repository, or a work tree's .git."""
+    for folder in (root, *root.parents):
+        if os.path.isfile(folder / "HEAD") and os.path.isdir(folder / "objects") and os.path.isdir(folder / "refs"):
+            return True
+    return False
+
+
+def _plan(top: Path, path: Path) -> bool:
+    """Whether `path` is to be created (False: kept as it is); KbError when kb init may not go on."""
+    problem = way_out(top, path)
+    if problem is not None:
+        raise KbError(f"{_shown(problem.path)} {problem.why}; nothing was written")
+    try:
+        found = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        _refuse_unless_creatable(path)
+        return True
+    except OSError as exc:
+        raise KbError(f"{_shown(path)} cannot be looked at ({_words(exc)}); nothing was written") from None
+    kind = found.st_mode
+    if stat.S_ISLNK(kind):
+        try:
+            kind = os.stat(path).st_mode
+        except OSError:
+            raise KbError(f"{_shown(path)} is a symbolic link that leads nowhere; kb init writes through no link: "
+                          "remove it, or put the file there; nothing was written") from None
+    if not stat.S_ISREG(kind):
+        raise KbError(f"{_shown(path)} is {_kind(kind)}, where kb init puts a file; move it away; nothing was written")
+    return False
+
+
+def _refuse_unless_creatable(path: Path) -> None:
+    """Refuse unless the folders on the way to `path` are folders, and the last one there is writable."""
+    folder = path.parent
+    while not os.path.lexists(folder):
+        folder = folder.parent
+    try:
+        kind = os.stat(folder).st_mode
+    except OSError as exc:
+        raise KbError(f"{_shown(folder)} cannot be looked at ({_words(exc)}); nothing was written") from None
+    if not stat.S_ISDIR(kind):
+        raise KbError(f"{_shown(folder)} is {_kind(kind)}, where kb init needs a folder; nothing was written")
+    if not _writable(folder, kind):
+        raise KbError(f"{_shown(folder)} is read-only; kb init writes nothing into it (make it writable, e.g. "
+                      f"chmod u+w {shell_word(os.path.relpath(folder))}); nothing was written")
+
+
+def _writable(path: Path, mode: int) -> bool:
+    """Writable by its owner's choice (whoever runs kb, root included) and by this process."""
+    return bool(mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)) and os.access(path, os.W_OK | os.X_OK
+                                                                                   if stat.S_ISDIR(mode) else os.W_OK)
+
+
+@dataclass(frozen=True, slots=True)
+class _GitIgnore:
+    """The knowledge base's .gitignore: what it holds, and the lines kb init adds to it."""
+
+    path: Path  # as named: root/.gitignore
+    real: Path  # where its bytes are (a link inside the repository is followed)
+    top: Path
+    old: bytes | None  # None: no .gitignore yet
+    mode: int | None
+    missing: tuple[str, ...]
+
+    @classmethod
+    def planned(cls, layout: Layout) -> _GitIgnore:
+        path = layout.root / ".gitignore"
+        if not os.path.lexists(path) or way_out(layout.top, path):
+            _plan(layout.top, path)  # refuses a link that leads nowhere, or out of the repository
+            return cls(path, path, layout.top, None, None, IGNORED)
+        try:
+            old = read_bounded(path, GITIGNORE_LIMIT, layout.top)
+        except UnreadableFile as exc:
+            raise KbError(f"{_shown(path)}: kb init cannot read it ({exc}); add {', '.join(IGNORED)} to it yourself, "
+                          "or replace it with a regular file; nothing was written") from None
+        real = Path(os.path.realpath(path))
+        present = {line.strip() for line in old.decode("utf-8", "surrogateescape").splitlines()}
+        missing = tuple(entry for entry in IGNORED if entry not in present and "/" + entry not in present)
+        mode = os.stat(real).st_mode
+        if missing and (not _writable(real, mode) or not _writable(real.parent, os.stat(real.parent).st_mode)):
+            raise KbError(f"{_shown(path)} is read-only; kb init does not change it (add {', '.join(missing)} to it, "
+                          "or make it writable); nothing was written")
+        return cls(path, real, layout.top, old, stat.S_IMODE(mode), missing)
+
+    def write(self, made: list[Path]) -> str:
+        name = _shown(self.path)
+        if not self.missing:
+            return f"  kept    {name} (it ignores {', '.join(IGNORED)})"
+        added = "".join(f"{entry}\n" for entry in self.missing).encode()
+        if self.old is None:
+            write_file(self.top, self.path, added, made=made)
+            made.append(self.path)
+            return f"  created {name}"
+        separator = b"" if not self.old or self.old.endswith(b"\n") else b"\n"
+        write_file(self.top, self.real, self.old + separator + added, replace=True, expected=self.old, mode=self.mode)
+        return f"  added   {', '.join(self.missing)} to {name}"
+
+
+def _take_back(made: list[Path]) -> None:
+    """Remove what this run made (files, then folders, newest first): a failed init leaves nothing."""
+    for path in reversed(made):
+        try:
+            os.rmdir(path) if os.path.isdir(path) and not os.path.islink(path) else os.unlink(path)
+        except OSError:
+            pass  # already gone, or not empty: someone else's now
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                                         (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+                                         (stat.S_ISBLK, "a device"), (stat.S_ISREG, "a file")) if test(mode)),
+                "something else")
+
+
+def _words(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def _shown(path: Path) -> str:
+    """A path as the user would type it, with what a terminal would not show escaped."""
+    return displayable(os.path.relpath(path))
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

@@ -19,16 +19,18 @@ import glob
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import Finding, KbError, Severity
+from ..wording import article
 from ..pipeline import KnowledgeBase, load_knowledge_base, record_files
 from ..records.schema import SLUG_PATTERN, Incident, Knob
 from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
 from ..records.validate import validate_record
+from ..records.files import TooLarge, UnreadableFile, read_bounded
+from ..records.writes import Changed, Unwritable, way_out, write_file
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 from .line_ends import LineEnds
 from .yaml_splice import Editor
@@ -75,7 +77,7 @@ class RecordFile:
 
 def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     if not re.match(SLUG_PATTERN, record_id):
-        raise KbError(f"'{record_id}' is not a {kind} id; an id is a slug of lowercase letters, digits and dashes, "
+        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and dashes, "
                       "e.g. 'multi-round-harness-hang'")
     folder = root / kind.folder
     for suffix in RECORD_SUFFIXES:
@@ -120,15 +122,12 @@ def read_record(root: Path, kind: RecordKind, path: Path) -> RecordFile:
                           "link with a copy), so edit the file it points to by hand")
         if not stat.S_ISREG(info.st_mode):
             raise KbError(f"{rel} is not a regular file; kb edits only regular files")
-        if info.st_size > MAX_BYTES:
-            raise KbError(_too_big(rel, info.st_size))
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+        raw = read_bounded(path, MAX_BYTES, root)
         text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except TooLarge as exc:
+        raise KbError(_too_big(rel, exc.size)) from None
+    except (UnreadableFile, OSError, UnicodeDecodeError) as exc:
         raise KbError(f"{rel}: cannot read the record ({exc})") from None
-    if len(raw) > MAX_BYTES:  # it grew since it was measured
-        raise KbError(_too_big(rel, len(raw)))
     bom = text.startswith("\ufeff")
     line_ends = LineEnds.of(text.removeprefix("\ufeff"))
     return RecordFile(root, kind, path, raw, line_ends.text, line_ends, bom)
@@ -189,8 +188,9 @@ def write(record: RecordFile, text: str) -> None:
 
     The caller holds the edit lock, so temporary files of this record that are lying around were
     left by a command that was killed: they go first."""
-    remove_leftovers(record.path)
-    write_atomically(record.path, record.encode(text), record.raw)
+    if way_out(record.root, record.path) is None:  # else the write below refuses: nothing is removed out there
+        remove_leftovers(record.path)
+    write_atomically(record.path, record.encode(text), record.raw, record.root)
 
 
 def remove_leftovers(path: Path) -> None:
@@ -218,22 +218,19 @@ def _errors_caused(record: RecordFile, after: Sequence[Finding]) -> list[Finding
     return [f for f in errors if f.path == record.rel_path] + elsewhere
 
 
-def write_atomically(path: Path, data: bytes, expected: bytes | None) -> None:
-    """Replace `path` with `data` (or create it when `expected` is None), all at once.
+def write_atomically(path: Path, data: bytes, expected: bytes | None, root: Path | None = None) -> None:
+    """Replace `path` with `data` (or create it when `expected` is None), all at once, through no
+    link that leads out of the knowledge base `root` (`records/writes.py`; without `root`, its folder).
 
     The file must still hold `expected`: an edit made meanwhile (in an editor, by another command)
     is not overwritten.
     """
-    rel = path.name
     if expected is not None:
         try:
-            current = path.read_bytes()
-            mode = path.stat().st_mode & 0o7777
+            mode = path.lstat().st_mode & 0o7777
         except OSError as exc:
             raise KbError(f"{path}: cannot read it again before writing ({exc})") from None
         _refuse_read_only(path, str(path), mode)
-        if current != expected:
-            raise KbError(f"{path}: the file changed while kb was editing it; nothing written, run the command again")
     else:
         umask = os.umask(0)
         os.umask(umask)
@@ -246,37 +243,11 @@ def write_atomically(path: Path, data: bytes, expected: bytes | None) -> None:
         raise KbError(f"{path.parent} is read-only; kb does not write into it (make it writable to edit records "
                       "there); nothing changed")
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{rel}.", suffix=".tmp")
-    except OSError as exc:
-        raise KbError(f"{path}: cannot write next to it ({exc.strerror or exc}); nothing changed") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        if expected is None:
-            _create_from(tmp, path)
-        else:
-            os.replace(tmp, path)
-    except FileExistsError:
-        os.unlink(tmp)
-        raise KbError(f"{path} already exists; kb new never overwrites a record") from None
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise KbError(f"{path}: cannot write it ({exc.strerror or exc}); nothing changed") from None
-
-
-def _create_from(tmp: str, path: Path) -> None:
-    """Move `tmp` to `path`, failing if `path` appeared meanwhile: a new record never overwrites one."""
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        raise
-    except OSError:  # a file system without hard links: check, then rename
-        if path.exists():
-            raise FileExistsError(path) from None
-        os.replace(tmp, path)
-        return
-    os.unlink(tmp)
+        write_file(root or path.parent, path, data, replace=expected is not None, expected=expected, mode=mode)
+    except Changed:
+        raise KbError(f"{path}: the file changed while kb was editing it; nothing written, run the command again") \
+            from None
+    except Unwritable as exc:
+        if expected is None and exc.path == path and os.path.lexists(path):
+            raise KbError(f"{path} already exists; kb new never overwrites a record") from None
+        raise KbError(f"{exc.path} {exc.why}; nothing changed") from None

@@ -105,18 +105,47 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
 
 
 def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
-    """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step)."""
+    """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step).
+
+    GitHub renders it as markdown with HTML, so record text in it is escaped as the pages escape
+    it: text in `backticks` is code, everything else shows as the characters it is, never as an
+    image, a link, emphasis, a heading or a table cell of its own."""
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({summary})", ""]
+    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({_shown_text(summary)})",
+             ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
-        lines += [f"| `{_cell(f.path)}:{f.line}` | {f.severity} | `{f.code}` | {_cell(f.message)} |" for f in findings]
+        lines += [f"| {_code_span(f'{f.path}:{f.line}')} | {f.severity} | {_code_span(f.code)} | "
+                  f"{_shown_message(f.message)} |" for f in findings]
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
-def _cell(text: str) -> str:
-    return displayable(text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " "))
+# Every character GitHub's markdown could read as markup inside a table cell, as an entity, so it shows
+# as itself: HTML, emphasis, links and images, '|' (a cell ends at one), ~strike~, :emoji:, @mentions,
+# $math$.
+_MARKUP = str.maketrans({char: f"&#{ord(char)};" for char in "&<>\\\"'`*_[](){}#!|~:@$"})
+
+
+def _shown_text(text: str) -> str:
+    return displayable(text.replace("\r", " ").replace("\n", " ")).translate(_MARKUP)
+
+
+def _code_span(text: str) -> str:
+    """`text` as a code span in a table cell: shown literally (only '|' needs its backslash there),
+    fenced by more backticks than any run of them inside."""
+    body = displayable(text.replace("\r", " ").replace("\n", " ")).replace("|", "\\|")
+    fence = "`" * (max(map(len, re.findall("`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}"
+
+
+def _shown_message(text: str) -> str:
+    """A finding's message: its `backticked` parts as code spans, the rest as text (as on the pages)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick is just a character
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(_code_span(part) if i % 2 else _shown_text(part) for i, part in enumerate(parts))
 
 
 def format_gitlab(findings: Sequence[Finding], summary: str) -> str:

@@ -84,17 +84,21 @@ def refuse_dubious_ownership(stderr: str) -> None:
                   "safe.directory '*'), then run kb again")
 
 
-def read_git_view(folder: Path, changed_after: int) -> GitView:
+def read_git_view(folder: Path, changed_after: int) -> GitView | None:
     """git's view of the repository holding `folder`; files changed after `changed_after` (ns) are
-    signed by their content too. Raises KbError when git refuses the repository (its owner)."""
+    signed by their content too. None when it cannot be known (git answers in a way kb does not
+    know: then nothing may be remembered). Raises KbError when git refuses the repository (its
+    owner)."""
     code, out, err = run_git(folder, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
                              "--show-toplevel", "--is-shallow-repository", "HEAD", "--symbolic-full-name", "HEAD")
     refuse_dubious_ownership(err)
     lines = out.splitlines()
     state, head = "\n".join(lines[:4]), f"{code}\n" + "\n".join(lines[4:]) + (f"\n{err}" if code else "")
     program = _program()
-    if code != 0 and len(lines) < 3:  # not a repository (or git cannot run): nothing else to read
+    if code == -1 or (code != 0 and "not a git repository" in err):  # no git, or no repository: no history
         return GitView(state, head, "", "", (program,))
+    if code != 0 and not (len(lines) == 4 and "'HEAD'" in err):  # anything but a HEAD with no commit yet
+        return None
     git_dir, common = Path(lines[0]), Path(lines[1])
     config = run_git(folder, "config", "--list", "-z", "--show-origin")
     entries = _config_entries(config[1])

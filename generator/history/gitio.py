@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
+from typing import IO
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -62,6 +63,13 @@ class Commit:
     @property
     def short_id(self) -> str:
         return self.id[:7]
+
+
+@dataclass(frozen=True, slots=True)
+class Oversized:
+    """A blob over the reader's size limit, left unread (passed over in chunks): only its size."""
+
+    size: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,15 +232,16 @@ def _parse_raw(tokens: list[str]) -> Iterator[FileChange]:
             yield FileChange(letter, path, None, old_blob, new_blob, None)
 
 
-def read_blobs(repo: git.Repo, ids: Iterable[str]) -> dict[str, bytes]:
-    """The content of each blob, read through one `git cat-file --batch` process."""
-    return dict(iter_blobs(repo, ids))
+def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> dict[str, bytes | Oversized]:
+    """The content of each blob, read through one `git cat-file --batch` process (see `iter_blobs`)."""
+    return dict(iter_blobs(repo, ids, limit))
 
 
-def iter_blobs(repo: git.Repo, ids: Iterable[str]) -> Iterator[tuple[str, bytes]]:
+def iter_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | Oversized]]:
     """(id, content) of each blob in turn, from one `git cat-file --batch` process; missing ones are
-    left out. Requests are written from a thread while answers are read, so the pipe never stalls
-    and no object costs a round trip."""
+    left out, and with `limit` one larger than that is `Oversized` (never held in memory: one 200 MB
+    version in a record's history must not cost 200 MB). Requests are written from a thread while
+    answers are read, so the pipe never stalls and no object costs a round trip."""
     wanted = list(dict.fromkeys(ids))
     if not wanted:
         return
@@ -257,13 +266,27 @@ def iter_blobs(repo: git.Repo, ids: Iterable[str]) -> Iterator[tuple[str, bytes]
             header = stdout.readline().split()
             if len(header) != 3:  # '<id> missing'
                 continue
-            content = stdout.read(int(header[2]))
+            size = int(header[2])
+            if limit is not None and size > limit:
+                _pass_over(stdout, size + 1)
+                yield blob_id, Oversized(size)
+                continue
+            content = stdout.read(size)
             stdout.read(1)  # the newline after each object
             yield blob_id, content
     finally:
         stdout.close()
         writer.join()
         process.proc.wait()
+
+
+def _pass_over(stream: IO[bytes], count: int) -> None:
+    """Read and drop `count` bytes, a chunk at a time."""
+    while count > 0:
+        chunk = stream.read(min(count, 1 << 20))
+        if not chunk:
+            return
+        count -= len(chunk)
 
 
 def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] | None = None) -> list[TreeEntry]:

@@ -24,6 +24,7 @@ from .gitio import (
     NotARepository,
     RepoState,
     open_repository,
+    Oversized,
     read_blobs,
     repository_state,
     resolve_commit,
@@ -122,7 +123,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
             fields = FieldsMemo(store)
             blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
-                                      if v.blob and not fields.knows(records[path][0], v.blob)])
+                                      if v.blob and not fields.knows(records[path][0], v.blob)], MAX_BYTES)
     except NotARepository as exc:
         raise HistoryUnavailable(f"{exc}; run kb inside a clone of the knowledge base's repository "
                                  "(or `git init` and commit it)") from None
@@ -151,7 +152,7 @@ def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[s
     return notes
 
 
-def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str, bytes],
+def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str, bytes | Oversized],
                       root: Path, memo: FieldsMemo) -> list[MaterialChange]:
     kind, record_id = key
     changes: list[MaterialChange] = []
@@ -177,14 +178,14 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
     return changes
 
 
-def _version_text(version: Version, blobs: Mapping[str, bytes], root: Path) -> str | None:
+def _version_text(version: Version, blobs: Mapping[str, bytes | Oversized], root: Path) -> str | None:
     if version.blob is None:
         try:
             return read_bounded(root / version.path, MAX_BYTES, root).decode("utf-8-sig")
         except (UnreadableFile, UnicodeDecodeError):
             return None
     raw = blobs.get(version.blob) if version.blob != NULL_ID else None
-    if raw is None or len(raw) > MAX_BYTES:
+    if not isinstance(raw, bytes) or len(raw) > MAX_BYTES:  # missing, or over the limit (left unread)
         return None
     try:
         return raw.decode("utf-8-sig")

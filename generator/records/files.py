@@ -364,19 +364,6 @@ def copy_if_there(path: Path, copy: Path) -> None:
         pass
 
 
-def write_new_file(folder: Path, rel_path: str, content: bytes) -> None:
-    """Create `folder/rel_path` (and the folders on its way) and write `content`: never through a
-    link, never over an existing file, never outside `folder` (a private folder kb made). Raises
-    OSError, or ValueError when the path would leave `folder`."""
-    target = folder.joinpath(*rel_path.split("/"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.parent.resolve().is_relative_to(folder.resolve()):
-        raise ValueError(f"{rel_path!r} would be written outside {folder}")
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(content)
-
-
 def describe_error(exc: BaseException) -> str:
     """A few words for an error from the file system ('permission denied'), without the path."""
     if isinstance(exc, RuntimeError):

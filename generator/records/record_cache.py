@@ -159,8 +159,12 @@ def _row(loaded: LoadedRecord) -> _Saved | None:
     """A result as stored; None when its model would not read back as the same model."""
     model = None
     if loaded.record is not None:
-        model = loaded.record.model_dump_json()
-        if type(loaded.record).model_validate_json(model) != loaded.record:
+        # The fields as written (a default need not validate: `runs` is at least one run, or absent).
+        model = loaded.record.model_dump_json(exclude_unset=True)
+        try:
+            if type(loaded.record).model_validate_json(model) != loaded.record:
+                return None
+        except ValueError:  # pydantic's ValidationError: a model JSON cannot give back stays uncached
             return None
     positions = [[list(key), line, column] for key, (line, column) in loaded.source_map.positions.items()]
     return [model, [item.to_json() for item in loaded.problems], json.dumps(positions, separators=(",", ":")),

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
+from ..wording import article
 from .schema import MODELS, Record
 from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
@@ -37,7 +38,7 @@ def validate_record(kind: RecordKind | str, rel_path: str, loaded: LoadedYaml) -
     if not isinstance(raw, dict):
         found = "an empty file" if raw is None else _describe(raw)
         return None, [finding("not-a-mapping", rel_path, 1, 1, None,
-                              f"a {kind} record is a mapping of fields (e.g. 'id: my-{kind}'), found {found}")]
+                              f"{article(kind)} record is a mapping of fields (e.g. 'id: my-{kind}'), found {found}")]
     model = MODELS[kind]
     subject = raw.get("id") if isinstance(raw.get("id"), str) else None
     try:
@@ -180,4 +181,4 @@ def _describe(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    return f"a {type(value).__name__} value"
+    return f"{article(type(value).__name__)} value"

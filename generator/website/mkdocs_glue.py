@@ -26,7 +26,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import FilesEditor, file_sort_key
 
-from ..findings import KbError
+from ..findings import KbError, NotAKnowledgeBase
 from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..records.record_cache import hold_in_memory
 from .mkdocs_config import settings_from_config
@@ -73,6 +73,9 @@ def _check(root: Path) -> KnowledgeBase:
     try:
         # The site builds in shallow clones too: what history there is still dates the changes.
         kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+    except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
+        raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
+                          "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None
     except KbError as exc:
         raise PluginError(f"incident-kb: {exc}") from None
     for note in kb.notes:  # e.g. a shallow clone: information, since --strict fails on warnings

@@ -3,9 +3,9 @@
 The same pages the mkdocs-gen-files build generates, so the knowledge base is not locked to
 MkDocs 1.x: any generator that reads markdown can use them. A manifest of what was written (each
 file's path and SHA-256) lets a later run remove pages of records that no longer exist, without
-touching anything else: only a plain relative path inside OUT is removed, only a regular file that
-still holds what kb wrote, and never through a link. Files are written only inside OUT, never
-through a linked subfolder.
+touching anything else: only a plain relative path inside OUT is removed, only a regular file whose
+bytes match the digest recorded for it (a line without one removes nothing), and never through a
+link. Files are written through `records/writes.py`, only inside OUT, never through a link.
 """
 
 from __future__ import annotations
@@ -13,15 +13,19 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from pathlib import Path
 
 from ..findings import KbError
+from ..records.files import UnreadableFile, read_bounded
+from ..records.writes import Unwritable, remove_file, write_file
 from ..pipeline import check_knowledge_base
 from .pages import render_site
 from .mkdocs_config import read_site_settings
 
 MANIFEST = ".incident-kb-render"
 _ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
+_MAX_MANIFEST = 64 << 20  # 64 MiB: a manifest line per page, at ~100 bytes a line
 
 
 def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
@@ -30,12 +34,13 @@ def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
     site = render_site(kb, read_site_settings(root))
     manifest = out / MANIFEST
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        _make_folder(out)
         previous = _read_manifest(manifest)
-        if not previous and any(out.iterdir()):
+        if previous is None and any(out.iterdir()):
             raise KbError(f"{out} is not empty and was not written by kb render; choose an empty or new folder")
-        for rel_path in sorted(set(previous) - set(site.files)):
-            _remove_if_written(out, rel_path, previous[rel_path])
+        for rel_path, digest in sorted((previous or {}).items()):
+            if rel_path not in site.files:
+                _remove_if_written(out, rel_path, digest)
         digests = {}
         for rel_path, text in site.files.items():
             data = text.encode("utf-8")
@@ -47,18 +52,28 @@ def write_rendered_site(root: Path, out: Path) -> tuple[int, int]:
     return len(site.files), len(kb.findings)
 
 
-def _read_manifest(manifest: Path) -> dict[str, str | None]:
-    """Path -> the SHA-256 kb wrote it with (None in a manifest from before digests were kept)."""
+def _make_folder(out: Path) -> None:
+    """`out` as a folder (made if missing); a file in its place (or on its way) is one clear line."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        what = next((p for p in (out, *out.parents) if os.path.lexists(p) and not p.is_dir()), out)
+        kind = "a symbolic link that leads nowhere" if not os.path.exists(what) else "a file"
+        where = f"{what} is {kind}" if what == out else f"{what}, on the way to {out}, is {kind}"
+        raise KbError(f"{where}; kb render --out needs a folder (it is created if missing)") from None
+
+
+def _read_manifest(manifest: Path) -> dict[str, str] | None:
+    """Path -> the SHA-256 kb wrote it with; None when there is no manifest. A line without a digest
+    (a manifest from before digests were kept, or a tampered one) names nothing kb may remove."""
     if manifest.is_symlink() or not manifest.is_file():
-        return {}
-    entries: dict[str, str | None] = {}
-    for line in manifest.read_text(encoding="utf-8", errors="replace").splitlines():
-        match = _ENTRY.match(line)
-        if match:
-            entries[match.group(2)] = match.group(1)
-        elif line:
-            entries[line] = None
-    return entries
+        return None
+    try:
+        text = read_bounded(manifest, _MAX_MANIFEST).decode("utf-8", errors="replace")
+    except UnreadableFile as exc:
+        raise KbError(f"{manifest}: cannot read kb render's manifest ({exc}); remove it, or choose an empty or "
+                      "new folder") from None
+    return {match.group(2): match.group(1) for match in map(_ENTRY.match, text.splitlines()) if match}
 
 
 def _parts(rel_path: str) -> list[str] | None:
@@ -70,9 +85,9 @@ def _parts(rel_path: str) -> list[str] | None:
     return parts
 
 
-def _remove_if_written(out: Path, rel_path: str, digest: str | None) -> None:
-    """Remove a page kb wrote earlier: a regular file inside `out`, reached through no link, that
-    still holds what kb wrote; anything else named in the manifest is left alone."""
+def _remove_if_written(out: Path, rel_path: str, digest: str) -> None:
+    """Remove a page kb wrote earlier: a regular file inside `out`, reached through no link, whose
+    bytes still match the digest kb recorded; anything else named in the manifest is left alone."""
     parts = _parts(rel_path)
     if parts is None:
         return
@@ -84,9 +99,21 @@ def _remove_if_written(out: Path, rel_path: str, digest: str | None) -> None:
     target = folder / parts[-1]
     if target.is_symlink() or not target.is_file():
         return
-    if digest is not None and hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+    if _sha256(target) != digest:
         return  # changed since kb wrote it: someone's work, not kb's
-    target.unlink()
+    remove_file(out, target, links=False)
+
+
+def _sha256(path: Path) -> str | None:
+    """The SHA-256 of the regular file at `path` (not through a link), read in chunks; None if it is not one."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _write_atomically(out: Path, rel_path: str, data: bytes) -> None:
@@ -94,15 +121,10 @@ def _write_atomically(out: Path, rel_path: str, data: bytes) -> None:
     parts = _parts(rel_path)
     if parts is None:  # pragma: no cover - kb names its pages itself
         raise KbError(f"kb render: {rel_path!r} is not a plain relative path; this is a bug in kb")
-    folder = out
-    for part in parts[:-1]:
-        folder = folder / part
-        if folder.is_symlink():
-            raise KbError(f"{folder} is a symbolic link; kb render writes only inside {out}, never through a link")
-        folder.mkdir(exist_ok=True)
-    path = folder / parts[-1]
-    temporary = folder / f".{parts[-1]}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(temporary, path)  # replaces a link at `path` itself, never what it points to
+    try:
+        write_file(out, out.joinpath(*parts), data, replace=True, links=False, durable=False)
+    except Unwritable as exc:
+        if exc.why.startswith("is a symbolic link"):
+            raise KbError(f"{exc.path} is a symbolic link; kb render writes only inside {out}, never through a "
+                          "link") from None
+        raise KbError(f"cannot write to {out}: {exc.path} {exc.why}") from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..checking.formats import displayable
 from ..command import Command, add_root, root_of
 from ..wording import plural
 
@@ -22,7 +23,7 @@ def run_render(args: argparse.Namespace) -> int:
 
     written, findings = write_rendered_site(root_of(args), args.out)
     shown = f"; {plural(findings, 'finding')} of kb check shown on the pages" if findings else ""
-    print(f"kb render: wrote {written} files to {args.out}{shown}")
+    print(displayable(f"kb render: wrote {written} files to {args.out}{shown}"))
     return 0
 
 

@@ -1,6 +1,7 @@
-"""Argument types of the authoring commands: dates, values and KEY=VALUE pairs read the way YAML
-reads them, so `--value 512` is the number a record would hold. Each raises argparse's error with
-an example of what is expected.
+"""Argument types of the authoring commands: dates read the way YAML reads them; values and
+KEY=VALUE pairs recorded as given, so `--value 512` is the number a record would hold and `'a #b'`
+the text `a #b` (never `a`, as YAML would read it). Each raises argparse's error with an example of
+what is expected.
 """
 
 from __future__ import annotations
@@ -35,18 +36,37 @@ def when(text: str) -> date | datetime:
 
 
 def scalar(text: str) -> Any:
-    """A value typed the way YAML reads it: 512 is a number, true a flag, anything else text."""
+    """A value as given: a number or a flag where the text is one as a record writes it (512, 12.8,
+    true), else exactly the text, quoted in the record as needed ('|', 'a #b', '&x', ' 512');
+    YAML's null and what is not one printable line are refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is empty; give a value, e.g. 512, true or a word")
+    if not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r} holds a line break or a control character; give the value "
+                                         "on one line")
     loaded = _parsed(text)
-    if loaded.error is not None or isinstance(loaded.value, dict | list) or loaded.value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a single value; give e.g. 512, true or a word")
-    if isinstance(loaded.value, date | datetime):
-        return text  # a value that looks like a date is still the setting's text
-    return loaded.value
+    if loaded.error is None and loaded.value is None and text.strip() in _NULLS:
+        raise argparse.ArgumentTypeError(f"{text!r} reads as no value in a record; give a value, e.g. 512, true "
+                                         "or a word")
+    if loaded.error is None and isinstance(loaded.value, bool | int | float) and _written(loaded.value) == text:
+        return loaded.value
+    return text  # text, dates and everything YAML would read otherwise ('a #b' is not 'a'): as given
+
+
+_NULLS = ("~", "null", "Null", "NULL")
+
+
+def _written(value: Any) -> str:
+    from ..yaml_emit import render_scalar  # on use, as parse_yaml above
+
+    return render_scalar(value)
 
 
 def number(text: str) -> int | float:
-    value = scalar(text)
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    """A number, written any way YAML reads one (12.8, 1e3, 0x1F)."""
+    loaded = _parsed(text)
+    value = loaded.value
+    if loaded.error is not None or "#" in text or isinstance(value, bool) or not isinstance(value, int | float):
         raise argparse.ArgumentTypeError(f"{text!r} is not a number; give e.g. 12.8")
     return value
 
@@ -60,3 +80,11 @@ def pair(text: str) -> tuple[str, Any]:
 
 def today_unless(value: date | datetime | None) -> date | datetime:
     return value if value is not None else date.today()
+
+
+def field_pair(text: str) -> tuple[str, str]:
+    """KEY=FIELD: a condition's name and the field of each run it is read from."""
+    key, sep, field_name = text.partition("=")
+    if not sep or not key.strip() or not field_name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=FIELD; give e.g. concurrency=max_concurrency")
+    return key.strip(), field_name.strip()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...checking.formats import format_text
+from ...checking.formats import displayable, format_text
 from ...command import Command, add_root, root_of
 from ...wording import plural
 
@@ -37,7 +37,7 @@ def run_fmt(args: argparse.Namespace) -> int:
             if result.changed:
                 assert result.record is not None and result.text is not None
                 write(result.record, result.text)  # a file that cannot be written stops here, unreported
-                print(f"reformatted {result.rel_path}: {'; '.join(result.changes)}")
+                print(displayable(f"reformatted {result.rel_path}: {'; '.join(result.changes)}"))
     return _report(results, check=False)
 
 
@@ -46,7 +46,7 @@ def _report(results: list[Formatted], *, check: bool) -> int:
     changed = [r for r in results if r.changed]
     if check:
         for result in changed:
-            print(f"would reformat {result.rel_path}: {'; '.join(result.changes)}")
+            print(displayable(f"would reformat {result.rel_path}: {'; '.join(result.changes)}"))
     if problems:
         sys.stderr.write(format_text(problems, "cannot format these"))
     unchanged = len(results) - len(changed) - len(problems)
