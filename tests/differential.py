@@ -272,6 +272,33 @@ class World:
         path.unlink()
         return f"doc {path.name} removed"
 
+    def op_outside_doc(self) -> str:
+        """A doc outside docs/ that a record lists under `docs`: listed, edited, or removed."""
+        guide = self.root / "runbooks/guide.md"
+        choice = self.rng.random()
+        if choice < 0.4 or not guide.exists():
+            self.write("runbooks/guide.md", f"# Guide\n\nknob-{self.rng.randrange(6)} matters.\n"
+                                            f"{self.rng.randrange(100)}\n")
+        elif choice < 0.8:
+            path = self.rng.choice(self.files("knobs", ".yaml"))
+            if "\ndocs:" not in path.read_text():
+                path.write_text(path.read_text().replace("\nhistory:", "\ndocs: [runbooks/guide.md]\nhistory:", 1))
+        else:
+            guide.unlink()
+        return "runbooks/guide.md"
+
+    def op_linked_record(self) -> str:
+        """A record file that is a link to a file elsewhere in the repository, made or its target edited."""
+        link, target = self.root / "knobs/linked.yaml", self.root / "shared/linked.yaml"
+        if not target.exists():
+            self.write("shared/linked.yaml", _knob(20, self.rng, None).replace("knob-20", "linked"))
+        elif self.rng.random() < 0.5:
+            target.write_text(re.sub(r"^value: \d+$", f"value: {self.rng.choice((1, 2, 3))}", target.read_text(),
+                                     count=1, flags=re.MULTILINE))
+        if not link.is_symlink() and not link.exists():
+            link.symlink_to("../shared/linked.yaml")
+        return "knobs/linked.yaml"
+
     def op_deploy_edit(self) -> str:
         path = self.root / "deploy/svc.sh"
         if not path.is_file():
