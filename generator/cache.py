@@ -145,6 +145,13 @@ class Store:
         header = b" ".join((_MAGIC, _key_digest(key).encode(), hashlib.sha256(body).hexdigest().encode()))
         return self._write_own(name, header + b"\n" + body)
 
+    def remove(self, name: str) -> None:
+        """Forget the entry `name` (nothing when it is not there)."""
+        try:
+            os.unlink(self.folder / name)
+        except OSError:
+            pass
+
     def write_text(self, name: str, text: str) -> bool:
         return self._write_own(name, text.encode("utf-8", "surrogateescape"))
 

@@ -313,3 +313,25 @@ def test_every_record_reads_back_from_the_cache_as_the_same_model(tmp_path):
                 (name, record.id)
             models += 1
     assert models > 100
+
+
+def test_after_an_amend_or_a_reset_the_history_pass_continues_from_a_walk_it_kept(kb, repo, monkeypatch):
+    """The last few walks are kept by head: an amended commit, a reset or a switch back continues from
+    the one on its mainline, reading only the commits since, never the whole history again."""
+    git = GitRepo(repo, init=False)
+    knob = sorted((repo / "knobs").iterdir())[3]
+    for n, when in enumerate(("2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z")):
+        knob.write_text(knob.read_text().replace("value: ", f"value: {n + 1}", 1))
+        git.commit(f"change {n}", when)
+        assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+    reads = []
+    original = memo.read_log
+    monkeypatch.setattr(memo, "read_log", lambda repo, rev, paths: reads.append(rev) or original(repo, rev, paths))
+    git.git("commit", "-q", "--amend", "-m", "change 1, amended", when="2026-12-03T00:00:00Z")
+    assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+    git.git("reset", "-q", "--hard", "HEAD~1")
+    assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
+    # The amend continued from the walk kept at its parent (one commit read), the reset found the walk
+    # kept at that commit (nothing read); the cold runs walked the whole history each time.
+    parent = git.git("rev-parse", "HEAD")
+    assert len(reads) == 3 and reads[0].startswith(f"{parent}..") and reads[2] == parent, reads

@@ -46,16 +46,23 @@ class _SavedWalk:
             return None
 
 
+_KEPT = 3  # the walks kept (by head): after an amend, a reset or a switch back, one is continued
+
+
 def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: RepoState, head: str,
                    pathspecs: list[str]) -> tuple[Walk, int]:
     """The walk over the mainline up to commit `head`, and how many commits it read (remembered in
-    `store` under git's `view` of history, when both are given)."""
+    `store` under git's `view` of history, when both are given: the last few walks, by head, so a
+    walk is continued from any of them that lies on `head`'s mainline)."""
     scope = ["walk", str(state.toplevel), state.prefix, pathspecs, view.history if view is not None else None]
-    name = "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
-    saved = _SavedWalk.read(store, name, scope) if store is not None and view is not None else None
-    if isinstance(saved, _SavedWalk) and saved.head == head:
+    base = "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
+    found = store.read(base, scope) if store is not None and view is not None else None
+    heads = [h for h in found if isinstance(h, str)] if isinstance(found, list) else []
+    old = head if head in heads else next((h for h in heads if is_on_mainline(repo, h, head)), None)
+    saved = _SavedWalk.read(store, f"{base}-{old}", scope) if store is not None and old is not None else None
+    if saved is not None and saved.head == head:
         return _restored(saved, state.prefix), saved.commits.count("\0") + bool(saved.commits)
-    if isinstance(saved, _SavedWalk) and is_on_mainline(repo, saved.head, head):
+    if saved is not None:
         walk, moments = _restored(saved, state.prefix), saved.moments()
         commits = read_log(repo, f"{saved.head}..{head}", pathspecs)
     else:
@@ -65,10 +72,14 @@ def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: 
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
         moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)
     if store is not None and view is not None and len(head) == 40:  # a commit id, not a name that may move
-        store.write(name, scope, {
-            "head": head, "commits": "\0".join(c for c, _ in moments), "dates": "\0".join(d for _, d in moments),
-            "lineages": _packed_lineages(walk.lineages),
-            "doc_changes": {path: at.index for path, at in walk.doc_changes.items()}})
+        if store.write(f"{base}-{head}", scope, {
+                "head": head, "commits": "\0".join(c for c, _ in moments), "dates": "\0".join(d for _, d in moments),
+                "lineages": _packed_lineages(walk.lineages),
+                "doc_changes": {path: at.index for path, at in walk.doc_changes.items()}}):
+            kept = [head, *(h for h in heads if h != head)]
+            store.write(base, scope, kept[:_KEPT])
+            for dropped in kept[_KEPT:]:
+                store.remove(f"{base}-{dropped}")
     return walk, len(moments)
 
 
