@@ -319,6 +319,12 @@ class World:
             link.symlink_to(self.rng.choice(("../deploy", "../knobs", "../nowhere")))
         return "docs/ops relinked"
 
+    def op_today(self) -> str:
+        """The date rules count from moves (a revert becomes overdue, a review date passes)."""
+        day = f"2026-{self.rng.choice(('10-20', '11-08', '12-30'))}"
+        self.environment["KB_TODAY"] = day
+        return f"today is {day}"
+
     def op_pyproject(self) -> str:
         rng = self.rng
         self.write("pyproject.toml", "[tool.incident-kb]\n"

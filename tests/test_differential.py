@@ -101,6 +101,21 @@ def _walk_key_without_the_view(monkeypatch) -> None:
         original(folder, changed_after), state="", config="", boundary="", files=("",)))
 
 
+def _run_key_without_the_date(monkeypatch) -> None:
+    from generator import check_memo
+
+    original = check_memo.run_key
+    monkeypatch.setattr(check_memo, "run_key", lambda root, today, allow_shallow: [
+        *original(root, today, allow_shallow)[:1], *original(root, today, allow_shallow)[2:]])
+
+
+def _records_by_path_alone(monkeypatch) -> None:
+    """The record cache keyed by a record's path, not by its content."""
+    from generator.records import record_cache
+
+    monkeypatch.setattr(record_cache, "blob_id", lambda data: "same")
+
+
 EDITS = ("material_edit", "doc_edit", "commit")
 # The settings that change most what git reports about docs made executable or CRLF, at the level no other
 # overrides (a setting in the environment changes the run's key anyway).
@@ -118,6 +133,8 @@ MUTATIONS = {
     "a folder's listing": (lambda patch: _probes_without(patch, "listings"), ("record_added", "record_removed",
                                                                               *EDITS)),
     "the history walk's view of git": (_walk_key_without_the_view, ("shallow", "unshallow", "config", *EDITS)),
+    "the date rules count from": (_run_key_without_the_date, ("today", "today", *EDITS)),
+    "a record's content (the record cache)": (_records_by_path_alone, ("material_edit", "record_added", "doc_edit")),
 }
 
 
