@@ -24,7 +24,7 @@ from .cache import is_inside, repository_top, user_cache_folder
 from .command import Command, Parser
 from .checking.formats import displayable
 from .findings import KbError
-from .website.render_command import RENDER
+from .website.folder.render import RENDER
 
 COMMANDS: tuple[Command, ...] = (
     INIT,

@@ -44,6 +44,9 @@ class Ledger:
     # Record files git sees as added (or renamed to) in the uncommitted changes: git pairs a deleted
     # record with the most similar of them, so editing one can move another record's history.
     pairable: frozenset[str] = frozenset()
+    # Record files whose findings asked git for the record's old versions (`history.versions`): when
+    # git's view moves, they are decided again though no file changed.
+    consults_git: frozenset[str] = frozenset()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class Ledger:
             "summary": self.summary,
             "notes": list(self.notes),
             "pairable": sorted(self.pairable),
+            "consults_git": sorted(self.consults_git),
         }
 
     @classmethod
@@ -70,4 +74,5 @@ class Ledger:
             {RecordKind(kind): frozenset(ids) for kind, ids in values["broken_ids"].items()},
             tuple(DocReference(doc, RecordKind(kind), record_id, how, word, line)
                   for doc, kind, record_id, how, word, line in values["references"]),
-            values["summary"], tuple(values["notes"]), frozenset(values["pairable"]))
+            values["summary"], tuple(values["notes"]), frozenset(values["pairable"]),
+            frozenset(values["consults_git"]))

@@ -26,6 +26,7 @@ from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
+from .history.versions import consultations_recorded
 from .ledger import FileFacts, Ledger
 from .records.consistency import check_consistency
 from .records.files import describe_error, folder_entries, is_file, is_folder
@@ -152,8 +153,9 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings.of(today, config)
-    for item in (item for rule in RULES for item in rule(catalog, root, settings)):
-        loaded.by_file.setdefault(item.path, []).append(item)
+    with consultations_recorded() as consulted:  # the records whose findings asked git for old versions
+        for item in (item for rule in RULES for item in rule(catalog, root, settings)):
+            loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []
     unreadable: dict[str, str] = {}
     references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
@@ -173,7 +175,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
         kb = dataclasses.replace(kb, ledger=Ledger(
             loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
             (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes,
-            history.uncommitted_new if history is not None else frozenset()))
+            history.uncommitted_new if history is not None else frozenset(), frozenset(consulted)))
     return kb
 
 

@@ -16,7 +16,9 @@ a record git already tracks at its path is never a candidate, so its edits stay 
 
 When git's view moved (a commit, a checkout, a configuration change) and no file did, only history
 can have changed: every finding stands but the stale docs, which are decided again for every record
-docs refer to, from history read as a whole check reads it (the remembered pass, continued).
+docs refer to, from history read as a whole check reads it (the remembered pass, continued), and
+the findings of the records whose rules asked git for their old versions (`Ledger.consults_git`,
+written down by `history.versions`), which are checked again with the records they reach.
 
 Anything else (a file added, removed or broken, an id or name changed, a doc's or git's state, a
 large part of the catalog reached) is no job for a re-check: `recheck` returns None and the
@@ -32,6 +34,7 @@ from pathlib import Path
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .findings import Finding, KbError
+from .history.versions import consultations_recorded
 from .ledger import FileFacts, Ledger
 from .pipeline import collector_paused, configured, load_records
 from .records.files import is_file
@@ -52,15 +55,19 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     with them; None when the change is not one a re-check can follow."""
     if not edited and not history_moved:
         return None
-    files, by_file = dict(ledger.files), dict(ledger.by_file)
+    # Records whose findings asked git for old versions stand on history too: when it moved, they are
+    # decided again with the edited ones.
+    again = [*edited, *(sorted(ledger.consults_git - set(edited)) if history_moved else ())]
+    files, by_file, consults_git = dict(ledger.files), dict(ledger.by_file), ledger.consults_git
     edited_ids: set[str | None] = set()
-    if edited:
-        part = _records_again(root, ledger, edited, today)
+    if again:
+        part = _records_again(root, ledger, again, set(edited), today)
         if part is None:
             return None
-        files.update(part[0])
-        by_file.update(part[1])
-        config = part[2]
+        facts, found_by_file, config, consulted = part
+        files.update(facts)
+        by_file.update(found_by_file)
+        consults_git = (consults_git - set(found_by_file)) | consulted
         edited_ids = {ledger.files[path].record_id for path in edited}
     else:  # only git's view moved: no file changed, so every finding but the stale docs stands
         config, _ = load_config(root)
@@ -74,41 +81,43 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
                 if item.code != "stale-doc" or not (history_moved or item.subject in edited_ids)), *stale)
     findings = configured(config, [*(item for found in by_file.values() for item in found), *others])
     return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
-                            pairable)
+                            pairable, consults_git)
 
 
-def _records_again(root: Path, ledger: Ledger, edited: Collection[str], today: date
-                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], Config] | None:
-    """The edited files' facts, and the findings of every file connected to them, loaded and checked
-    again; None when the edit is not one a re-check can follow."""
-    if any(path not in ledger.files or not ledger.files[path].in_catalog for path in edited) or \
+def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date
+                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], Config, set[str]] | None:
+    """The facts of the files `again` (the `edited` ones among them), and the findings of every file
+    connected to them, loaded and checked again, with the files whose rules asked git for old
+    versions; None when the edit is not one a re-check can follow."""
+    if any(path not in ledger.files or not ledger.files[path].in_catalog for path in again) or \
             any(reference.doc in edited for reference in ledger.references) or ledger.pairable & set(edited):
         return None
-    edited_now = load_records(root, {}, cache=False, only=edited, broken_elsewhere=ledger.broken_ids,
+    edited_now = load_records(root, {}, cache=False, only=again, broken_elsewhere=ledger.broken_ids,
                               with_facts=True).facts
-    for path in edited:
+    for path in again:
         now, before = edited_now.get(path), ledger.files[path]
         if now is None or not now.in_catalog or \
                 (now.record_id, now.seen_by_docs) != (before.record_id, before.seen_by_docs):
             return None
     files = {**ledger.files, **edited_now}
     by_key = _files_by_key(ledger.files)
-    reached = _connected(ledger.files, by_key, edited)
-    for path in edited:  # the same index, after the edit
+    reached = _connected(ledger.files, by_key, again)
+    for path in again:  # the same index, after the edit
         for key in _keys(ledger.files[path]):
             by_key[key].remove(path)
         for key in _keys(files[path]):
             by_key.setdefault(key, []).append(path)
-    reached |= _connected(files, by_key, edited)
+    reached |= _connected(files, by_key, again)
     if len(reached) > MAX_REACHED:
         return None
     part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
     settings = RuleSettings.of(today, part.config)
-    for item in (item for rule in RULES for item in rule(part.catalog, root, settings)):
-        part.by_file.setdefault(item.path, []).append(item)
+    with consultations_recorded() as consulted:
+        for item in (item for rule in RULES for item in rule(part.catalog, root, settings)):
+            part.by_file.setdefault(item.path, []).append(item)
     if not set(part.by_file) <= reached:
         return None
-    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, part.config
+    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, part.config, consulted
 
 
 def _files_by_key(files: Mapping[str, FileFacts]) -> dict[RecordKey, list[str]]:

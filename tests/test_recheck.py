@@ -300,3 +300,54 @@ def test_an_edit_that_moves_git_s_rename_pairing_is_checked_whole(kb, tmp_path, 
         assert after == expected and runs == {"whole": 2, "re-check": 0}  # a whole check, then the cold one
     else:
         assert after != expected and runs["re-check"] == 1  # what the guard is for
+
+
+# ---- findings that ask git for a record's old versions ---------------------------------------------------
+
+_UNDER_REFUTED = """id: pool
+name: POOL_SIZE
+summary: Pool size.
+value: {value}
+status: active
+kind: env
+history:
+  - date: 2026-10-01
+    status: active
+{changed}"""
+_CHANGE = "  - date: 2026-10-05\n    status: active\n    incident: outage\n    hypothesis: pool-too-small\n"
+_OUTAGE = """id: outage
+title: Outage
+status: open
+started: 2026-10-04
+hypotheses:
+  - id: pool-too-small
+    statement: The pool is too small.
+    status: refuted
+"""
+
+
+def test_a_finding_that_asks_git_for_old_versions_is_decided_again_when_history_moves(kb, tmp_path, monkeypatch):
+    """changed-under-refuted says what to change back to from the record's committed versions when its
+    history entry does not: two branches with the same files and different pasts tell it apart, and a
+    checkout (no file changed, git's view moved) must decide it again."""
+    root = tmp_path / "kb"
+    repo = GitRepo(root)
+
+    def history(before: int) -> None:
+        repo.write("incidents/outage.yaml", _OUTAGE)
+        repo.write("knobs/pool.yaml", _UNDER_REFUTED.format(value=before, changed=""))
+        repo.commit(f"pool at {before}", "2026-10-01T00:00:00Z")
+        repo.write("knobs/pool.yaml", _UNDER_REFUTED.format(value=120, changed=_CHANGE))
+        repo.commit("pool at 120, under a hypothesis", "2026-10-05T00:00:00Z")
+
+    history(50)
+    repo.git("checkout", "-q", "--orphan", "other")
+    history(60)  # the same files as main now holds, another past
+    repo.git("checkout", "-q", "main")
+    first = kb("check", "--root", root)
+    assert "set to 50 from 120" in first.out, first.out
+    runs = counting(monkeypatch)
+    repo.git("checkout", "-q", "other")
+    after = kb("check", "--root", root)
+    assert after == cold(kb, root, monkeypatch) and "set to 60 from 120" in after.out
+    assert runs["re-check"] == 1  # the history moved: a re-check, which decided that record again

@@ -11,7 +11,7 @@ from typing import Any
 
 from generator.records.yaml_source import parse_yaml
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB, edit
 
 KNOB = "sglang-sm120-mma-target-ctas"
 INCIDENT = "multi-round-harness-hang"
@@ -19,7 +19,7 @@ DEPLOY_LINE = "export SGLANG_SM120_MMA_TARGET_CTAS=512\n"
 
 
 def target(rel: str) -> dict[str, Any]:
-    value = parse_yaml((REPO / rel).read_text()).value
+    value = parse_yaml((SEED / rel).read_text()).value
     assert isinstance(value, dict)
     return value
 
@@ -38,7 +38,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     root = empty_kb
     for folder in ("docs", "deploy", "schemas"):
         shutil.rmtree(root / folder, ignore_errors=True)
-        shutil.copytree(REPO / folder, root / folder)
+        shutil.copytree((REPO if folder == "schemas" else SEED) / folder, root / folder)
     knob, incident = target(SEED_KNOB), target(SEED_INCIDENT)
     blamed, innocent = (h for h in incident["hypotheses"])
     cause = incident["root_cause"]
@@ -61,6 +61,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     run("new", "knob", KNOB, "--name", knob["name"], "--summary", knob["summary"], "--value", knob["value"],
         "--kind", knob["kind"], "--component", knob["component"], "--default", knob["default"],
         "--description", knob["description"], *[a for tag in knob["tags"] for a in ("--tag", tag)],
+        *[a for alias in knob["aliases"] for a in ("--alias", alias)],
         *[a for k, v in knob["scope"].items() for a in ("--scope", f"{k}={v}")],
         *[a for doc in knob["docs"] for a in ("--doc", doc)], "--applies-to", knob["applies_to"][0]["path"],
         "--date", knob["history"][0]["date"], "--note", knob["history"][0]["note"])
@@ -86,7 +87,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     out = run("revert", KNOB, "--incident", INCIDENT, "--hypothesis", blamed["id"], "--date", revert["date"],
               "--note", revert["note"])
     assert f"deploy/decode.sh:8: remove '{DEPLOY_LINE.strip()}'" in out
-    assert check(kb, root) == (1, [("correlation-only-revert", SEED_KNOB), ("knob-drift", SEED_KNOB)])
+    assert check(kb, root) == (1, [("knob-drift", "deploy/decode.sh"), ("correlation-only-revert", SEED_KNOB)])
     edit(root / "deploy/decode.sh", DEPLOY_LINE, "")
     timeline(2)
     assert check(kb, root) == (0, [("correlation-only-revert", SEED_KNOB)])

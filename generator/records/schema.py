@@ -206,6 +206,7 @@ class Hypothesis(Record):
     id: Slug = Field(description="Slug, unique within the incident.")
     statement: Text = Field(description="The suspected cause, as a claim that evidence can support or refute.")
     status: Annotated[HypothesisStatus, Material("hypothesis '{id}'", rank=2, quiet=("open",))] = Field(description="open | confirmed | refuted.")
+    decided: When | None = Field(default=None, description="When it was refuted or confirmed (kb refute and kb confirm write it).")
     suspect: Suspect | None = Field(default=None, description="The knob this hypothesis blames, if any.")
     evidence: tuple[Evidence, ...] = Field(default=(), description="Evidence for and against.")
 
