@@ -35,7 +35,8 @@ from . import first_files
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
-# What `mkdocs build` and the chart cache write, and the temporary files a killed edit leaves.
+# What `mkdocs build` writes, tools' caches (kb keeps its own outside the repository), and the
+# temporary files a killed edit leaves.
 IGNORED = ("site/", ".cache/", ".*.tmp")
 ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
 SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
