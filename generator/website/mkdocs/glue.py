@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -23,11 +26,14 @@ from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
 from ...findings import KbError, NotAKnowledgeBase
+from ...history.git_view import GitView, read_git_view
 from ...pipeline import KnowledgeBase, check_knowledge_base
+from ...records.files import Probes, probes_recorded
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
+from .save_watch import Inputs
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
@@ -61,6 +67,55 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     log_findings(kb)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners)
+
+
+class InputsLooked:
+    """Every look a build's check and pages took at the repository (each path, each folder listed:
+    `records.files` writes them down), and git's own files whose change changes its view: what
+    `mkdocs serve` watches until the next build (see save_watch)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._recording: AbstractContextManager[Probes] | None = None
+        self._probes = Probes(time.time_ns())
+        self._git: GitView | None = None
+
+    def __enter__(self) -> InputsLooked:
+        self._recording = probes_recorded(time.time_ns())  # a file changed while the build reads is signed by its bytes
+        self._probes = self._recording.__enter__()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._recording is not None:
+            self._recording.__exit__(kind, error, traceback)
+            self._recording = None
+        self._git = _git_view(self._root, self._probes.changed_after)
+
+    def inputs(self, config: MkDocsConfig) -> Inputs:
+        """What the build read: these looks, and MkDocs' own inputs (the docs folder, `watch:`, the
+        configuration file)."""
+        paths = {*self._probes.files, *(self._git.watched if self._git is not None else ())}
+        if config.config_file_path:
+            paths.add(config.config_file_path)
+        return Inputs(paths=frozenset(paths), listed=frozenset(self._probes.listings),
+                      trees=frozenset([config.docs_dir, *map(str, config.watch)]))
+
+    def changed(self) -> bool:
+        """Whether anything the build looked at is no longer as it saw it."""
+        files, folders = self._probes.changed()
+        if files or folders:
+            return True
+        now = _git_view(self._root, self._probes.changed_after)
+        return (now is None) != (self._git is None) or (now is not None and self._git is not None
+                                                          and now.as_key() != self._git.as_key())
+
+
+def _git_view(root: Path, changed_after: int) -> GitView | None:
+    try:
+        return read_git_view(root, changed_after)
+    except KbError:
+        return None
 
 
 def check(root: Path) -> KnowledgeBase:
