@@ -87,20 +87,35 @@ def record_files(root: Path, kind: RecordKind) -> list[Path]:
     return [root / rel for rel in _record_paths(root, kind)]
 
 
-def _record_paths(root: Path, kind: RecordKind) -> list[str]:
+def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = None) -> list[str]:
     """`record_files`, relative to root, in the same order (plain strings: at 10,000 records, paths
-    objects cost more than the listing)."""
+    objects cost more than the listing). Subfolders reached through a link inside the knowledge base
+    are walked; a folder that is not (a link out, to nothing, or back) is a finding in `skipped`."""
     folder = root / kind.folder
     if not is_folder(folder):
         return []
+    passed: list[tuple[str, str]] = []
     try:
-        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder) if rel.endswith(RECORD_SUFFIXES)]
+        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder, inside=root, skipped=passed)
+                 if rel.endswith(RECORD_SUFFIXES)]
     except OSError as exc:
         where = Path(exc.filename or folder)
         rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
         raise KbError(f"cannot list {rel}/ in {root} ({describe_error(exc)}); kb reads every record, so it "
                       "stops here: make the folder readable") from None
-    return sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
+    records = sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
+    if skipped is not None:
+        read = set(records)
+        skipped.extend(skipped_folder(f"{kind.folder}/{rel}", why, f"{kind} records") for rel, why in passed
+                       if f"{kind.folder}/{rel}" not in read)
+    return records
+
+
+def skipped_folder(rel_path: str, why: str, what: str) -> Finding:
+    """A folder under knobs/, incidents/ or docs/ that kb does not read: said, never skipped silently."""
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this: {why}; {what} in it would go unchecked. Move them into the "
+                   "repository (a link to a folder inside it is followed), or remove the link")
 
 
 def _path_order(rel: str) -> list[str]:
@@ -158,7 +173,9 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
             loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []
     unreadable: dict[str, str] = {}
-    references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
+    skipped: list[tuple[str, str]] = []
+    references = tuple(find_doc_references(root, catalog, unreadable=unreadable, skipped=skipped))
+    others.extend(skipped_folder(folder, why, "docs") for folder, why in skipped)
     others.extend(finding("unreadable-file", doc, 1, 1, None,
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
@@ -201,7 +218,7 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
 class _Loaded:
     catalog: Catalog
     config: Config
-    config_findings: list[Finding]
+    config_findings: list[Finding]  # and those about record folders not read
     by_file: dict[str, list[Finding]]  # loading and consistency findings, by record file
     facts: dict[str, FileFacts]
 
@@ -226,6 +243,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
         raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
                                 "make it readable, or pass another folder with --root") from None
     config, config_findings = load_config(root)
+    skipped: list[Finding] = []  # record folders not read (see _record_paths)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
     broken: dict[RecordKind, set[str]] = {kind: set((broken_elsewhere or {}).get(kind, ())) for kind in RecordKind}
@@ -235,7 +253,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     subset = None if only is None else set(only)
     for kind in RecordKind:
         if subset is None:
-            rel_paths = set(_record_paths(root, kind)) | {PurePosixPath(rel).as_posix() for rel in replaced
+            rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
                                                            if record_kind_of(rel) is kind}
         else:
             rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
@@ -263,7 +281,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     catalog = Catalog.of(records, broken)
     for item in check_consistency(catalog, root):
         by_file.setdefault(item.path, []).append(item)
-    return _Loaded(catalog, config, config_findings, by_file, facts)
+    return _Loaded(catalog, config, [*config_findings, *skipped], by_file, facts)
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:

@@ -51,13 +51,19 @@ class DocReference:
     line: int = field(default=0, compare=False)
 
 
-def doc_paths(root: Path, catalog: Catalog) -> list[str]:
+def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
     """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
-    record lists under `docs`."""
+    record lists under `docs`. Subfolders reached through a link inside the repository are walked;
+    each folder under docs/ that is not (a link out, to nothing or back, one that cannot be listed)
+    goes into `skipped` as (path, why)."""
     found: set[str] = set()
     if is_folder(root / DOCS_FOLDER):
-        entries = folder_entries(root / DOCS_FOLDER, skip_unlistable=True)  # as a glob: what cannot be listed holds no doc
+        passed: list[tuple[str, str]] = []
+        entries = folder_entries(root / DOCS_FOLDER, skip_unlistable=True, inside=root, skipped=passed)
+        if skipped is not None:  # (a link named like a doc is read as one, and refused there)
+            skipped.extend((f"{DOCS_FOLDER}/{rel}" if rel else DOCS_FOLDER, why) for rel, why in passed
+                           if not rel.endswith(".md"))
         rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
                     if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
         found = {f"{DOCS_FOLDER}/{rel}" for rel, is_dir in entries
@@ -111,10 +117,12 @@ def doc_words(catalog: Catalog) -> DocWords:
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
-                        unreadable: dict[str, str] | None = None) -> list[DocReference]:
+                        unreadable: dict[str, str] | None = None,
+                        skipped: list[tuple[str, str]] | None = None) -> list[DocReference]:
     """Every reference from a doc to a record; docs that cannot be read are skipped, and put in
-    `unreadable` (doc -> why) when it is given."""
-    docs = doc_paths(root, catalog) if docs is None else list(docs)
+    `unreadable` (doc -> why) when it is given, as folders under docs/ not read are in `skipped`
+    (see `doc_paths`)."""
+    docs = doc_paths(root, catalog, skipped) if docs is None else list(docs)
     words = doc_words(catalog)
     references: set[DocReference] = set()
     for kind in RecordKind:

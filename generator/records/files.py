@@ -5,14 +5,13 @@ mkdocs.yml, the work tree's versions of records, the authoring commands) goes th
 `read_bounded`. A FIFO would block forever, `/dev/zero` never ends, a symbolic link may point
 out of the repository (to /etc/passwd): each is refused before a byte is read, as is a file over
 the caller's size limit, which is checked again while reading (a file can grow). Refusals are
-`UnreadableFile` with a few words the caller puts after the file's name. Nothing here decides
-what a file means.
+`UnreadableFile` (see `unreadable`). Folders are walked through links only inside the repository.
+Nothing here decides what a file means.
 
 This is the one module of stages 1 to 4 that looks at the file system (`tests/test_architecture.py`
 holds the others to it). Every look at a path (a read, `is_file`, `is_folder`, `exists`, `resolved`,
 `noted`) and every folder listed (`folder_entries`) is written down while `probes_recorded()` is
-active, with the path's `signature` or the folder's `listing`: `check_memo` reuses a result only
-while every look it made would see the same.
+active, with its `signature` or `listing`: `check_memo` reuses a result only while each look sees the same.
 """
 
 from __future__ import annotations
@@ -28,20 +27,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .unreadable import TooLarge, UnreadableFile, describe_error  # (callers import them from here)
+
 _CHUNK = 1 << 16
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
-
-
-class UnreadableFile(Exception):
-    """Why a file was not read, in a few words ('permission denied')."""
-
-
-class TooLarge(UnreadableFile):
-    def __init__(self, size: int, limit: int) -> None:
-        super().__init__(f"it is {_size(size)}, over the limit of {_size(limit)}")
-        self.size = size
-        self.limit = limit
 
 
 Signature = str  # what tells a path's state apart without reading it (see `signature`)
@@ -142,15 +132,31 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
         return "?"
 
 
-def folder_entries(folder: str | Path, skip_unlistable: bool = False) -> list[tuple[str, bool]]:
+def folder_entries(folder: str | Path, skip_unlistable: bool = False, inside: str | Path | None = None,
+                   skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, bool]]:
     """Every entry under `folder`, as (path relative to it, '/'-separated; whether it is a folder
-    itself, not a link), descending into folders but not into links to folders; each folder's
-    listing written down. A folder that cannot be listed raises OSError, or with `skip_unlistable`
-    is left out."""
+    walked), each folder's listing written down. With `inside`, links to folders inside it are walked
+    (through the link, once per real folder); `skipped` gets (path, why) for each folder not walked:
+    a link out of `inside`, to nothing, or to a folder walked already, and with `skip_unlistable` one
+    that cannot be listed (else OSError)."""
     found: list[tuple[str, bool]] = []
-    pending = [""]
-    while pending:
-        current = pending.pop()
+    top = _real_root(os.path.abspath(inside)) if inside is not None else None
+    start = os.path.realpath(folder)
+    shown = os.path.relpath(folder, inside).replace(os.sep, "/") if inside is not None else "."
+    walked = {start: shown}  # real folder -> the path it was walked as (relative to `inside`)
+    pending = [("", start)]
+    links: list[tuple[str, str]] = []  # followed once every folder reached without a link is walked
+    while pending or links:
+        if not pending:
+            rel, path = links.pop(0)
+            target, why = _linked_folder(path, top or "", walked, f"{shown}/{rel}")
+            if target is not None:
+                pending.append((rel, target))
+            elif why is not None and skipped is not None:
+                skipped.append((rel, why))
+            found.append((rel, target is not None))
+            continue
+        current, real = pending.pop()
         where = os.path.join(folder, current) if current else os.fspath(folder)
         try:
             with os.scandir(where) as listed:
@@ -158,20 +164,50 @@ def folder_entries(folder: str | Path, skip_unlistable: bool = False) -> list[tu
         except OSError as exc:
             for recorded in _recorders:
                 recorded.listings.setdefault(_plain(where), "!" + errno.errorcode.get(exc.errno or 0, "error"))
-            if skip_unlistable:
-                continue
-            raise
+            if not skip_unlistable:
+                raise
+            if skipped is not None:  # ('' for `folder` itself)
+                skipped.append((current, f"kb cannot list this folder ({describe_error(exc)})"))
+            continue
         if _recorders:
-            shown = "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
+            listing_shown = "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
             for recorded in _recorders:
-                recorded.listings.setdefault(_plain(where), shown)
+                recorded.listings.setdefault(_plain(where), listing_shown)
         for entry in entries:
             rel = f"{current}/{entry.name}" if current else entry.name
-            is_dir = _entry_kind(entry) == "d"
-            found.append((rel, is_dir))
-            if is_dir:
-                pending.append(rel)
+            kind = _entry_kind(entry)
+            if kind == "l" and top is not None:
+                noted(entry.path)  # where it leads is an input
+                links.append((rel, entry.path))
+                continue
+            if kind == "d":
+                walked.setdefault(os.path.join(real, entry.name), f"{shown}/{rel}")
+                pending.append((rel, os.path.join(real, entry.name)))
+            found.append((rel, kind == "d"))
     return found
+
+
+def _linked_folder(path: str, top: str, walked: dict[str, str], walked_as: str) -> tuple[str | None, str | None]:
+    """(its real folder, None) for a link to a folder inside `top` not walked yet (now in `walked`);
+    else (None, why not), or (None, None) for a link to no folder (its reader judges it)."""
+    shown = _link(path) or "?"
+    try:
+        target = os.path.realpath(path, strict=True)
+        if not stat.S_ISDIR(os.stat(target).st_mode):
+            return None, None
+    except (OSError, RuntimeError) as exc:
+        gone = isinstance(exc, OSError) and exc.errno == errno.ENOENT
+        return None, f"it is a symbolic link to {shown}, " + (
+            "which does not exist" if gone else f"which kb cannot follow ({describe_error(exc)})")
+    if not (target == top or target.startswith(top.rstrip(os.sep) + os.sep)):
+        return None, f"it is a symbolic link to {shown}, a folder outside the repository, which kb never reads"
+    within = target.rstrip(os.sep) + os.sep
+    for folder, seen_as in walked.items():  # the same folder, one inside it, or one holding it
+        if folder == target or folder.startswith(within) or target.startswith(folder.rstrip(os.sep) + os.sep):
+            return None, (f"it is a symbolic link to {shown}, a folder read already as {seen_as}/ (a loop, or a "
+                          "second way to the same folder)")
+    walked[target] = walked_as
+    return target, None
 
 
 # Wider than any file system's time granularity (FAT's is 2 s): a file changed less than this ago may
@@ -362,23 +398,3 @@ def copy_if_there(path: Path, copy: Path) -> None:
         shutil.copy2(path, copy)
     except FileNotFoundError:
         pass
-
-
-def describe_error(exc: BaseException) -> str:
-    """A few words for an error from the file system ('permission denied'), without the path."""
-    if isinstance(exc, RuntimeError):
-        return "its symbolic links form a loop"
-    if isinstance(exc, OSError):
-        if exc.errno == errno.ELOOP:
-            return "its symbolic links form a loop"
-        if exc.errno in (errno.EACCES, errno.EPERM):
-            return "permission denied"
-        if exc.errno == errno.ENOENT:
-            return "it does not exist"
-        if exc.strerror:
-            return exc.strerror[:1].lower() + exc.strerror[1:]
-    return str(exc) or type(exc).__name__
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n // 1024} KiB" if n >= 1024 else f"{n} bytes"
