@@ -24,8 +24,9 @@ install: $(STAMP)
 # Validate the records (findings are shown, not fatal: the site is where people see them), then
 # build and serve the site, rebuilding on every change under knobs/, incidents/ and docs/.
 # --dirty: a save rebuilds only the pages it touched (the incident-kb plugin keeps the nav, tags and
-# search whole, so MkDocs' warning about dirty builds does not apply); --no-strict: a warning while
-# editing (that one, a broken link) shows in the log instead of stopping the preview.
+# search whole, so MkDocs' warning about dirty builds does not apply, and the plugin leaves it out of
+# the log); --no-strict: a warning while editing (a broken link) shows in the log instead of
+# stopping the preview.
 serve: $(STAMP)
 	-$(BIN)/kb check
 	$(BIN)/mkdocs serve --dirty --no-strict --dev-addr $(ADDR)

@@ -11,6 +11,7 @@ is where they fail.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site
+from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
@@ -38,6 +40,7 @@ class SiteOptions:
     home: bool = True
     tags: bool = True
     charts: bool = True
+    prefix: str = ""  # the folder of the docs folder the generated pages go into ('' its top)
 
 
 @dataclass(frozen=True)
@@ -49,15 +52,43 @@ class Generated:
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
     """Check the records, render them, and add the pages to `files` (written under `scratch`)."""
     kb = check(options.root)
-    site = render_site(kb, site_settings(config, options))
+    hand_written = hand_written_pages(files, config)
+    asked = site_settings(config, options)
+    settings = place_settings(asked, hand_written)
+    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
+    site = placed.bundle
     with FilesEditor(files, config, scratch) as editor:
         for path, text in site.files.items():
             with editor.open(path, "w") as handle:
                 handle.write(text)
         built = editor.files
     apply_page_meta(built, site)
+    log_placement(placed, settings, config)
     log_findings(kb)
     return Generated(built, site.banners)
+
+
+def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
+    """The files of the site's docs folder that the build will use (docs-relative): the places a
+    generated file must not take."""
+    docs_dir = os.path.normpath(config.docs_dir)
+    return frozenset(file.src_uri for file in files
+                     if file.abs_src_path is not None and os.path.normpath(file.src_dir or "") == docs_dir
+                     and file.inclusion is not InclusionLevel.EXCLUDED)
+
+
+def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) -> None:
+    """Once a build: the hand-written pages kept in generated pages' places, as a warning (`--strict`
+    fails on it: a team's page must not silently hide the knowledge base's), and how to place it."""
+    config_file = os.path.basename(config.config_file_path or "mkdocs.yml")
+    how = (f"To put the knowledge base in a folder of its own, give the incident-kb plugin the option `prefix: kb` "
+           f"in {config_file} (its pages then go under kb/); or keep your pages in those places and turn the "
+           "generated ones off (`home: false`, `tags: false`).")
+    message = kept_pages_message(placed, settings.docs_dir, how)
+    if message is not None:
+        log.warning("incident-kb: %s", message)
+    elif not settings.home:
+        log.info("incident-kb: the knowledge base's home, with what needs action, is at %s", placed.home_path)
 
 
 def check(root: Path) -> KnowledgeBase:
@@ -76,7 +107,7 @@ def check(root: Path) -> KnowledgeBase:
 
 def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
     return replace(settings_from_config(config, options.root), home=options.home, tags=options.tags,
-                   charts=options.charts)
+                   charts=options.charts, prefix=options.prefix)
 
 
 def apply_page_meta(files: Files, site: Bundle) -> None:
