@@ -183,6 +183,11 @@ WATCHED_OR_NOTED = {
     ("generator/checking/references.py", "rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]"
                                          "  # kb render's pages, not docs"): "docs/: watched",
     ("generator/checking/severities.py", "if not os.path.lexists(path):"): "noted",
+    ("generator/records/docs_folder.py", "from .files import UnreadableFile, lexists, read_bounded, real_path"):
+        "files.lexists: written down",
+    ("generator/records/docs_folder.py", "if lexists(root / name):  # a look written down even when missing: "
+                                         "creating one changes the docs folder"): "files.lexists: written down",
+    ("generator/records/docs_folder.py", "if not lexists(path):"): "files.lexists: written down",
     ("generator/history/gitio.py", "toplevel = Path(str(repo.working_tree_dir)).resolve()"): "git's state is in the key",
     ("generator/history/gitio.py", "relative = folder.resolve().relative_to(toplevel).as_posix()"): "the root's path",
 }

@@ -229,6 +229,18 @@ def is_folder(path: Path) -> bool:
         return False
 
 
+def lexists(path: Path) -> bool:
+    """Whether `path` names anything (a link counts, whatever it points to)."""
+    noted(path)
+    return os.path.lexists(path)
+
+
+def real_path(path: str | Path) -> str:
+    """`os.path.realpath(path)`, the look written down."""
+    noted(path)
+    return os.path.realpath(path)
+
+
 def describe_error(exc: BaseException) -> str:
     """A few words for an error from the file system ('permission denied'), without the path."""
     if isinstance(exc, RuntimeError):
