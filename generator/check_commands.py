@@ -20,7 +20,8 @@ from .checking.formats import FORMATS, displayable, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
 from .records.disk_cache import cache_enabled
-from .records.vocabulary import KB_FOLDERS, RecordKind
+from .records.docs_folder import kb_folders
+from .records.vocabulary import RecordKind
 from .reference_date import TODAY_VARIABLE, reference_date
 from .wording import plural
 
@@ -75,7 +76,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is None and not args.staged and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
-        result = check_remembering(root, today, args.allow_shallow, KB_FOLDERS,
+        result = check_remembering(root, today, args.allow_shallow, kb_folders(root),
                                    lambda: _checked(root, args, today),
                                    lambda ledger, edited: _rechecked(root, args, today, ledger, edited))
         return _print_result(result, args.format)

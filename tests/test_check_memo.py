@@ -178,10 +178,10 @@ WATCHED_OR_NOTED = {
     ("generator/records/consistency.py", "resolved = (root / posix).resolve()"): "noted",
     ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
     ("generator/records/consistency.py", "if not resolved.exists():"): "noted",
-    ("generator/checking/references.py", "found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER)"
-                                         ".rglob(\"*.md\")"): "docs/: watched",
-    ("generator/checking/references.py", "rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]"
-                                         "  # kb render's pages, not docs"): "docs/: watched",
+    ("generator/checking/references.py", "found = {p.relative_to(root).as_posix() for p in docs.rglob(\"*.md\")"):
+        "the docs folder: watched",
+    ("generator/checking/references.py", "rendered = [p.parent for p in docs.rglob(RENDER_MANIFEST)]"
+                                         "  # kb render's pages, not docs"): "the docs folder: watched",
     ("generator/checking/severities.py", "if not os.path.lexists(path):"): "noted",
     ("generator/records/docs_folder.py", "from .files import UnreadableFile, lexists, read_bounded, real_path"):
         "files.lexists: written down",

@@ -129,3 +129,13 @@ def test_kb_render_keeps_a_hand_written_home_page_in_a_whole_docs_folder(tmp_pat
     [note] = [line for line in result.out.splitlines() if line.startswith("note: kept")]
     assert "docs/index.md" in note and "needs-action.md" in note
     assert (out / f"{KNOB}.md").is_file() and (out / "tags.md").is_file()
+
+
+@pytest.mark.slow
+def test_a_site_rendering_other_docs_than_the_check_reads_is_a_warning(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "pyproject.toml").write_text('[tool.incident-kb]\ndocs-dir = "notes"\n')
+    failure, log = try_build_site(root, tmp_path / "site", strict=False)
+    assert failure is None, log
+    assert ("incident-kb: this site renders the docs in docs/, but kb check reads notes/ (docs-dir under "
+            "[tool.incident-kb] in pyproject.toml), so stale-doc never looks at this site's pages") in log

@@ -27,9 +27,9 @@ from pathlib import Path
 from ..checking.formats import displayable
 from ..command import Command
 from ..findings import KbError
-from ..records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML
+from ..records.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 from ..records.files import UnreadableFile, read_bounded
-from ..records.vocabulary import DOCS_FOLDER, RecordKind
+from ..records.vocabulary import RecordKind
 from ..records.writes import Unwritable, is_inside, make_folders, way_out, write_file
 from ..wording import shell_word
 from . import first_files
@@ -100,7 +100,7 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
     setup = site if isinstance(site, SiteSetup) else SiteSetup(site, "mkdocs.yml" if site == "mkdocs" else "zensical.toml",
-                                                               False, DOCS_FOLDER, "", "site")
+                                                               False, DEFAULT_DOCS, "", "site")
     kb_dir = layout.kb_dir
     prefix = "" if kb_dir == "." else kb_dir + "/"
     requirement, _ = pinned_requirement()

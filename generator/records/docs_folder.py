@@ -47,6 +47,13 @@ class DocsFolder:
     problem: str | None = None  # why the configured folder could not be used ('docs' is read instead)
 
 
+def kb_folders(root: Path) -> tuple[str, ...]:
+    """What kb reads whole, relative to root: the record folders and the docs folder."""
+    from .vocabulary import RecordKind
+
+    return (*(kind.folder for kind in RecordKind), docs_folder(root).rel_path)
+
+
 def site_config_file(root: Path) -> str | None:
     """The MkDocs-family configuration file of the knowledge base at `root` (its name), if any."""
     for name in MKDOCS_CONFIGS:

@@ -23,6 +23,7 @@ from mkdocs_gen_files.editor import FilesEditor
 
 from ...findings import KbError, NotAKnowledgeBase
 from ...pipeline import KnowledgeBase, check_knowledge_base
+from ...records.docs_folder import docs_folder
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
@@ -64,6 +65,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         built = editor.files
     apply_page_meta(built, site)
     log_placement(placed, settings, config)
+    log_docs_folder(options.root, settings)
     log_findings(kb)
     return Generated(built, site.banners)
 
@@ -75,6 +77,20 @@ def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
     return frozenset(file.src_uri for file in files
                      if file.abs_src_path is not None and os.path.normpath(file.src_dir or "") == docs_dir
                      and file.inclusion is not InclusionLevel.EXCLUDED)
+
+
+def log_docs_folder(root: Path, settings: SiteSettings) -> None:
+    """A warning when kb check reads another docs folder than this site renders: stale-doc would
+    never look at this site's pages (records/docs_folder.py decides what the check reads)."""
+    checked = docs_folder(root)
+    if checked.rel_path == settings.docs_dir:
+        return
+    renders = "a folder outside the knowledge base" if settings.docs_dir == ".." else f"{settings.docs_dir}/"
+    log.warning("incident-kb: this site renders the docs in %s, but kb check reads %s/ (%s), so stale-doc never looks "
+                "at this site's pages; say docs-dir = \"%s\" under [tool.incident-kb] in the knowledge base's "
+                "pyproject.toml%s", renders, checked.rel_path, checked.source,
+                settings.docs_dir if settings.docs_dir != ".." else "FOLDER",
+                "" if settings.docs_dir != ".." else " (a folder inside the knowledge base: move the docs there)")
 
 
 def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) -> None:

@@ -31,7 +31,8 @@ from mkdocs_gen_files.editor import file_sort_key
 from ...records.record_cache import hold_in_memory
 from ..core.bundle import Bundle
 from ..core.placement import place_bundle, place_settings
-from .glue import (Generated, SiteOptions, apply_page_meta, check, hand_written_pages, log, log_findings, log_placement,
+from .glue import (Generated, SiteOptions, apply_page_meta, check, hand_written_pages, log, log_docs_folder, log_findings,
+                   log_placement,
                    site_settings)
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
@@ -123,6 +124,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     preview.raw, preview.read, preview.built = {}, set(), set()
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     log_placement(placed, settings, config)
+    log_docs_folder(options.root, settings)
     log_findings(kb)
     return Generated(built, site.banners)
 
