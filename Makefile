@@ -9,7 +9,7 @@ ADDR ?= 127.0.0.1:8000
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast check install schemas clean
+.PHONY: serve site test test-fast check install schemas clean wheel
 
 # Reinstall when the project's dependencies change. constraints.txt holds the versions the suite was
 # run with (so CI tests what was tested); pyproject.toml the ranges an adopter may install.
@@ -53,5 +53,13 @@ schemas: $(STAMP)
 	$(BIN)/kb schema knob > schemas/knob.schema.json
 	$(BIN)/kb schema incident > schemas/incident.schema.json
 
+# A wheel of this checkout (dist/incident_kb-VERSION-py3-none-any.whl), to install incident-kb where the
+# checks run: `kb init` copies it into the knowledge base and the workflow installs it (README: Install).
+# Built from a clean build/ folder: setuptools packs whatever an old one holds.
+wheel:
+	rm -rf build dist
+	$(PYTHON) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	rm -rf build
+
 clean:
-	rm -rf $(VENV) site .pytest_cache .cache
+	rm -rf $(VENV) site .pytest_cache .cache build dist

@@ -75,26 +75,46 @@ def locate(folder: Path) -> Layout:
     return Layout(root, root, False)
 
 
-def pinned_requirement() -> tuple[str, str | None]:
-    """How CI installs the incident-kb running now (PEP 610 says where it came from), and a note
-    when that cannot be repeated elsewhere (a local file or folder)."""
+@dataclass(frozen=True, slots=True)
+class Install:
+    """How the workflow installs the incident-kb running now, so that CI checks with what was tried."""
+
+    requirement: str  # what `pip install` is given in the workflow
+    wheel: Path | None = None  # a wheel to copy into the knowledge base (at `requirement`, relative to it)
+    note: str | None = None  # what the user must know (a local folder cannot be installed elsewhere)
+
+
+WHEELS = "wheels"  # where kb init copies the wheel it was installed from, in the knowledge base
+_MAX_WHEEL = 64 << 20
+
+
+def pinned_requirement() -> Install:
+    """How CI installs the incident-kb running now (PEP 610 says where it came from): the commit of a
+    repository it was installed from, the URL of an archive, or the very wheel file it was installed
+    from (copied into the knowledge base, since CI cannot reach this machine's files)."""
     from importlib import metadata  # imported by `kb init` alone: it costs every other command its start
 
     dist = metadata.distribution("incident-kb")
     direct = json.loads(dist.read_text("direct_url.json") or "{}")
     url, vcs = direct.get("url", ""), direct.get("vcs_info")
     if vcs and not url.startswith("file:"):
-        return f"incident-kb @ {vcs['vcs']}+{url}@{vcs.get('requested_revision') or vcs['commit_id']}", None
+        return Install(f"incident-kb @ {vcs['vcs']}+{url}@{vcs['commit_id']}")  # a commit id: never moves
     if url.startswith(("https://", "http://")):
-        return f"incident-kb @ {url}", None
+        return Install(f"incident-kb @ {url}")
+    if url.startswith("file:") and url.endswith(".whl") and "archive_info" in direct:
+        wheel = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
+        if wheel.is_file():
+            return Install(f"./{WHEELS}/{wheel.name}", wheel)
     pinned = f"incident-kb=={dist.version}"
     if url:
-        return pinned, (f"incident-kb {dist.version} was installed from {url}; change the install step of "
-                        f"{WORKFLOW} to where your team installs it from")
-    return pinned, None
+        return Install(pinned, None, f"incident-kb {dist.version} runs from {url}, which CI cannot install; the "
+                                     f"workflow names {pinned}: install incident-kb from a wheel (make wheel in its "
+                                     f"checkout, then pip install the file) and run kb init again after removing "
+                                     f"{WORKFLOW}, or change its install step to where your team installs it from")
+    return Install(pinned)
 
 
-def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path, str]:
+def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path, str | bytes]:
     """Every file `kb init` writes, by path, with its text (an existing site configuration is not
     among them: see `init_knowledge_base`)."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
@@ -103,7 +123,8 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
                                                                False, DEFAULT_DOCS, "", "site")
     kb_dir = layout.kb_dir
     prefix = "" if kb_dir == "." else kb_dir + "/"
-    requirement, _ = pinned_requirement()
+    install = pinned_requirement()
+    requirement = install.requirement
     values = {
         "site_name": first_files.site_name(layout.root.name),
         "docs_path": f"{prefix}{setup.docs}/",
@@ -113,7 +134,13 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
         "branch": workflow_branch(layout),
     }
-    files: dict[Path, str] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
+    files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
+    if install.wheel is not None:
+        try:
+            files[layout.root / WHEELS / install.wheel.name] = read_bounded(install.wheel, _MAX_WHEEL)
+        except UnreadableFile as exc:
+            raise KbError(f"kb init: cannot copy the wheel incident-kb was installed from ({install.wheel}: {exc}), "
+                          "which the workflow installs; nothing was written") from None
     files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
@@ -138,7 +165,7 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         (layout.top / WORKFLOW, ("jobs", "kb-check", "steps", 2, "run"), values["install"]),
         (layout.top / PRE_COMMIT_CONFIG, ("repos", 0, "hooks", 0, "entry"), values["entry"])])
     if setup.generator == "zensical" and not setup.existing:
-        first_files.check_toml_reads_back(files[layout.root / setup.config_name], ("project", "site_name"),
+        first_files.check_toml_reads_back(str(files[layout.root / setup.config_name]), ("project", "site_name"),
                                           values["site_name"])
     return files
 
@@ -199,7 +226,8 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
             make_folders(layout.root, made)
         for path, create in planned:
             if create:
-                write_file(layout.top, path, files[path].encode("utf-8"), made=made)
+                content = files[path]
+                write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content, made=made)
                 made.append(path)
                 lines.append(f"  created {_shown(path)}")
             else:
@@ -215,7 +243,7 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         _take_back(made)
         why = f"{_shown(exc.path)} {exc.why}" if isinstance(exc, Unwritable) else exc.strerror or str(exc)
         raise KbError(f"cannot write the knowledge base into {folder}: {why}; nothing was written") from None
-    _, note = pinned_requirement()
+    note = pinned_requirement().note
     if note:
         lines.append(f"note: {note}")
     if setup.existing and merged is None:
