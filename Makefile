@@ -9,7 +9,7 @@ ADDR ?= 127.0.0.1:8000
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast check install schemas clean wheel
+.PHONY: serve site test test-fast test-lowest check install schemas clean wheel
 
 # Reinstall when the project's dependencies change. constraints.txt holds the versions the suite was
 # run with (so CI tests what was tested); pyproject.toml the ranges an adopter may install.
@@ -20,6 +20,14 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The lowest versions admitted (Material 9.7.x, as Backstage TechDocs pins it): constraints-lowest.txt.
+LOWEST := .venv-lowest
+$(LOWEST)/.installed-stamp: pyproject.toml constraints-lowest.txt
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWEST)/bin/python -m pip install --quiet -c constraints-lowest.txt -e '.[test]'
+	touch $@
 
 # Validate the records (findings are shown, not fatal: the site is where people see them), then
 # build and serve the site, rebuilding on every change under knobs/, incidents/ and docs/.
@@ -39,6 +47,12 @@ site: $(STAMP)
 # shared builds and venvs are made once per file's worker, and timing tests are not split).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# The whole suite on the lowest versions admitted; CI runs it after `make test` (the highest), so both
+# ends of what pyproject.toml admits are tested (the contract tests check Material's private state and
+# copied partials on each).
+test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
+	$(LOWEST)/bin/python -m pytest -n auto --dist loadfile
 
 # The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy and bulk
 # runs of the real command (tests marked slow), on every core.
@@ -62,4 +76,4 @@ wheel:
 	rm -rf build
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .cache build dist
+	rm -rf $(VENV) $(LOWEST) site .pytest_cache .cache build dist

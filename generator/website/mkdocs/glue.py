@@ -42,6 +42,10 @@ class SiteOptions:
     tags: bool = True
     charts: bool = True
     prefix: str = ""  # the folder of the docs folder the generated pages go into ('' its top)
+    # The docs folder as configured, before any plugin moved it: Backstage TechDocs' monorepo plugin
+    # builds from a temporary copy, whose pages have the same paths; links, edit paths and the check
+    # go by the folder in the repository.
+    docs_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,9 @@ def check(root: Path) -> KnowledgeBase:
 
 
 def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
-    return replace(settings_from_config(config, options.root), home=options.home, tags=options.tags,
+    site = {"site_name": config.site_name, "repo_url": config.repo_url, "edit_uri": config.edit_uri,
+            "docs_dir": options.docs_dir or config.docs_dir}
+    return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
                    charts=options.charts, prefix=options.prefix)
 
 

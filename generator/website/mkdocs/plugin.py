@@ -117,6 +117,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
         self._prefix = ""  # the option, checked
+        self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -128,8 +129,9 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     def root(self) -> Path:
         return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
 
-    @event_priority(100)  # before Material's search plugin (0) settles its separator in its own on_config
-    def _search_separator(self, config: MkDocsConfig) -> None:
+    @event_priority(100)  # before other plugins' on_config: Material's search settles its separator there,
+    def _before_others(self, config: MkDocsConfig) -> None:  # and TechDocs' monorepo plugin moves docs_dir
+        self._docs_dir = config.docs_dir
         for plugin in config.plugins.values():
             if type(plugin).__module__.startswith(_SEARCH_PLUGIN) and plugin.config.get("enabled", True):
                 separator = plugin.config.get("separator")
@@ -168,13 +170,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             list_theme_once(config, self._theme_names)
         return config
 
-    on_config = CombinedEvent(_search_separator, _configure)
+    on_config = CombinedEvent(_before_others, _configure)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
         glue: Any = fresh_module(_GLUE)
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                   charts=self.config.charts, prefix=self._prefix)
+                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir)
         if self._live:
             previewer: Any = fresh_module(_PREVIEW)
             self._previewer = previewer
