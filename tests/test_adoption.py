@@ -28,6 +28,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from .console import BLOCK, run_block
+from .test_browser import browser  # noqa: F401 - the fixture
 from .conftest import REPO
 from .gitrepo import GIT_ENV
 from .golden import updating
@@ -172,3 +173,53 @@ def test_a_knowledge_base_in_a_subfolder_of_a_larger_repository(adopter_bin, tmp
     assert not any(notice in quiet.stdout + quiet.stderr for notice in NOTICES)
     _assert_knob_on_the_site(top / "kb/site", "prefill-chunk", "PREFILL_CHUNK")
     assert run("git", "status", "--porcelain").stdout == ""  # the build's output is ignored
+
+
+_EXISTING = re.compile(r"^## Adopt into an existing site\n(.*?)^## ", re.DOTALL | re.MULTILINE)
+TEAM_SITE = REPO / "tests/fixtures/team-site"
+
+
+def test_the_readme_adoption_into_an_existing_site_works_as_shown(adopter_bin, tmp_path, browser):
+    """The team's site built before and after adopting: its pages kept, the knowledge base's pages
+    there, stale-doc on the team's runbook, and a short name found by search in a real browser."""
+    from .site_support import serve
+    from .test_browser import Visit
+
+    root = tmp_path / "payments"
+    shutil.copytree(TEAM_SITE, root)
+    env = _env(adopter_bin)
+    _run(["git", "init", "-q", "-b", "master"], cwd=root, env=env)
+    _run(["git", "add", "-A"], cwd=root, env=env)
+    _run(["git", "commit", "-q", "-m", "The team's docs"], cwd=root, env=env)
+    before = _run(["mkdocs", "build", "--strict"], cwd=root, env={**env, "NO_MKDOCS_2_WARNING": "1"})
+    assert "WARNING" not in before.stdout + before.stderr
+    team_home = (root / "build/site/index.html").read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
+    section = _EXISTING.search(text)
+    assert section, "README has no 'Adopt into an existing site' section"
+    block = BLOCK.search(section.group(1))
+    assert block, "the section has no console block"
+    start = section.start(1) + block.start(1)
+    rewritten, failures = run_block(block.group(1), text.count("\n", 0, start) + 1, "README", root, env, timeout=300)
+    if updating():
+        new_block = "".join(line + "\n" for line in rewritten)
+        README.write_text(text[:start] + new_block + text[start + len(block.group(1)):], encoding="utf-8")
+        return
+    assert not failures, "the README shows output its commands do not print (UPDATE_GOLDEN=1 rewrites it):\n" + \
+        "\n".join(failures)
+    site = root / "build/site"
+    # The team's pages are kept, in its theme (custom_dir), beside the knowledge base's.
+    after_home = (site / "index.html").read_text(encoding="utf-8")
+    assert "The payments team&rsquo;s own home page" in after_home or "The payments team's own home page" in after_home
+    assert "Payments team site" in after_home and "Payments team site" in (site / "kb/index.html").read_text()
+    assert "The payments team" in team_home
+    assert (site / "runbooks/pool/index.html").is_file() and (site / "tags/index.html").is_file()
+    assert "PAYMENTS_DB_POOL_SIZE" in (site / "kb/knobs/payments-db-pool-size/index.html").read_text()
+    # stale-doc on the team's own docs folder: the block shows it (site-src/runbooks/pool.md).
+    assert any(line.startswith("site-src/runbooks/pool.md:") and "stale-doc" in line for line in rewritten)
+    # The short name finds the knob in a real browser (the separator the plugin set splits '_').
+    with serve(site) as base:
+        visit = Visit(browser, base)
+        visit.open("")
+        assert "/kb/knobs/payments-db-pool-size/" in visit.search("POOL_SIZE")
+        assert not visit.foreign
