@@ -34,11 +34,13 @@ from ..records.writes import Unwritable, is_inside, make_folders, way_out, write
 from ..wording import shell_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
+from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
-# What `mkdocs build` and the chart cache write, and the temporary files a killed edit leaves.
+# What `mkdocs build` writes, tools' caches (kb keeps its own outside the repository), and the
+# temporary files a killed edit leaves.
 IGNORED = ("site/", ".cache/", ".*.tmp")
 ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
 SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
@@ -75,45 +77,6 @@ def locate(folder: Path) -> Layout:
     return Layout(root, root, False)
 
 
-@dataclass(frozen=True, slots=True)
-class Install:
-    """How the workflow installs the incident-kb running now, so that CI checks with what was tried."""
-
-    requirement: str  # what `pip install` is given in the workflow
-    wheel: Path | None = None  # a wheel to copy into the knowledge base (at `requirement`, relative to it)
-    note: str | None = None  # what the user must know (a local folder cannot be installed elsewhere)
-
-
-WHEELS = "wheels"  # where kb init copies the wheel it was installed from, in the knowledge base
-_MAX_WHEEL = 64 << 20
-
-
-def pinned_requirement() -> Install:
-    """How CI installs the incident-kb running now (PEP 610 says where it came from): the commit of a
-    repository it was installed from, the URL of an archive, or the very wheel file it was installed
-    from (copied into the knowledge base, since CI cannot reach this machine's files)."""
-    from importlib import metadata  # imported by `kb init` alone: it costs every other command its start
-
-    dist = metadata.distribution("incident-kb")
-    direct = json.loads(dist.read_text("direct_url.json") or "{}")
-    url, vcs = direct.get("url", ""), direct.get("vcs_info")
-    if vcs and not url.startswith("file:"):
-        return Install(f"incident-kb @ {vcs['vcs']}+{url}@{vcs['commit_id']}")  # a commit id: never moves
-    if url.startswith(("https://", "http://")):
-        return Install(f"incident-kb @ {url}")
-    if url.startswith("file:") and url.endswith(".whl") and "archive_info" in direct:
-        wheel = Path(urllib.parse.unquote(urllib.parse.urlsplit(url).path))
-        if wheel.is_file():
-            return Install(f"./{WHEELS}/{wheel.name}", wheel)
-    pinned = f"incident-kb=={dist.version}"
-    if url:
-        return Install(pinned, None, f"incident-kb {dist.version} runs from {url}, which CI cannot install; the "
-                                     f"workflow names {pinned}: install incident-kb from a wheel (make wheel in its "
-                                     f"checkout, then pip install the file) and run kb init again after removing "
-                                     f"{WORKFLOW}, or change its install step to where your team installs it from")
-    return Install(pinned)
-
-
 def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path, str | bytes]:
     """Every file `kb init` writes, by path, with its text (an existing site configuration is not
     among them: see `init_knowledge_base`)."""
@@ -132,12 +95,12 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
                    + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
         "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
-        "branch": workflow_branch(layout),
+        "branch": workflow_branch(layout.in_git, layout.top),
     }
     files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
     if install.wheel is not None:
         try:
-            files[layout.root / WHEELS / install.wheel.name] = read_bounded(install.wheel, _MAX_WHEEL)
+            files[layout.root / WHEELS / install.wheel.name] = read_bounded(install.wheel, MAX_WHEEL)
         except UnreadableFile as exc:
             raise KbError(f"kb init: cannot copy the wheel incident-kb was installed from ({install.wheel}: {exc}), "
                           "which the workflow installs; nothing was written") from None
@@ -168,25 +131,6 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         first_files.check_toml_reads_back(str(files[layout.root / setup.config_name]), ("project", "site_name"),
                                           values["site_name"])
     return files
-
-
-def workflow_branch(layout: Layout) -> str:
-    """The branch the workflow checks pushes to: the repository's current one; outside a repository
-    (or on a detached HEAD), the one `git init` will make (git's init.defaultBranch)."""
-    import subprocess
-
-    commands = ([["git", "symbolic-ref", "-q", "--short", "HEAD"]] if layout.in_git else []) + \
-        [["git", "var", "GIT_DEFAULT_BRANCH"]]
-    for command in commands:
-        try:
-            found = subprocess.run(command, cwd=layout.top if layout.in_git else None, capture_output=True,
-                                   text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            continue
-        branch = found.stdout.strip()
-        if found.returncode == 0 and branch and branch.isprintable():
-            return branch
-    return "main"
 
 
 def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> list[str]:

@@ -17,15 +17,14 @@ settings are findings on pyproject.toml, not exceptions.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
+from ..records.files import UnreadableFile, lexists, read_bounded
 from ..wording import article
-from ..records.files import UnreadableFile, noted, read_bounded
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
@@ -63,8 +62,7 @@ class Config:
 
 def load_config(root: Path) -> tuple[Config, list[Finding]]:
     path = root / "pyproject.toml"
-    noted(path)  # an input even when missing (see check_memo)
-    if not os.path.lexists(path):
+    if not lexists(path):  # an input even when missing: the look is written down (see check_memo)
         return Config(), []
     try:
         text = read_bounded(path, _MAX_CONFIG_BYTES, root).decode("utf-8")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..findings import KbError
 from ..history.gitio import NotARepository, open_repository, repository_state, staged_paths
-from ..records.consistency import URL_PATTERN
+from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
 from ..records.vocabulary import record_kind_of
@@ -57,12 +57,6 @@ def is_own_file(rel_path: str, docs: str = DEFAULT_DOCS) -> bool:
 
 
 def files_named_by_records(catalog: Catalog) -> set[str]:
-    """The files the records name: deploy files (`applies_to`), docs, measurement evidence."""
-    named: set[str] = set()
-    for knob in catalog.knobs.values():
-        named.update(deployment.path for deployment in knob.applies_to)
-        named.update(knob.docs)
-        named.update(m.evidence for m in knob.measurements if m.evidence and not URL_PATTERN.match(m.evidence))
-    for incident in catalog.incidents.values():
-        named.update(incident.docs)
-    return named
+    """The files the records name (the fields the schema marks `NamesPath`: deploy files, docs,
+    measurement evidence...)."""
+    return files_named((*catalog.knobs.values(), *catalog.incidents.values()))

@@ -240,3 +240,20 @@ def _words(exc: OSError) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     return (exc.strerror or str(exc)).lower()
+
+
+def write_new_file(folder: Path, rel_path: str, content: bytes | int) -> None:
+    """Create `folder/rel_path` (and the folders on its way) and write `content` (or, for a number,
+    a file of that many bytes, none written): never through a link, never over an existing file,
+    never outside `folder`, a private folder kb made (PR mode lays out the base there). Raises
+    OSError, or ValueError when the path would leave `folder`."""
+    target = folder.joinpath(*rel_path.split("/"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(folder.resolve()):
+        raise ValueError(f"{rel_path!r} would be written outside {folder}")
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        if isinstance(content, int):
+            handle.truncate(content)
+        else:
+            handle.write(content)
