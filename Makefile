@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 # Upstream's notices (Material's end of life, ProperDocs' MkDocs-2 warning), silenced for this
-# repository's own commands: the README says what they say. The plugin itself silences nothing.
+# repository's own commands: docs/reference/adopting.md says what they say. The plugin silences only MkDocs'
+# warning about dirty builds, under its live preview (which keeps the site whole).
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
@@ -68,7 +69,8 @@ schemas: $(STAMP)
 	$(BIN)/kb schema incident > schemas/incident.schema.json
 
 # A wheel of this checkout (dist/incident_kb-VERSION-py3-none-any.whl), to install incident-kb where the
-# checks run: `kb init` copies it into the knowledge base and the workflow installs it (README: Install).
+# checks run: `kb init` copies it into the knowledge base and the workflow installs it (README: "Adopt in
+# five minutes").
 # Built from a clean build/ folder: setuptools packs whatever an old one holds.
 wheel:
 	rm -rf build dist

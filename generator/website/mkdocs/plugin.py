@@ -29,8 +29,8 @@ development checkout (see `live_reload`).
 from __future__ import annotations
 
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
-# nothing in the user's process. The Makefile and the generated workflow silence them, where the
-# user chose to (README: "The incident-kb plugin's options").
+# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile and the generated workflow silence them, where the
+# user chose to (docs/reference/adopting.md: "The incident-kb plugin's options").
 import logging
 import os
 import posixpath
