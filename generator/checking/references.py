@@ -29,7 +29,8 @@ from pathlib import Path
 from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, unmatchable_reason
-from ..records.vocabulary import DOCS_FOLDER, RENDER_MANIFEST, RecordKind
+from ..records.docs_folder import docs_folder
+from ..records.vocabulary import RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
@@ -52,22 +53,24 @@ class DocReference:
 
 
 def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
-    """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
+    """Markdown files under the docs folder (docs/, or the one the site renders: see
+    records/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
     record lists under `docs`. Subfolders reached through a link inside the repository are walked;
-    each folder under docs/ that is not (a link out, to nothing or back, one that cannot be listed)
+    each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)
     goes into `skipped` as (path, why)."""
     found: set[str] = set()
-    if is_folder(root / DOCS_FOLDER):
+    docs = docs_folder(root).rel_path
+    if is_folder(root / docs):
         passed: list[tuple[str, str]] = []
-        entries = folder_entries(root / DOCS_FOLDER, skip_unlistable=True, inside=root, skipped=passed)
+        entries = folder_entries(root / docs, skip_unlistable=True, inside=root, skipped=passed)
         if skipped is not None:  # (a link named like a doc is read as one, and refused there)
-            skipped.extend((f"{DOCS_FOLDER}/{rel}" if rel else DOCS_FOLDER, why) for rel, why in passed
+            skipped.extend((f"{docs}/{rel}" if rel else docs, why) for rel, why in passed
                            if not rel.endswith(".md"))
         rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
                     if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
-        found = {f"{DOCS_FOLDER}/{rel}" for rel, is_dir in entries
-                 if rel.endswith(".md") and not is_dir and not is_folder(root / DOCS_FOLDER / rel)
+        found = {f"{docs}/{rel}" for rel, is_dir in entries
+                 if rel.endswith(".md") and not is_dir and not is_folder(root / docs / rel)
                  and not any(folder == "" or rel.startswith(folder + "/") for folder in rendered)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
