@@ -11,6 +11,7 @@ here, and only here), and every consumer (the CLI, the site, the authoring comma
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -26,7 +27,7 @@ from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
-from .history.versions import consultations_recorded
+from .history.versions import consultations_recorded, versions_from
 from .ledger import FileFacts, Ledger
 from .records.consistency import check_consistency
 from .records.files import describe_error, folder_entries, is_file, is_folder
@@ -40,6 +41,7 @@ from .reference_date import reference_date
 from .wording import plural
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
+    from .history.gitio import PendingTree
     from .history.timelines import History, MaterialChange, RecordKey
 
 P = ParamSpec("P")
@@ -154,12 +156,13 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
 
 @collector_paused
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
-                         rev: str | None = None, timelines: bool = False,
+                         rev: str | None = None, pending: PendingTree | None = None, timelines: bool = False,
                          replaced: Mapping[str, str] | None = None, today: date | None = None,
                          cache: bool = True, ledger: bool = False) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
-    `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
+    `repo_folder` and `rev` read git history from elsewhere (PR mode), and `pending` adds the commit
+    being made to it (pre-commit mode: `root` holds the index's files); `timelines` reads every
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass in the knowledge base's store in the user's cache folder (`generator.cache`;
@@ -169,9 +172,10 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings.of(today, config)
-    with consultations_recorded() as consulted:  # the records whose findings asked git for old versions
-        for item in (item for rule in RULES for item in rule(catalog, root, settings)):
-            loaded.by_file.setdefault(item.path, []).append(item)
+    with consultations_recorded() as consulted, \
+            versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+        for item in (item for rule in RULES for item in rule(catalog, root, settings)):  # (consulted: the records
+            loaded.by_file.setdefault(item.path, []).append(item)  # whose findings asked git for old versions)
     others: list[Finding] = []
     docs = docs_folder(root)
     if docs.problem is not None and docs.config_file is not None:
@@ -188,7 +192,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
-                                   rev=rev, allow_shallow=allow_shallow, cache=cache)
+                                   rev=rev, pending=pending, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
         from .checking.stale_docs import find_stale_docs
 
@@ -297,7 +301,7 @@ def _seen_by_docs(record: Knob | Incident) -> str:
 
 
 def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
-                  repo_folder: Path | None = None, rev: str | None = None,
+                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
                   allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from .history.timelines import HistoryUnavailable, read_history
@@ -308,7 +312,7 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     docs = docs_folder(root).rel_path
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
-        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
+        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev, pending=pending,
                                allow_shallow=allow_shallow, cache=cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
