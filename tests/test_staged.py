@@ -180,6 +180,15 @@ def test_through_pre_commit_which_stashes_unstaged_changes(tmp_path):
     run("git", "add", NEW_INCIDENT)
     passed = run("git", "commit", "-m", "With its incident")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+    # git commit -a and git commit PATH give the hook an index of their own (GIT_INDEX_FILE): judged too.
+    edit(root / SEED_KNOB, "\nvalue: 384\n", "\nvalue: [384]\n")
+    for args in (["-a"], ["--", SEED_KNOB]):
+        broken = run("git", "commit", "-m", "Broken", *args)
+        assert broken.returncode != 0 and "error bad-type" in broken.stdout + broken.stderr, (args, broken.stdout)
+    repo.write("docs/notes.md", "# Notes\n")
+    run("git", "add", "docs/notes.md")
+    other = run("git", "commit", "-m", "Notes only", "--", "docs/notes.md")  # the broken knob is not in it
+    assert other.returncode == 0, other.stdout + other.stderr
 
 
 # ---- the property: --staged agrees with a check of the commit it would make --------------------------
@@ -201,8 +210,14 @@ class _Mix:
 
     def __init__(self, folder: Path, seed: int) -> None:
         self.rng = random.Random(seed)
-        self.root = folder / "kb"
-        self.repo = _committed_seed(self.root)
+        top = folder / "repo"
+        self.root = top / "team/kb" if seed % 3 == 2 else top  # a knowledge base in a subfolder too
+        copy_seed(self.root)
+        (top / "src").mkdir()
+        (top / "src/main.py").write_text("print('product')\n")
+        self.repo = GitRepo(top)
+        self.repo.commit("The knowledge base", "2026-11-01T10:00:00Z")
+        self.kb_path = "" if self.root == top else "team/kb/"
         (self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").write_text((self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").read_text() + "\nReviewed again.\n")
         self.repo.commit("Docs reviewed", "2026-11-02T10:00:00Z")
 
@@ -211,11 +226,17 @@ class _Mix:
                       for p in (self.root / folder).glob("*.yaml") if p.is_file() and not p.is_symlink())
 
     def git(self, *args: str) -> None:
-        self.repo.git(*args, check=False)
+        """git in the knowledge base's folder (paths relative to it)."""
+        subprocess.run(["git", *args], cwd=self.root, env=git_environment("2026-11-04T10:00:00Z"),
+                       capture_output=True, text=True)
+
+    def write(self, rel: str, text: str) -> None:
+        (self.root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / rel).write_text(text)
 
     def op_untracked_reference(self) -> None:
-        self.repo.write(NEW_INCIDENT, _incident("proxy-outage"))
-        self.repo.write("knobs/second-knob.yaml", _knob_naming("proxy-outage"))
+        self.write(NEW_INCIDENT, _incident("proxy-outage"))
+        self.write("knobs/second-knob.yaml", _knob_naming("proxy-outage"))
         self.git("add", "knobs/second-knob.yaml")
         if self.rng.random() < 0.4:
             self.git("add", NEW_INCIDENT)
@@ -257,7 +278,7 @@ class _Mix:
             self.git("add", "deploy/decode.sh")
 
     def op_intent_to_add(self) -> None:
-        self.repo.write("knobs/later.yaml", "id: later\nvalue: [1]\n")
+        self.write("knobs/later.yaml", "id: later\nvalue: [1]\n")
         self.git("add", "-N", "knobs/later.yaml")
 
     def op_rename(self) -> None:
@@ -266,7 +287,7 @@ class _Mix:
         self.git("mv", "--", path, path.replace(".yaml", "-moved.yaml"))
 
     def op_link(self) -> None:
-        self.repo.write("shared/linked-incident.yaml", _incident("linked-incident"))
+        self.write("shared/linked-incident.yaml", _incident("linked-incident"))
         link = self.root / "incidents/linked-incident.yaml"
         if not link.is_symlink() and not link.exists():
             link.symlink_to("../shared/linked-incident.yaml")
@@ -275,13 +296,26 @@ class _Mix:
             self.git("add", "shared/linked-incident.yaml")
 
     def op_linked_docs(self) -> None:
-        self.repo.write("runbooks/tuning.md", "# Tuning\n\nSGLANG_SM120_MMA_TARGET_CTAS matters here.\n")
+        self.write("runbooks/tuning.md", "# Tuning\n\nSGLANG_SM120_MMA_TARGET_CTAS matters here.\n")
         link = self.root / "docs/ops"
         if not link.is_symlink():
             link.symlink_to("../runbooks")
         self.git("add", "docs/ops")
         if self.rng.random() < 0.6:
             self.git("add", "runbooks")
+
+    def op_settings(self) -> None:
+        """pyproject.toml's severities and docs folder, staged or not."""
+        self.write("pyproject.toml", self.rng.choice((
+            "[tool.incident-kb.severity]\ndangling-ref = 'warning'\nknob-drift = 'off'\n",
+            "[tool.incident-kb]\ndocs-dir = 'runbooks'\n", "[tool.incident-kb]\n")))
+        if self.rng.random() < 0.6:
+            self.git("add", "pyproject.toml")
+
+    def op_outside_the_knowledge_base(self) -> None:
+        if self.kb_path:  # a file of the product, outside the knowledge base's folder
+            (self.root.parent.parent / "src/main.py").write_text(f"print({self.rng.random()})\n")
+            self.git("add", "-A", "--", "../../src")
 
     def op_commit(self) -> None:
         self.git("commit", "-q", "--no-verify", "--allow-empty", "-m", "along the way")
@@ -293,16 +327,17 @@ OPERATIONS = sorted(name for name in vars(_Mix) if name.startswith("op_"))
 def _check_of_the_commit(mix: _Mix, folder: Path) -> tuple[int, str, str]:
     """Make the commit in a copy of the repository, make the copy's work tree exactly that commit, and
     check it as CI would (against the commit before)."""
-    copy = folder / "commit"
-    shutil.copytree(mix.root, copy, symlinks=True)
-    made = GitRepo(copy, init=False)
+    top = mix.root.parent.parent if mix.kb_path else mix.root
+    shutil.copytree(top, folder / "commit", symlinks=True)
+    copy = folder / "commit" / mix.kb_path
+    made = GitRepo(folder / "commit", init=False)
     made.git("commit", "-q", "--no-verify", "--allow-empty", "-m", "the commit being made", when="2026-11-05T10:00:00Z")
     made.git("reset", "-q", "--hard")
     made.git("clean", "-q", "-fdx")
     return _kb("check", "--base", "HEAD~1", "--format", "json", "--root", copy)
 
 
-@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("seed", range(18))
 def test_staged_mode_agrees_with_a_check_of_the_commit_it_would_make(tmp_path, seed):
     mix = _Mix(tmp_path, seed)
     done = []
@@ -319,4 +354,4 @@ def test_staged_mode_agrees_with_a_check_of_the_commit_it_would_make(tmp_path, s
             assert made_code == 0, context
         return
     assert code == made_code, context
-    assert _normalized(out, mix.root) == _normalized(made_out, tmp_path / "commit"), context
+    assert _normalized(out, mix.root) == _normalized(made_out, tmp_path / "commit" / mix.kb_path), context
