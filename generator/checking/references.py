@@ -32,9 +32,9 @@ from ..records.setting_names import stands_whole, unmatchable_reason
 from ..records.vocabulary import DOCS_FOLDER, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
-# A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
-# names). Each repetition starts with a separator, so matching is linear.
-_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
+# A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
+# sysctl names, file names). Each repetition starts with a separator, so matching is linear.
+_WORD = re.compile(r"\w+(?:[-.]\w+)*")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
 MAX_DOC_BYTES = 5 << 20
@@ -105,7 +105,10 @@ def doc_words(catalog: Catalog) -> DocWords:
         if _WORD.fullmatch(term):
             words[term] = tuple(records)
         else:  # looked up by the longest word of it, then checked in place
-            core = max(_WORD.findall(term), key=len)
+            parts = _WORD.findall(term)
+            if not parts:
+                continue  # no word of a doc can be it (`unmatchable_reason` says so to the author)
+            core = max(parts, key=len)
             punctuated.setdefault(core, []).append((term, term.index(core), tuple(records)))
     return DocWords(words, {core: tuple(items) for core, items in punctuated.items()})
 
