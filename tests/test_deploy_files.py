@@ -58,6 +58,9 @@ READ = [
      "<configuration>\n  <property>\n    <name>spark.sql.shuffle.partitions</name>\n    <value>200</value>\n"
      "  </property>\n</configuration>\n", 4, "200"),
     (".properties", "spark.sql.shuffle.partitions", "spark.master=yarn\nspark.sql.shuffle.partitions: 200\n", 2, "200"),
+    ("shell fallback in use", "SEARCH_TIMEOUT_MS", 'exec gateway --timeout "${SEARCH_TIMEOUT_MS:-20}"\n', 1, "20"),
+    ("shell default assigned", "SEARCH_TIMEOUT_MS", ': "${SEARCH_TIMEOUT_MS:=20}"\nexport SEARCH_TIMEOUT_MS\n', 1, "20"),
+    ("shell default, one reading per line", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS=${SEARCH_TIMEOUT_MS-20}\n", 1, "20"),
     ("Java system property", "spark.sql.shuffle.partitions",
      'export SPARK_SUBMIT_OPTS="-Xmx2g -Dspark.sql.shuffle.partitions=200"\n', 1, "200"),
     ("dotted key as nested JSON", "spark.sql.shuffle.partitions",
@@ -92,6 +95,7 @@ NOT_THERE = [
     ("another nested JSON key", "spark.sql.shuffle.partitions", '{"spark": {"sql": {"partitions": 200}}}\n'),
     ("a nested JSON key of a sibling", "server.maxConnections",
      '{\n  "server": {"port": 80},\n  "client": {"maxConnections": 100}\n}\n'),
+    ("a fallback that is another variable", "SEARCH_TIMEOUT_MS", 'exec gw "${SEARCH_TIMEOUT_MS:-$D}" ${SEARCH_TIMEOUT_MS:?}\n'),
     ("a longer system property", "spark.sql.shuffle.partitions", 'JAVA_OPTS="-Dspark.sql.shuffle.partitions.max=4"\n'),
 ]
 
@@ -106,6 +110,7 @@ UNREADABLE = [
      "env:\n  - name: SEARCH_TIMEOUT_MS\n    valueFrom:\n      configMapKeyRef: {name: c, key: k}\n", 3),
     ("a template", "SEARCH_TIMEOUT_MS", "env:\n  SEARCH_TIMEOUT_MS: {{ .Values.timeout }}\n", 2),
     ("another variable", "SEARCH_TIMEOUT_MS", "export SEARCH_TIMEOUT_MS=$DEFAULT_TIMEOUT\n", 1),
+    ("another variable as the default", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS=${SEARCH_TIMEOUT_MS:-$DEFAULT}\n", 1),
     ("prose", "SEARCH_TIMEOUT_MS", 'echo "raising SEARCH_TIMEOUT_MS for the night"\n', 1),
     ("python", "SEARCH_TIMEOUT_MS", 'os.environ.setdefault("SEARCH_TIMEOUT_MS", "20")\n', 1),
     ("a nested block", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS:\n  value: 20\n", 1),

@@ -36,7 +36,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .deploy_values import SettingLine, Where, bare, is_quote, unquoted, value_at
+from .deploy_values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
 from .deploy_nesting import nested_keys
 from .setting_names import name_positions
 
@@ -46,6 +46,7 @@ _KEY_LINE = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#=]+)["']?\s*[:=](?:\s|$)\s
 _JVM = re.compile(r"^-XX:[+-]?([A-Za-z0-9_]+)$")
 _JVM_SIZED = re.compile(r"^-X[a-z]+$")  # -Xmx, -Xms, -Xss: the value follows the name directly
 _REFERENCE_BEFORE = ("$", "${", "$(", "%")
+_SHELL_FALLBACK = re.compile(r"""\s*:?[-=]([^}$]*)\}""")  # after the name in '${NAME:-512}', '${NAME:=512}'
 _NOT_SETTING_PREFIX = re.compile(r"(^|\s)(unset|export|env\s+-u|readonly|local|declare)\s+$")
 # `docker run -e NAME`, `--env NAME`, `--env=NAME`, a docker-compose list item `- NAME`: the value the
 # setting has where the command runs, handed on.
@@ -91,7 +92,9 @@ def read_settings(text: str, name: str) -> tuple[SettingLine, ...]:
                     found.append(item)
     if last is not None:
         found.extend(nested_keys(text, lines, _lines_holding(text, starts, last), name))
-    unique = {(item.line, item.column, item.value, item.form): item for item in found}
+    # One reading per line and value: 'NAME=${NAME:-512}' sets 512 once.
+    unique = {(item.line, item.value, item.form if item.value is None else ""): item
+              for item in sorted(found, key=lambda item: -item.column)}
     return tuple(sorted(unique.values(), key=lambda item: (item.line, item.column)))
 
 
@@ -152,11 +155,15 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
     line = lines[index]
     end = at + len(variant.token)
     before = line[:at]
+    here = Where(index + 1, at + 1, line.strip())
+    if before.endswith("${"):
+        default = _SHELL_FALLBACK.match(line, end)
+        if default and resolved(unquoted(default.group(1))):  # '${NAME:-512}': 512 unless set elsewhere
+            return here.reads(unquoted(default.group(1)), "shell default")
     if before.endswith(_REFERENCE_BEFORE):
         return None  # a reference to the setting's value, not a setting
     if _NOT_SETTING_PREFIX.search(before) and not line[end:].lstrip().startswith("="):
         return None  # 'export NAME', 'unset NAME': sets no value
-    here = Where(index + 1, at + 1, line.strip())
     if variant.attached:
         return here.reads(bare(line, end) or None, "JVM option")
     quote = before[-1:] if is_quote(before[-1:]) else ""

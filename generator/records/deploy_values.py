@@ -97,7 +97,7 @@ def resolved(value: str) -> str | None:
     elsewhere (another variable, a template)."""
     default = _SHELL_DEFAULT.match(value)
     if default:
-        return unquoted(default.group(1))
+        return resolved(unquoted(default.group(1)))  # '${X:-$OTHER}' comes from elsewhere too
     if value.startswith("$") or "{{" in value:
         return None
     return value
