@@ -194,3 +194,15 @@ def test_a_name_with_no_letter_is_not_suggested_as_its_own_alias(kb, empty_kb):
     found = json.loads(kb("validate", "--root", empty_kb, "--format", "json").out)["findings"]
     assert [f["code"] for f in found] == ["unmatchable-name"]
     assert "aliases: [---]" not in found[0]["message"] and "aliases: [the_name_docs_use]" in found[0]["message"]
+
+
+@pytest.mark.parametrize("doc, found", [
+    ("# Heap\n\nWe run with -Xmx4g now.\n", True),
+    ("# Heap\n\n`java -Xms1g -Xmx512m -jar app.jar`\n", True),
+    ("# Heap\n\nThe -Xmx flag caps the heap.\n", True),
+    ("# Heap\n\n-Xmxfoo is no option.\n", False),
+    ("# Heap\n\nABC-Xmx4g is a part number.\n", False),
+])
+def test_a_jvm_option_is_named_with_its_value_glued_on(empty_kb, doc, found):
+    """`-Xmx4g` names `-Xmx` as `-XX:MaxGCPauseMillis=200` names its flag (deploy files read it so too)."""
+    assert mentions(empty_kb, doc, {"heap": knob_text("heap", "-Xmx", "4g")}) == ([("heap", "-Xmx", 3)] if found else [])

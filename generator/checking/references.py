@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..records.setting_names import stands_whole, unmatchable_reason
+from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
 from ..records.vocabulary import DOCS_FOLDER, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
@@ -80,6 +80,7 @@ class DocWords:
 
     words: dict[str, tuple[RecordRef, ...]]
     punctuated: dict[str, tuple[tuple[str, int, tuple[RecordRef, ...]], ...]]  # core -> (name, core's offset, records)
+    attached: tuple[tuple[str, tuple[RecordRef, ...]], ...] = ()  # names written with their value glued on (-Xmx4g)
 
 
 def name_aliases(catalog: Catalog) -> dict[str, tuple[str, ...]]:
@@ -101,6 +102,7 @@ def doc_words(catalog: Catalog) -> DocWords:
         terms.setdefault(term, []).extend((RecordKind.KNOB, knob_id) for knob_id in knob_ids)
     words: dict[str, tuple[RecordRef, ...]] = {}
     punctuated: dict[str, list[tuple[str, int, tuple[RecordRef, ...]]]] = {}
+    attached = tuple((term, tuple(records)) for term, records in terms.items() if takes_attached_value(term))
     for term, records in terms.items():
         if _WORD.fullmatch(term):
             words[term] = tuple(records)
@@ -110,7 +112,7 @@ def doc_words(catalog: Catalog) -> DocWords:
                 continue  # no word of a doc can be it (`unmatchable_reason` says so to the author)
             core = max(parts, key=len)
             punctuated.setdefault(core, []).append((term, term.index(core), tuple(records)))
-    return DocWords(words, {core: tuple(items) for core, items in punctuated.items()})
+    return DocWords(words, {core: tuple(items) for core, items in punctuated.items()}, attached)
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
@@ -171,6 +173,10 @@ def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef
                     at = match.start() + within - offset
                     if at >= start and text.startswith(name, at) and stands_whole(text, at, at + len(name)):
                         note(records, name, at)
+        for name, records in words.attached:  # '-Xmx4g' names -Xmx: one word of the doc, 'Xmx4g'
+            at = match.start() - 1
+            if at >= start and text.startswith(name, at) and stands_with_value(text, at, at + len(name)):
+                note(records, name, at)
     return found
 
 

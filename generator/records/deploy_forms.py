@@ -38,13 +38,12 @@ from dataclasses import dataclass
 
 from .deploy_values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
 from .deploy_nesting import nested_keys
-from .setting_names import name_positions
+from .setting_names import name_positions, stands_with_value, takes_attached_value
 
 _PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
 _PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")
 _KEY_LINE = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#=]+)["']?\s*[:=](?:\s|$)\s*(.*)$""")
 _JVM = re.compile(r"^-XX:[+-]?([A-Za-z0-9_]+)$")
-_JVM_SIZED = re.compile(r"^-X[a-z]+$")  # -Xmx, -Xms, -Xss: the value follows the name directly
 _REFERENCE_BEFORE = ("$", "${", "$(", "%")
 _SHELL_FALLBACK = re.compile(r"""\s*:?[-=]([^}$]*)\}""")  # after the name in '${NAME:-512}', '${NAME:=512}'
 _NOT_SETTING_PREFIX = re.compile(r"(^|\s)(unset|export|env\s+-u|readonly|local|declare)\s+$")
@@ -65,7 +64,7 @@ def _variants(name: str) -> tuple[_Variant, ...]:
     if jvm:
         base = jvm.group(1)
         return (_Variant(f"-XX:{base}"), _Variant(f"-XX:+{base}", "true"), _Variant(f"-XX:-{base}", "false"))
-    if _JVM_SIZED.match(name):
+    if takes_attached_value(name):  # -Xmx, -Xms, -Xss: the value follows the name directly
         return (_Variant(name, attached=True),)
     if "." in name and not name.startswith("-"):  # a property: also a Java system property, -Dname=V
         return (_Variant(name), _Variant(f"-D{name}"))
@@ -126,7 +125,7 @@ def _token_positions(line: str, variant: _Variant, limit: int) -> Iterator[int]:
     if variant.attached:
         at = line.find(variant.token, 0, limit)
         while at != -1:
-            if at == 0 or not (line[at - 1].isalnum() or line[at - 1] in "_-"):
+            if stands_with_value(line, at, at + len(variant.token)):
                 yield at
             at = line.find(variant.token, at + 1, limit)
         return

@@ -12,6 +12,7 @@ readers both ask this module. Text in, positions out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 _JOINERS = ".-"  # join the parts of one name: net.core.x, max-connections
@@ -36,6 +37,23 @@ def stands_whole(text: str, start: int, end: int) -> bool:
         if is_name_char(after) or (after in _JOINERS and end + 1 < len(text) and is_name_char(text[end + 1])):
             return False
     return True
+
+
+# JVM options whose value follows the name with no separator: -Xmx4g, -Xss512k.
+_ATTACHED = re.compile(r"^-X[a-z]+$")
+
+
+def takes_attached_value(name: str) -> bool:
+    """Whether the setting is written with its value glued on (`-Xmx4g` names `-Xmx`)."""
+    return bool(_ATTACHED.match(name))
+
+
+def stands_with_value(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (a name that takes an attached value) stands whole or is followed by
+    its value (a digit): `-Xmx4g`, `-Xmx`, not `-Xmxfoo`."""
+    if end < len(text) and text[end].isdigit():
+        return start == 0 or not is_name_char(text[start - 1])
+    return stands_whole(text, start, end)
 
 
 def name_positions(text: str, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:
