@@ -243,6 +243,7 @@ def _grouped(runs: list[_Run], request: ImportRequest) -> dict[Conditions, list[
     for members in groups.values():
         for side in ("baseline", "candidate"):
             _refuse_pooling([run for run in members if run.side == side], covered)
+            _refuse_pooled_columns([run for run in members if run.side == side], covered, request.metric)
         sides = {run.side for run in members}
         if sides != {"baseline", "candidate"}:
             missing = ({"baseline", "candidate"} - sides).pop()
@@ -251,6 +252,31 @@ def _grouped(runs: list[_Run], request: ImportRequest) -> dict[Conditions, list[
                           f"{'candidate' if missing == 'baseline' else 'baseline'}'s "
                           f"{plural(len(members), 'sample')} with; nothing was written")
     return dict(sorted(groups.items(), key=lambda item: _order(item[0])))
+
+
+def _refuse_pooled_columns(runs: list[_Run], covered: set[str], metric: str) -> None:
+    """A CSV's runs of one side that differ in a column holding a condition (each of its values on
+    several rows: a scan such as concurrency 32 and 64, two hosts) are not one sample either. A CSV's
+    columns say nothing of what they are, so only that shape counts: a run number, a timestamp or a
+    second metric varies row by row and is no condition."""
+    rows = [run for run in runs if run.file.format == "csv"]
+    for column in dict.fromkeys(name for run in rows for name in run.sample.fields):
+        if column == metric or column in covered:
+            continue
+        first: dict[str, _Run] = {}
+        counts: dict[str, int] = {}
+        for run in rows:
+            value = _as_text(run.sample.fields.get(column))
+            first.setdefault(value, run)
+            counts[value] = counts.get(value, 0) + 1
+        if len(counts) > 1 and min(counts.values()) > 1:
+            one, other = list(first.values())[:2]
+            raise BenchmarkFileError(
+                other.file.shown, other.sample.line,
+                f"these {other.side} runs differ in column '{column}' ({_as_text(one.sample.fields.get(column))} at "
+                f"{one.file.shown}:{one.sample.line}, {_as_text(other.sample.fields.get(column))} here, each on several "
+                f"rows), so they measure different things; make it a condition: --condition {column}={column} (or "
+                "leave the column out of the file if it changes nothing)")
 
 
 def _key_of(members: list[_Run], groups: Mapping[Conditions, list[_Run]]) -> Conditions:
