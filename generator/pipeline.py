@@ -33,7 +33,8 @@ from .records.files import describe_error, folder_entries, is_file, is_folder
 from .records.links import named_records
 from .records.model import Catalog, RecordSource
 from .records.schema import Incident, Knob
-from .records.vocabulary import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind, record_kind_of
+from .records.docs_folder import docs_folder
+from .records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
 from .wording import plural
@@ -157,6 +158,12 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
         for item in (item for rule in RULES for item in rule(catalog, root, settings)):
             loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []
+    docs = docs_folder(root)
+    if docs.problem is not None and docs.config_file is not None:
+        others.append(finding("bad-config", docs.config_file, 1, 1, None,
+                              f"{docs.problem}; so kb reads the docs under {docs.rel_path}/, which the site may not "
+                              f"render: give the site's docs folder as docs_dir, or as docs-dir under "
+                              f"[tool.incident-kb] in pyproject.toml (a folder inside the knowledge base)"))
     unreadable: dict[str, str] = {}
     references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
     others.extend(finding("unreadable-file", doc, 1, 1, None,
@@ -280,7 +287,8 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
-    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
+    docs = docs_folder(root).rel_path
+    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
         history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
                                allow_shallow=allow_shallow, cache=cache)

@@ -33,12 +33,14 @@ from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.links import files_named
 from .records.writes import write_new_file
 from .records.model import Catalog
-from .records.vocabulary import DOCS_FOLDER, RecordKind
+from .records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
+from .records.vocabulary import RecordKind
 
 if TYPE_CHECKING:
     import git
 
-_CONFIG = "pyproject.toml"
+# The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
+_CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
 # Above every reader's limit (deploy files: 10 MiB): a larger file at the base is laid out by its size
 # alone, so the check refuses it as it would in the work tree, and git's bytes are never held.
 _MAX_BLOB = 64 << 20
@@ -57,12 +59,14 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                 raise KbError(f"--base {ref}: no such commit in {state.toplevel}; fetch it first (e.g. `git fetch "
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
             folders = [kind.folder for kind in RecordKind]
-            entries = list_tree(repo, commit, state.prefix, [*folders, DOCS_FOLDER, _CONFIG])
+            entries = list_tree(repo, commit, state.prefix, [*folders, *_CONFIG])
             if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
                 return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
                 written = _write_entries(repo, entries, base_root, ref)
+                docs = docs_folder(base_root).rel_path  # as the base's configuration says
+                written |= _write_entries(repo, list_tree(repo, commit, state.prefix, [docs]), base_root, ref)
                 named = sorted(set(_named_paths(load_knowledge_base(base_root).catalog)) - written)
                 _write_entries(repo, [e for e in list_tree(repo, commit, state.prefix, named) if e.path in named],
                                base_root, ref)

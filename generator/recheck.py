@@ -39,7 +39,7 @@ from .ledger import FileFacts, Ledger
 from .pipeline import collector_paused, configured, load_records
 from .records.files import is_file
 from .records.links import RecordKey
-from .records.vocabulary import DOCS_FOLDER
+from .records.docs_folder import docs_folder
 
 # A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
 # bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
@@ -161,7 +161,8 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids:
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
-    extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(DOCS_FOLDER + "/")
+    docs = docs_folder(root).rel_path
+    extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(docs + "/")
                          and is_file(root / doc)})
     try:  # read as a whole check reads it (the same paths: the same cached pass)
         history = read_history(root, records, extra_docs, allow_shallow=allow_shallow)

@@ -1,4 +1,4 @@
-"""The package's shape, as the README draws it: stages whose imports flow one way, no cycles (lazy
+"""The package's shape, as docs/reference/architecture.md draws it: stages whose imports flow one way, no cycles (lazy
 imports inside functions count), MkDocs imported only by its glue, modules of a readable size."""
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def _stage(module: str) -> tuple[int, str]:
     for prefix, rank in sorted(STAGES.items(), key=lambda item: -len(item[0])):
         if module == prefix or module.startswith(prefix + "."):
             return rank, prefix
-    raise AssertionError(f"{module} belongs to no stage; add it to STAGES and to the README's architecture")
+    raise AssertionError(f"{module} belongs to no stage; add it to STAGES and to docs/reference/architecture.md")
 
 
 def test_every_module_belongs_to_a_stage():

@@ -35,6 +35,7 @@ SETTINGS = {
     "min-gain-pct": "the smallest improvement, in percent, that counts as a gain (smaller ones are noise)",
     "restore-verify-days": "days a restored knob may go without a measurement that shows its gain back",
     "unmeasured-value-days": "days a knob's new value may go without a measurement at it",
+    "docs-dir": "the folder of hand-written docs (default: the site's docs_dir; see records/docs_folder.py)",
 }
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
 _MAX_CONFIG_BYTES = 1 << 20

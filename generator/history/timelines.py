@@ -35,8 +35,9 @@ from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
 from ..cache import open_store
 from ..records.files import UnreadableFile, read_bounded
+from ..records.docs_folder import kb_folders
 from ..records.materiality import MaterialFields, material_fields
-from ..records.vocabulary import DOCS_FOLDER, KB_FOLDERS, RecordKind
+from ..records.vocabulary import RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)
@@ -109,7 +110,8 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
             notes = _check_state(state, rev is None, allow_shallow)
-            paths = [*KB_FOLDERS, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
+            folders = kb_folders(root)  # the record folders and the docs folder
+            paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
             store = open_store(root) if cache else None

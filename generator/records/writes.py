@@ -194,6 +194,17 @@ def _current(folder: int, path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def make_folders(folder: Path, made: list[Path]) -> None:
+    """Make `folder` and the missing folders on its way (each appended to `made`), below the nearest
+    folder that exists, without following a link: a folder that is not there yet has no repository
+    around it to be the boundary (kb init into a new folder outside any repository)."""
+    existing = Path(os.path.abspath(folder))
+    while not os.path.lexists(existing) and existing.parent != existing:
+        existing = existing.parent
+    with opened_folder(existing, Path(os.path.abspath(folder)), create=True, links=False, made=made):
+        pass
+
+
 def remove_file(boundary: Path, path: Path, *, links: bool = True) -> None:
     """Remove the file `path` under `boundary` (a link there is removed, never what it names)."""
     with opened_folder(boundary, path.parent, links=links) as folder:

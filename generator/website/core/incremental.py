@@ -23,7 +23,7 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
-from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
+from .links import INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
 from .pages import (TEMPLATES, RenderedPage, banner_pages, fixed_files, fixed_pages, home_files, incident_files,
                     incident_index_files, knob_files, knob_index_files)
@@ -89,8 +89,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
         page(incident_page(incident.id), lambda: incident_files(context, incident))
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
-    if settings.home:
-        page(HOME_PAGE, lambda: home_files(context))
+    page(settings.home_path, lambda: home_files(context))
     files: dict[str, str] = {}
     for kept in pages.values():
         files.update(kept.rendered.files)

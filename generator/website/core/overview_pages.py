@@ -27,7 +27,7 @@ from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
 from .context import Read, SiteContext
-from .links import HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
+from .links import INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 
 RECENT_CHANGES = 15
 HOME_ROWS = 10  # knobs and incidents the home page lists before pointing to the index
@@ -108,7 +108,7 @@ def _fallen_hypothesis(links: Links, incident: Incident, hypothesis: Hypothesis)
 
 
 def home_view(context: SiteContext) -> HomePage:
-    links = Links(HOME_PAGE, context)
+    links = Links(context.settings.home_path, context)
     knobs_all, incidents_all = context.knobs(), context.incidents()
     reclaimable = tuple(
         ReclaimRow(links.knob_in_table(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
@@ -142,8 +142,8 @@ def home_view(context: SiteContext) -> HomePage:
     knobs, knobs_intro = _knob_overview(knobs_all, links, knobs_text, context.min_gain_pct())
     incidents, incidents_intro = _incident_overview(incidents_all, links, incidents_text)
     return HomePage(
-        path=HOME_PAGE,
-        title=context.settings.site_name,
+        path=context.settings.home_path,
+        title=context.settings.home_title,
         intro="What was tuned and what it gains, the incidents that touched it and what they taught, "
               "and what changed lately.",
         needs_action=bool(reclaimable or findings),

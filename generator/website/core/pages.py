@@ -95,8 +95,7 @@ def render_context(context: SiteContext) -> Bundle:
         page = incident_files(context, incident)
         files.update(page.files)
         pages[page.path] = page.meta
-    for page in (knob_index_files(context), incident_index_files(context),
-                 *((home_files(context),) if context.settings.home else ())):
+    for page in (knob_index_files(context), incident_index_files(context), home_files(context)):
         files.update(page.files)
         pages[page.path] = page.meta
     files.update(fixed_files(context.settings))
