@@ -33,6 +33,7 @@ from .history.gitio import IndexNotCommittable, NotARepository, RepoState, index
     repository_state, resolve_commit, staged_paths
 from .history.tree_layout import TreeLayout
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .records.files import is_folder
 from .records.links import files_named
 from .records.model import Catalog
 from .records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
@@ -60,7 +61,7 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
-                if not _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}"):
+                if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
                     return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
                 kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
                                           today=today, cache=False)
@@ -71,20 +72,21 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
 
 
 def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
-             env: Mapping[str, str] | None = None) -> bool:
+             env: Mapping[str, str] | None = None) -> Catalog | None:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
-    links as links (see history/tree_layout.py). False, with nothing written, when `rev` holds no
-    record folder there."""
+    links as links (see history/tree_layout.py); returns its records. None, with nothing written,
+    when `rev` holds no record folder there."""
     folders = [kind.folder for kind in RecordKind]
     layout = TreeLayout(repo, rev, prefix, dest, mode, env)
     entries = layout.entries([*folders, *_CONFIG])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
-        return False
+        return None
     layout.add(entries)
     layout.add(layout.entries([docs_folder(dest).rel_path]))  # as the laid-out configuration says
-    layout.add_paths(sorted(_named_paths(load_knowledge_base(dest).catalog)))
-    return True
+    catalog = load_knowledge_base(dest).catalog
+    layout.add_paths(sorted(_named_paths(catalog)))
+    return catalog
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,19 +105,19 @@ def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None 
     into a private temporary folder (never the work tree, so an untracked or unstaged file changes
     nothing, whether or not pre-commit stashed the unstaged changes), with the history up to HEAD
     plus that commit. Findings already at HEAD do not fail it."""
-    try:
-        with open_repository(root) as repo:
+    try:  # (a commit that removes the knowledge base may have taken its folder from the work tree too)
+        with open_repository(next(folder for folder in (root, *root.parents) if is_folder(folder))) as repo:
             state = repository_state(repo, root)
             paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
             if not paths:
                 return StagedCheck(note=_NOTHING_TO_CHECK)
             with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
                 staged_root = Path(folder)
-                if not _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env):
+                catalog = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
+                if catalog is None:
                     return StagedCheck(note=_removed_note(repo, state))
                 docs = docs_folder(staged_root).rel_path
-                if not any(is_own_file(path, docs) for path in paths) and \
-                        not set(paths) & files_named_by_records(load_knowledge_base(staged_root).catalog):
+                if not any(is_own_file(path, docs) for path in paths) and not set(paths) & files_named_by_records(catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, allow_shallow=allow_shallow, repo_folder=root,
                                           pending=pending, today=today, cache=False)

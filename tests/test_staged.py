@@ -111,16 +111,23 @@ def test_a_file_added_with_intent_to_add_is_not_in_the_commit(tmp_path):
     assert code == 0 and "later" not in out, out
 
 
+@pytest.mark.parametrize("how", ["--cached", "from the work tree too"])
 @pytest.mark.parametrize("where", ["", "team/kb"])
-def test_a_commit_that_removes_the_whole_knowledge_base_is_allowed_with_a_note(tmp_path, where):
+def test_a_commit_that_removes_the_whole_knowledge_base_is_allowed_with_a_note(tmp_path, where, how):
     top = tmp_path / "repo"
     root = top / where if where else top
     copy_seed(root)
     (top / "README.md").write_text("# product\n")
     repo = GitRepo(top)
     repo.commit("The knowledge base", "2026-11-01T10:00:00Z")
-    repo.git("rm", "-q", "-r", "--cached", "--", f"{where}/knobs" if where else "knobs",
-             f"{where}/incidents" if where else "incidents")
+    if how == "--cached":
+        repo.git("rm", "-q", "-r", "--cached", "--", f"{where}/knobs" if where else "knobs",
+                 f"{where}/incidents" if where else "incidents")
+    else:  # the whole folder gone (the hook still says --root team/kb)
+        repo.git("rm", "-q", "-r", "--", where or ".")
+        repo.write("README.md", "# product\n")
+        repo.git("add", "README.md")
+        assert not (root / "knobs").exists()
     code, out, err = _kb("check", "--staged", "--root", root)
     assert code == 0, out + err
     assert out.startswith("kb check --staged: note: the commit removes the whole knowledge base "
