@@ -30,7 +30,7 @@ from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, i
 from ..records.model import Catalog
 from ..records.docs_folder import docs_folder
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
-from ..records.vocabulary import RENDER_MANIFEST, RecordKind
+from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
@@ -53,8 +53,8 @@ class DocReference:
 
 
 def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
-    """Markdown files under the docs folder (docs/, or the one the site renders: see
-    records/docs_folder.py; anything so named but a folder: reading refuses what is not a
+    """Markdown files (each suffix MkDocs renders) under the docs folder (docs/, or the one the site
+    renders: see records/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
     record lists under `docs`. Subfolders reached through a link inside the repository are walked;
     each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)
@@ -66,11 +66,11 @@ def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | Non
         entries = folder_entries(root / docs, skip_unlistable=True, inside=root, skipped=passed)
         if skipped is not None:  # (a link named like a doc is read as one, and refused there)
             skipped.extend((f"{docs}/{rel}" if rel else docs, why) for rel, why in passed
-                           if not rel.endswith(".md"))
+                           if not rel.endswith(DOC_SUFFIXES))
         rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
                     if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
         found = {f"{docs}/{rel}" for rel, is_dir in entries
-                 if rel.endswith(".md") and not is_dir and not is_folder(root / docs / rel)
+                 if rel.endswith(DOC_SUFFIXES) and not is_dir and not is_folder(root / docs / rel)
                  and not any(folder == "" or rel.startswith(folder + "/") for folder in rendered)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():

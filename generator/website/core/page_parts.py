@@ -22,7 +22,7 @@ from .changes import Change
 from ...findings import Finding, Severity
 from ...pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain
-from ...records.vocabulary import EvidenceKind, RecordKind, Stance
+from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
 from ...records.files import is_file
@@ -203,7 +203,7 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
             places.by_record.setdefault((kind, record_id), []).append(item)
             continue
         inside = settings.docs_path(item.path)
-        if inside is not None and inside.endswith(".md") and is_file(kb.root / item.path):
+        if inside is not None and inside.endswith(DOC_SUFFIXES) and is_file(kb.root / item.path):
             places.by_doc.setdefault(inside, []).append(item)
         elif _is_deploy_file_of(kb, item):
             places.by_record.setdefault((RecordKind.KNOB, item.subject or ""), []).append(item)
