@@ -38,7 +38,7 @@ from .records.docs_folder import docs_folder
 from .records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
-from .wording import plural
+from .wording import plural, shell_word
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
     from .history.gitio import PendingTree
@@ -100,7 +100,7 @@ def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = 
     passed: list[tuple[str, str]] = []
     try:
         found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder, inside=root, skipped=passed)
-                 if rel.endswith(RECORD_SUFFIXES)]
+                 if rel.lower().endswith(RECORD_SUFFIXES)]
     except OSError as exc:
         where = Path(exc.filename or folder)
         rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
@@ -111,7 +111,17 @@ def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = 
         read = set(records)
         skipped.extend(skipped_folder(f"{kind.folder}/{rel}", why, f"{kind} records") for rel, why in passed
                        if f"{kind.folder}/{rel}" not in read)
+        skipped.extend(_misnamed(rel) for rel in found if rel not in read and record_kind_of(rel.lower()) is kind)
     return records
+
+
+def _misnamed(rel_path: str) -> Finding:
+    """A file named like a record but for the case of its suffix (knobs/x.YAML): not read, and said."""
+    stem, dot, suffix = rel_path.rpartition(".")
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this as a record: a record's name ends in {' or '.join(RECORD_SUFFIXES)} "
+                   f"(lower case), this one in {dot}{suffix}, so a record in it would go unchecked. Rename it "
+                   f"(git mv {shell_word(rel_path)} {shell_word(stem + dot + suffix.lower())})")
 
 
 def skipped_folder(rel_path: str, why: str, what: str) -> Finding:

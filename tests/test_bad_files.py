@@ -360,3 +360,19 @@ def test_an_unreadable_doc_and_configuration_are_findings(private_kb):
     assert [(f["code"], f["path"]) for f in found] == [("unreadable-file", "docs/design/DSV4_DECODE_PERF_PLAN.md"),
                                                        ("bad-config", "pyproject.toml")]
     assert all("permission denied" in f["message"] for f in found)
+
+
+def test_a_record_named_with_another_case_of_suffix_is_a_finding_not_skipped(seed_kb):
+    invalid = "id: x\nvalue: [1]\n"
+    for rel in ("knobs/x.YAML", "knobs/team/y.Yml", "incidents/z.YAML"):
+        (seed_kb / rel).parent.mkdir(parents=True, exist_ok=True)
+        (seed_kb / rel).write_text(invalid)
+    for rel in ("knobs/README.md", "knobs/.hidden.YAML", "knobs/notes.yaml.bak", "incidents/.x.yaml.123.tmp"):
+        (seed_kb / rel).write_text(invalid)  # not records, and not named like one: nothing to say
+    code, found = _findings(seed_kb)
+    assert code == 1
+    assert [(f["code"], f["path"], f["line"]) for f in found if f["severity"] == "error"] == [
+        ("unreadable-file", "incidents/z.YAML", 1), ("unreadable-file", "knobs/team/y.Yml", 1),
+        ("unreadable-file", "knobs/x.YAML", 1)], found
+    x = next(f for f in found if f["path"] == "knobs/x.YAML")
+    assert "does not read this as a record" in x["message"] and "git mv knobs/x.YAML knobs/x.yaml" in x["message"]

@@ -21,7 +21,8 @@ OWN_SETTINGS = (SETTINGS_FILE, *MKDOCS_CONFIGS, ZENSICAL_TOML)
 def is_own_file(rel_path: str, docs: str = DEFAULT_DOCS) -> bool:
     """A file of the knowledge base itself: a record, a doc (under `docs`, its docs folder), or its
     settings (pyproject.toml, and the site's configuration, which says where the docs are)."""
-    return record_kind_of(rel_path) is not None or rel_path.startswith(docs + "/") or rel_path in OWN_SETTINGS
+    return (record_kind_of(rel_path.lower()) is not None  # (knobs/x.YAML: a finding says it is not read)
+            or rel_path.startswith(docs + "/") or rel_path in OWN_SETTINGS)
 
 
 def files_named_by_records(catalog: Catalog) -> set[str]:
