@@ -109,8 +109,8 @@ def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = 
     records = sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
     if skipped is not None:
         read = set(records)
-        skipped.extend(skipped_folder(f"{kind.folder}/{rel}", why, f"{kind} records") for rel, why in passed
-                       if f"{kind.folder}/{rel}" not in read)
+        skipped.extend(skipped_folder(f"{kind.folder}/{rel}" if rel else kind.folder, why, f"{kind} records")
+                       for rel, why in passed if f"{kind.folder}/{rel}" not in read)
         skipped.extend(_misnamed(rel) for rel in found if rel not in read and record_kind_of(rel.lower()) is kind)
     return records
 

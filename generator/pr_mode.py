@@ -117,7 +117,8 @@ def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None 
                 if catalog is None:
                     return StagedCheck(note=_removed_note(repo, state))
                 docs = docs_folder(staged_root).rel_path
-                if not any(is_own_file(path, docs) for path in paths) and not set(paths) & files_named_by_records(catalog):
+                if not any(is_own_file(path, docs) for path in paths) and \
+                        not set(paths) & files_named_by_records(catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, allow_shallow=allow_shallow, repo_folder=root,
                                           pending=pending, today=today, cache=False)

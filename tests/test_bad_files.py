@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -376,3 +377,20 @@ def test_a_record_named_with_another_case_of_suffix_is_a_finding_not_skipped(see
         ("unreadable-file", "knobs/x.YAML", 1)], found
     x = next(f for f in found if f["path"] == "knobs/x.YAML")
     assert "does not read this as a record" in x["message"] and "git mv knobs/x.YAML knobs/x.yaml" in x["message"]
+
+
+@pytest.mark.parametrize("folder", ["knobs", "incidents", "docs"])
+def test_a_records_or_docs_folder_that_is_itself_a_link_out_is_a_finding_and_never_listed(seed_kb, tmp_path, folder):
+    outside = tmp_path / "shared" / folder
+    shutil.move(seed_kb / folder, outside)
+    (outside / "bad.yaml").write_text("id: bad\nvalue: [1]\n")
+    (outside / "extra.md").write_text("# Extra\n\nSGLANG_SM120_MMA_TARGET_CTAS\n")
+    (seed_kb / folder).symlink_to(outside)
+    code, found = _findings(seed_kb)
+    assert code == 1
+    mine = [f for f in found if f["path"] == folder]
+    assert [(f["code"], f["line"]) for f in mine] == [("unreadable-file", 1)], found
+    assert "a folder outside the repository, which kb never reads" in mine[0]["message"]
+    # No name in it was listed: only a file a record names is looked at there (and refused, said so).
+    assert not any(f["path"] in (f"{folder}/bad.yaml", f"{folder}/extra.md") for f in found), found
+    assert all(f["code"] in ("unreadable-file", "bad-path") for f in found if f["path"].startswith(folder + "/"))
