@@ -153,3 +153,74 @@ def test_kb_init_creates_a_new_folder_outside_any_repository(kb, tmp_path, monke
 
 def test_the_separator_kb_init_writes_is_the_plugins():
     assert MERGED_SEPARATOR == SEARCH_SEPARATOR
+
+
+SHAPES = {  # plugins and nav as MkDocs reads them, written in ways teams write them
+    "plugins as a mapping": "plugins:\n  search: {}   # ours\n  tags: {}\nnav:\n  - Home: index.md\n",
+    "plugins as a mapping with options": "plugins:\n  search:\n    lang: en\n",
+    "a bare search with a comment": "plugins:\n  - search   # the default\n  - tags\n",
+    "unindented dashes": "plugins:\n- search\n- tags\nnav:\n- Home: index.md\n",
+    "wide dashes": "plugins:\n    -   search\n    -   tags\nnav:\n    -   Home: index.md\n",
+    "a plugins key with nothing under it": "plugins:\nnav:\n  - Home: index.md\n",
+    "no plugins, no nav": "",
+    "tags MkDocs allows": ("plugins:\n  - search\nextra:\n  id: !ENV [ANALYTICS_ID, 'none']\nmarkdown_extensions:\n"
+                           "  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"),
+}
+
+
+@pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
+@pytest.mark.parametrize("shape", SHAPES, ids=list(SHAPES))
+def test_merge_reads_back_as_the_team_wrote_it_plus_the_knowledge_base(kb, tmp_path, monkeypatch, shape, crlf):
+    from generator.records.docs_folder import site_yaml
+
+    repo = GitRepo(tmp_path / "team")
+    config = "site_name: Team\ntheme:\n  name: material\n" + SHAPES[shape]
+    if crlf:
+        config = config.replace("\n", "\r\n")
+    (repo.root / "mkdocs.yml").write_bytes(config.encode())
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == 0, result.err
+    text = (repo.root / "mkdocs.yml").read_bytes().decode()
+    assert text.count("\n") == text.count("\r\n") if crlf else "\r" not in text  # one line ending, the file's
+    before, after = site_yaml(config), site_yaml(text)
+    assert {key: value for key, value in after.items() if key not in ("plugins", "nav")} == \
+        {key: value for key, value in before.items() if key not in ("plugins", "nav")}
+    plugins = after["plugins"]
+    options = dict(plugins) if isinstance(plugins, dict) else \
+        {next(iter(item)) if isinstance(item, dict) else item: (next(iter(item.values())) if isinstance(item, dict) else {})
+         for item in plugins}
+    assert (options["search"] or {}).get("separator") == SEARCH_SEPARATOR
+    assert options["incident-kb"] == {"prefix": "kb"} and "tags" in options
+    if "lang: en" in config:
+        assert options["search"]["lang"] == "en"
+    for line in config.splitlines():  # every line kept, but the search plugin's (which gains a colon)
+        assert line in text.splitlines() or "search" in line or line == "plugins:" and "plugins:\n" not in config
+    assert kb("init", "--merge").code == 0 and (repo.root / "mkdocs.yml").read_bytes().decode() == text
+
+
+def test_merged_shapes_build_strict(kb, tmp_path, monkeypatch):
+    """The merged file is one MkDocs builds (a wide-dash list whose options landed beside the plugin's
+    name made `Invalid Plugins configuration`)."""
+    from .site_support import try_build_site
+
+    repo = GitRepo(tmp_path / "team")
+    config = ("site_name: Team\r\ntheme:\r\n  name: material\r\nplugins:\r\n    -   search   # ours\r\n"
+              "    -   tags\r\nnav:\r\n    -   Home: index.md\r\n")
+    (repo.root / "mkdocs.yml").write_bytes(config.encode())
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    assert kb("init", "--merge").code == 0
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+
+
+def test_a_search_plugin_with_inline_options_is_refused_by_merge_unchanged(kb, team):
+    (team / "mkdocs.yml").write_text(TEAM_CONFIG.replace("  - search\n", "  - search: {lang: en}\n"))
+    before = (team / "mkdocs.yml").read_bytes()
+    refused = kb("init", "--merge")
+    assert refused.code == 2 and "its search plugin's options are written inline" in refused.err
+    assert (team / "mkdocs.yml").read_bytes() == before

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..records.vocabulary import RecordKind
+from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin_name
 
 SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'  # as core.bundle.SEARCH_SEPARATOR (a test holds them equal)
 PLUGIN = "incident-kb"
@@ -28,10 +30,6 @@ PLUGIN = "incident-kb"
 # would be kept in its place (see website/core/placement.py), so the knowledge base goes into PREFIX.
 GENERATED_TOP = ("index.md", "tags.md", "needs-action.md", *(kind.folder for kind in RecordKind))
 PREFIXES = ("kb", "knowledge-base", "incident-kb")
-
-
-class CannotMerge(Exception):
-    """Why kb init --merge cannot add to the file line by line (the caller shows the lines to add)."""
 
 
 @dataclass(frozen=True)
@@ -100,10 +98,13 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     theme = config.get("theme")
     material = (theme.get("name") if isinstance(theme, dict) else theme) == "material"
     wanted_plugins: list[tuple[str, list[str]]] = []
+    separator = f"separator: {_quoted(SEARCH_SEPARATOR)}"
     if plugins is None:  # MkDocs' default is [search]: a plugins: key replaces it, so search is listed
-        wanted_plugins = [("search", [f"separator: {_quoted(SEARCH_SEPARATOR)}"]), *([("tags", [])] if material else []),
-                          (PLUGIN, plugin_options)]
-        inserts.append((_end_of_file(lines), ["plugins:\n", *_items(wanted_plugins, 2)]))
+        wanted_plugins = [("search", [separator]), *([("tags", [])] if material else []), (PLUGIN, plugin_options)]
+        if "plugins" in config:  # `plugins:` with nothing under it (MkDocs refuses it): fill it
+            inserts.append((_end_of_block(lines, config, "plugins"), _items(wanted_plugins, 2)))
+        else:
+            inserts.append((_end_of_file(lines), ["plugins:\n", *_items(wanted_plugins, 2)]))
         snippet += ["plugins:", *[line.rstrip("\n") for line in _items(wanted_plugins, 2)]]
     elif isinstance(plugins, list):
         plugins = _commented(plugins)
@@ -114,27 +115,38 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
         for i, (name, item) in enumerate(zip(names, plugins)):
             if name in ("search", "material/search"):
                 line = plugins.lc.item(i)[0]
+                under = _content_column(lines[line]) + 2  # the item's options: deeper than its name
                 if isinstance(item, str):  # `- search` bare: the separator under it
-                    replaced[line] = [lines[line].rstrip("\n").rstrip() + ":\n",
-                                      " " * (dash + 4) + f"separator: {_quoted(SEARCH_SEPARATOR)}\n"]
-                    snippet += [f"{' ' * dash}- {name}:", f"{' ' * (dash + 4)}separator: {_quoted(SEARCH_SEPARATOR)}"]
-                elif isinstance(item, dict) and isinstance(item.get(name), dict) and "separator" not in item[name]:
-                    options = item[name]
-                    if _inline(options):
-                        raise CannotMerge(f"its {name} plugin's options are written inline")
-                    at = options.lc.key(next(iter(options)))[1] if options else dash + 4
-                    inserts.append((options.lc.key(next(iter(options)))[0] if options else line + 1,
-                                    [" " * at + f"separator: {_quoted(SEARCH_SEPARATOR)}\n"]))
-                    snippet += [f"{' ' * at}separator: {_quoted(SEARCH_SEPARATOR)}   # under {name}:"]
-                elif isinstance(item, dict) and item.get(name) is None:  # `- search:` with nothing under it
-                    replaced[line] = [lines[line], " " * (dash + 4) + f"separator: {_quoted(SEARCH_SEPARATOR)}\n"]
-                    snippet += [f"{' ' * (dash + 4)}separator: {_quoted(SEARCH_SEPARATOR)}   # under {name}:"]
+                    replaced[line] = [_with_colon(lines[line], name), " " * under + separator + "\n"]
+                    snippet += [f"{' ' * dash}- {name}:", f"{' ' * under}{separator}"]
+                else:
+                    _add_separator(item, name, line, under, lines, inserts, replaced, snippet)
         if material and not {"tags", "material/tags"} & set(names):
             wanted_plugins.append(("tags", []))
         if PLUGIN not in names:
             wanted_plugins.append((PLUGIN, plugin_options))
         if wanted_plugins:
             added = _items(wanted_plugins, dash)
+            inserts.append((_end_of_block(lines, config, "plugins"), added))
+            snippet += [line.rstrip("\n") for line in added]
+    elif isinstance(plugins, dict):  # `plugins:` as a mapping (`search: {}`), which MkDocs also reads
+        plugins = _commented(plugins)
+        if _inline(plugins):
+            raise CannotMerge("its plugins: is a mapping written inline")
+        if not plugins:
+            raise CannotMerge("its plugins: is an empty mapping")
+        column = plugins.lc.key(next(iter(plugins)))[1]
+        for name in plugins:
+            if name in ("search", "material/search"):
+                line = plugins.lc.key(name)[0]
+                _add_separator(plugins, name, line, column + 2, lines, inserts, replaced, snippet)
+        keyed = [(name, [f"{' ' * (column + 2)}{option}" for option in options]) for name, options in
+                 ([("tags", [])] if material and not {"tags", "material/tags"} & set(plugins) else [])
+                 + ([(PLUGIN, plugin_options)] if PLUGIN not in plugins else [])]
+        if keyed:
+            added = [line for name, options in keyed
+                     for line in [" " * column + f"{name}:" + ("" if options else " {}") + "\n",
+                                  *(option + "\n" for option in options)]]
             inserts.append((_end_of_block(lines, config, "plugins"), added))
             snippet += [line.rstrip("\n") for line in added]
     else:
@@ -161,9 +173,51 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
             new_lines += block
         if index < len(lines):
             new_lines += replaced.get(index, [lines[index]])
-    new_text = "".join(new_lines)
-    _check_reads_back(text, new_text, prefix)
+    eol = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"  # the file's own line ending
+    new_text = "".join(line if line.endswith("\r\n") or not line.endswith("\n") else line[:-1] + eol
+                       for line in new_lines)
+    check_reads_back(text, new_text, PLUGIN, SEARCH_SEPARATOR)
     return SiteAdditions(prefix, new_text, None, tuple(snippet))
+
+
+def _add_separator(options_of: Any, name: str, line: int, under: int, lines: list[str],
+                   inserts: list[tuple[int, list[str]]], replaced: dict[int, list[str]], snippet: list[str]) -> None:
+    """Add the separator to the search plugin `name` whose options are `options_of[name]`, written at
+    `line` (`under`: the column its options take when it has none yet)."""
+    separator = f"separator: {_quoted(SEARCH_SEPARATOR)}"
+    options = options_of.get(name)
+    if isinstance(options, dict) and "separator" in options:
+        return
+    if options is None:  # `search:` with nothing under it
+        replaced[line] = [lines[line], " " * under + separator + "\n"]
+    elif isinstance(options, dict) and not options:  # `search: {}`
+        match = re.match(r"^(.*?:)[ \t]*\{[ \t]*\}[ \t]*(#.*)?$", lines[line].rstrip("\r\n"))
+        if match is None:
+            raise CannotMerge(f"its {name} plugin's options are written inline")
+        replaced[line] = [match.group(1) + (f"   {match.group(2)}" if match.group(2) else "") + "\n",
+                          " " * under + separator + "\n"]
+    elif isinstance(options, dict) and not _inline(options):
+        first = _commented(options).lc.key(next(iter(options)))
+        inserts.append((first[0], [" " * first[1] + separator + "\n"]))
+        under = first[1]
+    else:
+        raise CannotMerge(f"its {name} plugin's options are written inline")
+    snippet.append(f"{' ' * under}{separator}   # under {name}:")
+
+
+def _content_column(line: str) -> int:
+    """The column where a block list item's content starts (`  -   search`: 6)."""
+    body = line.lstrip(" ")
+    return len(line) - len(body[1:].lstrip(" ")) if body.startswith("-") else len(line) - len(body)
+
+
+def _with_colon(line: str, name: str) -> str:
+    """A `- search` item line made a key (`- search:`), its comment kept after it."""
+    match = re.match(r"^(\s*-\s+)(['\"]?)" + re.escape(name) + r"\2", line)
+    if match is None:
+        raise CannotMerge(f"its {name} plugin is written in a way kb cannot add options to")
+    rest = line[match.end():].rstrip("\r\n")
+    return line[:match.end()] + ":" + rest + "\n"
 
 
 def _commented(value: Any) -> Any:
@@ -192,14 +246,6 @@ def _nav_mentions(nav: Any, page: str) -> bool:
     if isinstance(nav, list):
         return any(_nav_mentions(item, page) for item in nav)
     return False
-
-
-def _plugin_name(item: Any) -> str | None:
-    if isinstance(item, str):
-        return item
-    if isinstance(item, dict) and len(item) == 1:
-        return str(next(iter(item)))
-    return None
 
 
 def _items(plugins: list[tuple[str, list[str]]], dash: int) -> list[str]:
@@ -242,23 +288,6 @@ def _end_of_block(lines: list[str], config: Any, key: str) -> int:
 
 def _end_of_file(lines: list[str]) -> int:
     return len(lines)
-
-
-def _check_reads_back(old: str, new: str, prefix: str) -> None:
-    """The new file must read as the old one with the additions only (else it is not written)."""
-    from ..records.docs_folder import site_yaml
-
-    before, after = site_yaml(old), site_yaml(new)
-    for key in before:
-        if key in ("plugins", "nav"):
-            continue
-        if before[key] != after.get(key):  # pragma: no cover - a splicing bug: never write it
-            raise CannotMerge(f"adding to it would change its {key}: (a bug in kb)")
-    if set(after) - set(before) - {"plugins"}:  # pragma: no cover
-        raise CannotMerge("adding to it would add other settings (a bug in kb)")
-    names = [_plugin_name(item) for item in after.get("plugins") or []]
-    if PLUGIN not in names:  # pragma: no cover
-        raise CannotMerge("the plugin would not be listed after the addition (a bug in kb)")
 
 
 def read_docs_names(docs_folder: Path) -> set[str]:
