@@ -224,3 +224,24 @@ def test_a_search_plugin_with_inline_options_is_refused_by_merge_unchanged(kb, t
     refused = kb("init", "--merge")
     assert refused.code == 2 and "its search plugin's options are written inline" in refused.err
     assert (team / "mkdocs.yml").read_bytes() == before
+
+
+@pytest.mark.parametrize("page", ["README.md", "knobs.md", "tags/index.md", "incidents.markdown"])
+def test_a_page_that_builds_where_the_knowledge_base_would_puts_it_under_kb(kb, tmp_path, monkeypatch, page):
+    repo = GitRepo(tmp_path / "team")
+    repo.write("mkdocs.yml", "site_name: Team\ntheme:\n  name: material\n")
+    repo.write(f"docs/{page}", "# Ours\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    assert kb("init", "--merge").code == 0
+    assert "      prefix: kb\n" in (repo.root / "mkdocs.yml").read_text()
+
+
+def test_a_docs_folder_with_other_pages_only_keeps_the_knowledge_base_at_its_top(kb, tmp_path, monkeypatch):
+    repo = GitRepo(tmp_path / "team")
+    repo.write("mkdocs.yml", "site_name: Team\ntheme:\n  name: material\n")
+    repo.write("docs/runbooks.md", "# Ours\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    assert kb("init", "--merge").code == 0
+    assert "  - incident-kb\n" in (repo.root / "mkdocs.yml").read_text()

@@ -139,3 +139,48 @@ def test_a_site_rendering_other_docs_than_the_check_reads_is_a_warning(tmp_path)
     assert failure is None, log
     assert ("incident-kb: this site renders the docs in docs/, but kb check reads notes/ (docs-dir under "
             "[tool.incident-kb] in pyproject.toml), so stale-doc never looks at this site's pages") in log
+
+
+def test_a_hand_written_page_holds_the_place_it_builds_to_whatever_its_file_name():
+    """MkDocs builds README.md where index.md goes, and, with directory URLs, knobs.md where
+    knobs/index.md goes and tags/index.md where tags.md goes: each of those holds that place."""
+    from generator.website.core.bundle import Bundle, PageMeta
+    from generator.website.core.placement import place_bundle
+
+    settings = SiteSettings()
+    assert place_settings(settings, {"README.md"}).home_path == "needs-action.md"
+    assert place_settings(settings, {"index.markdown"}).home_path == "needs-action.md"
+    assert place_settings(settings, {"README.md", "needs-action/index.md"}).home_path == "needs-action-2.md"
+    assert place_settings(SiteSettings(prefix="kb"), {"kb.md"}).home_path == "needs-action.md"
+    assert place_settings(SiteSettings(prefix="kb"), {"kb.md"}, directory_urls=False).home_path == "index.md"
+    assert place_settings(settings, {"index/README.md", "docs/index.md"}).home_path == "index.md"  # elsewhere
+    files = {"index.md": "home", "knobs/index.md": "knobs", "tags.md": "tags", "incidents/index.md": "incidents",
+             "knobs/x.md": "x", "knobs/x.gains.svg": "<svg/>"}
+    bundle = Bundle(files, {path: PageMeta(generated=True) for path in files if path.endswith(".md")}, ())
+    team = {"README.md", "knobs.md", "tags/index.md", "incidents.markdown", "knobs/x/README.md", "knobs/x.gains.svg"}
+    asked = SiteSettings()
+    placed = place_bundle(bundle, place_settings(asked, team), team, asked)
+    assert placed.kept == tuple(sorted(team))
+    assert not placed.bundle.files  # every generated file's place is held
+    placed = place_bundle(bundle, place_settings(asked, team, False), team, asked, directory_urls=False)
+    assert placed.kept == ("README.md", "knobs/x.gains.svg")  # knobs.html is not knobs/index.html
+    assert "knobs/index.md" in placed.bundle.files and "tags.md" in placed.bundle.files
+
+
+@pytest.mark.slow
+def test_a_team_readme_home_and_a_knobs_page_beside_the_folder_are_kept(tmp_path):
+    """A team's home written as README.md and its own knobs.md were overwritten by the generated
+    index.md and knobs/index.md (both land on the same URL) with --strict passing."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "docs/README.md").write_text(TEAM_HOME)
+    (root / "docs/knobs.md").write_text("# Our knob list\n")
+    failure, log = try_build_site(root, tmp_path / "strict")
+    assert failure is not None and "in strict mode" in failure
+    failure, log = try_build_site(root, tmp_path / "site", strict=False)
+    assert failure is None, log
+    [warning] = _warnings(log)
+    assert "docs/README.md, docs/knobs.md" in warning and "needs-action.md" in warning
+    site = Site(root, tmp_path / "site")
+    assert "Our own home page" in site.html("") and "Our knob list" in site.html("knobs")
+    assert "kb check reports" in site.html("needs-action")
+    assert (tmp_path / "site" / KNOB / "index.html").is_file()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..records.vocabulary import RecordKind
+from ..records.vocabulary import RecordKind, built_path
 from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin_name
 
 SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'  # as core.bundle.SEARCH_SEPARATOR (a test holds them equal)
@@ -29,6 +29,10 @@ PLUGIN = "incident-kb"
 # What the knowledge base generates at the top of its folder: a team's page at one of these paths
 # would be kept in its place (see website/core/placement.py), so the knowledge base goes into PREFIX.
 GENERATED_TOP = ("index.md", "tags.md", "needs-action.md", *(kind.folder for kind in RecordKind))
+# ...and where those pages land in the built site: a team's README.md lands where index.md does, its
+# knobs.md where knobs/index.md does (records.vocabulary.built_path), so either holds the place too.
+_GENERATED_PLACES = frozenset(built_path(page) for page in ("index.md", "tags.md", "needs-action.md",
+                                                           *(f"{kind.folder}/index.md" for kind in RecordKind)))
 PREFIXES = ("kb", "knowledge-base", "incident-kb")
 
 
@@ -50,7 +54,9 @@ def knowledge_base_prefix(docs_folder: Path) -> str:
     """'' when the docs folder's top has no page where the knowledge base generates one; else the
     first of PREFIXES whose folder has none either (`kb`, unless a team's own kb/ has an index.md...)."""
     for prefix in ("", *PREFIXES):
-        if not read_docs_names(docs_folder / prefix) & set(GENERATED_TOP):
+        names = read_docs_names(docs_folder / prefix)
+        inside = {f"{name}/{child}" for name in names for child in read_docs_names(docs_folder / prefix / name)}
+        if not names & set(GENERATED_TOP) and not {built_path(path) for path in names | inside} & _GENERATED_PLACES:
             return prefix
     return PREFIXES[0]
 

@@ -7,6 +7,7 @@ module alone, without pydantic.
 from __future__ import annotations
 
 import enum
+import posixpath
 from datetime import date, datetime, timezone
 from typing import Any, Literal, get_args
 
@@ -140,3 +141,17 @@ def record_kind_of(rel_path: str) -> RecordKind | None:
     if not inside or not inside[-1].endswith(RECORD_SUFFIXES) or any(part.startswith(".") for part in inside):
         return None
     return next((kind for kind in RecordKind if kind.folder == folder), None)
+
+
+def built_path(path: str, directory_urls: bool = True) -> str:
+    """Where a docs-relative file lands in the built site, as MkDocs places it (mkdocs.structure.files:
+    README is an index, and with directory URLs `knobs.md` lands where `knobs/index.md` does): two files
+    that land in one place hold one place."""
+    if not path.endswith(DOC_SUFFIXES):
+        return path
+    parent, name = posixpath.split(path)
+    stem = posixpath.splitext(name)[0]
+    stem = "index" if stem == "README" else stem
+    if not directory_urls or stem == "index":
+        return posixpath.join(parent, f"{stem}.html")
+    return posixpath.join(parent, stem, "index.html")

@@ -15,6 +15,7 @@ import posixpath
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from ...records.vocabulary import built_path
 from .bundle import Bundle, PageMeta
 from .links import ACTION_PAGE, HOME_PAGE, SiteSettings
 
@@ -31,32 +32,40 @@ def in_docs(settings: SiteSettings, path: str) -> str:
     return posixpath.join(settings.prefix, path) if settings.prefix else path
 
 
-def place_settings(settings: SiteSettings, hand_written: Collection[str]) -> SiteSettings:
-    """The settings to render with: the knowledge base's home off the site's own index.md, on a page
-    of its own that no hand-written page holds (needs-action.md, else needs-action-2.md...)."""
-    if settings.home and in_docs(settings, HOME_PAGE) in hand_written:
+def _holders(hand_written: Collection[str], directory_urls: bool) -> dict[str, str]:
+    """Each place in the built site that a hand-written file holds -> that file."""
+    return {built_path(path, directory_urls): path for path in sorted(hand_written, reverse=True)}
+
+
+def place_settings(settings: SiteSettings, hand_written: Collection[str], directory_urls: bool = True) -> SiteSettings:
+    """The settings to render with: the knowledge base's home off the site's own index.md (or README.md),
+    on a page of its own that no hand-written page holds (needs-action.md, else needs-action-2.md...)."""
+    held = _holders(hand_written, directory_urls)
+    if settings.home and built_path(in_docs(settings, HOME_PAGE), directory_urls) in held:
         settings = replace(settings, home=False)
     if not settings.home:
         stem = posixpath.splitext(ACTION_PAGE)[0]
         page = next(name for name in (f"{stem}{f'-{n}' if n > 1 else ''}.md" for n in range(1, len(hand_written) + 2))
-                    if in_docs(settings, name) not in hand_written)
+                    if built_path(in_docs(settings, name), directory_urls) not in held)
         settings = replace(settings, action_page=page)
     return settings
 
 
 def place_bundle(bundle: Bundle, settings: SiteSettings, hand_written: Collection[str],
-                 asked: SiteSettings | None = None) -> Placed:
+                 asked: SiteSettings | None = None, directory_urls: bool = True) -> Placed:
     """The bundle rendered with `settings` (from `place_settings`) moved under the prefix, without
     any file a hand-written one holds the place of. `asked`: the settings before `place_settings`, so
     that a home page moved off the site's index.md is named among the pages kept."""
+    held = _holders(hand_written, directory_urls)
     kept: set[str] = set()
     if asked is not None and asked.home and not settings.home:
-        kept.add(in_docs(settings, HOME_PAGE))
+        home = in_docs(settings, HOME_PAGE)
+        kept.add(held.get(built_path(home, directory_urls), home))
     files: dict[str, str] = {}
     for path, text in bundle.files.items():
         where = in_docs(settings, path)
-        if where in hand_written:
-            kept.add(where)
+        if (holder := held.get(built_path(where, directory_urls))) is not None:
+            kept.add(holder)
         else:
             files[where] = text
     pages: dict[str, PageMeta] = {}

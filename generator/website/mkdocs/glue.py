@@ -67,8 +67,8 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     kb = check(options.root)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
-    settings = place_settings(asked, hand_written)
-    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
+    settings = place_settings(asked, hand_written, config.use_directory_urls)
+    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked, config.use_directory_urls)
     site = placed.bundle
     with FilesEditor(files, config, scratch) as editor:
         for path, text in site.files.items():
