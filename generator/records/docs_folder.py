@@ -14,7 +14,8 @@ modes, `kb init`, `kb render`, the site's settings), in this order:
 Files are read through `files.read_bounded` (so a cached check sees them as inputs; a missing one is
 noted too). A configured folder that cannot be used (outside the knowledge base, absolute, a file
 that cannot be read or parsed) is a `problem` the check reports, never a silent fallback. The site
-configuration is read as data: tags such as `!!python/name:` or `!ENV` read as nothing.
+configuration is read as data: tags such as `!!python/name:` read as nothing; a docs_dir given by
+`!ENV` is a problem (it depends on the environment), never the default in silence.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ def docs_folder(root: Path) -> DocsFolder:
         if isinstance(config, str):
             return _problem(DEFAULT_DOCS, config, name)
         value = config.get("docs_dir", DEFAULT_DOCS) if isinstance(config, dict) else DEFAULT_DOCS
+        if isinstance(value, Tagged):  # `!ENV [DOCS, site-src]`: the folder depends on the build's environment
+            return _problem(DEFAULT_DOCS, f"docs_dir in {name} is {value.tag} {value.text}, which kb does not "
+                            "resolve (a check must not depend on the environment it runs in)", name)
         return _checked(root, DEFAULT_DOCS if value is None else value, f"docs_dir in {name}", name)
     return DocsFolder(DEFAULT_DOCS, "the default")
 
@@ -149,9 +153,22 @@ def _lenient_loader() -> Any:
     import yaml
 
     class Lenient(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        """Safe loading where any tag the safe loader does not know (MkDocs' `!ENV`,
-        `!!python/name:`) reads as nothing."""
+        """Safe loading where a tag the safe loader does not know reads as nothing (`!!python/name:`)
+        or, a local one (MkDocs' `!ENV`), as a `Tagged` value."""
 
-    Lenient.add_multi_constructor("!", lambda loader, suffix, node: None)
+    def tagged(loader: Any, suffix: str, node: Any) -> Tagged:
+        value = loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode) else \
+            loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None
+        return Tagged(node.tag, value if isinstance(value, str) else repr(value))
+
+    Lenient.add_multi_constructor("!", tagged)
     Lenient.add_multi_constructor("tag:", lambda loader, suffix, node: None)
     return Lenient
+
+
+@dataclass(frozen=True, slots=True)
+class Tagged:
+    """A value written with a local tag (`!ENV [DOCS, docs]`), which MkDocs resolves at build time."""
+
+    tag: str
+    text: str
