@@ -245,3 +245,23 @@ def test_a_docs_folder_with_other_pages_only_keeps_the_knowledge_base_at_its_top
     monkeypatch.chdir(repo.root)
     assert kb("init", "--merge").code == 0
     assert "  - incident-kb\n" in (repo.root / "mkdocs.yml").read_text()
+
+
+@pytest.mark.parametrize("state", ["detached", "detached with another branch", "no commits yet"])
+def test_the_workflow_runs_on_the_branch_the_repository_works_on(kb, tmp_path, monkeypatch, state):
+    """On a detached HEAD the workflow named git's default branch (`master`), which the repository
+    does not have."""
+    repo = GitRepo(tmp_path / "team")
+    repo.git("checkout", "-q", "-b", "trunk")
+    if state != "no commits yet":
+        repo.write("README.md", "# Team\n")
+        repo.commit("One", "2026-11-01T00:00:00Z")
+        repo.write("README.md", "# Team, two\n")
+        repo.commit("Two", "2026-11-02T00:00:00Z")
+        if state == "detached with another branch":
+            repo.git("branch", "-q", "old-work", "HEAD~1")
+        repo.git("checkout", "-q", "--detach", "HEAD")
+    monkeypatch.chdir(repo.root)
+    assert kb("init").code == 0
+    workflow = YAML(typ="safe").load((repo.root / ".github/workflows/kb-check.yml").read_text())
+    assert workflow["on"]["push"]["branches"] == ["trunk"]

@@ -52,19 +52,29 @@ def pinned_requirement() -> Install:
 
 
 def workflow_branch(in_git: bool, top: Path) -> str:
-    """The branch the workflow checks pushes to: the repository's current one; outside a repository
-    (or on a detached HEAD), the one `git init` will make (git's init.defaultBranch)."""
+    """The branch the workflow checks pushes to: the repository's current one; on a detached HEAD, the
+    remote's default branch, else the one local branch that holds HEAD (or the only local branch);
+    outside a repository, the one `git init` will make (git's init.defaultBranch)."""
     import subprocess
 
-    commands = ([["git", "symbolic-ref", "-q", "--short", "HEAD"]] if in_git else []) + \
-        [["git", "var", "GIT_DEFAULT_BRANCH"]]
-    for command in commands:
+    def run(*args: str) -> list[str]:
         try:
-            found = subprocess.run(command, cwd=top if in_git else None, capture_output=True,
+            found = subprocess.run(["git", *args], cwd=top if in_git else None, capture_output=True,
                                    text=True, timeout=30)
         except (OSError, subprocess.SubprocessError):
-            continue
-        branch = found.stdout.strip()
-        if found.returncode == 0 and branch and branch.isprintable():
-            return branch
-    return "main"
+            return []
+        lines = [line.strip() for line in found.stdout.splitlines() if line.strip()]
+        return lines if found.returncode == 0 and all(line.isprintable() for line in lines) else []
+
+    if in_git:
+        if current := run("symbolic-ref", "-q", "--short", "HEAD"):
+            return current[0]
+        if remote := run("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"):
+            return remote[0].removeprefix("origin/")
+        holding = run("for-each-ref", "--contains", "HEAD", "--format=%(refname:short)", "refs/heads")
+        every = run("for-each-ref", "--format=%(refname:short)", "refs/heads")
+        for branches in (holding, every):
+            if len(branches) == 1:
+                return branches[0]
+    default = run("var", "GIT_DEFAULT_BRANCH")
+    return default[0] if default else "main"
