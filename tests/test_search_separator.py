@@ -77,3 +77,14 @@ def test_the_live_preview_leaves_out_mkdocs_warning_about_dirty_builds_only(capl
     finally:
         plugin.on_shutdown()
     assert len(caplog.records) == 1
+
+
+@pytest.mark.parametrize("separator, splits", [
+    (r"([\s\-_])+", True), (r"[\s\-]+|(_)", True), (r"[^\w]+|_", True), (r"[\s\-_]+", True),
+    (r"[\s\-]+", False), (r"\W+", False), (r"[\s\-,:!=\[\]()`/]+|\.(?!\d)|(?!\b)(?=[A-Z][a-z])", False),
+    (r"(?<name>_)", None),  # JavaScript's named group: Python cannot read it, nobody is warned on a guess
+])
+def test_whether_a_separator_splits_underscores_is_judged_by_where_it_matches(separator, splits):
+    """A separator with a group (`([\\s\\-_])+`) splits POOL_SIZE, but re.split also returns the group's
+    text, so it was said not to (a false warning that --strict made an error)."""
+    assert splits_underscore(separator) is splits

@@ -79,8 +79,8 @@ def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
 def splits_underscore(separator: str) -> bool | None:
     """Whether a search separator (a JavaScript regular expression) splits 'POOL_SIZE' at its '_';
     None when Python cannot read it (then nobody is warned on a guess)."""
-    try:
-        return re.split(separator, "POOL_SIZE") == ["POOL", "SIZE"]
+    try:  # by where it matches, not by re.split's pieces: a group in it (`([\s_])+`) adds pieces
+        return any(match.start() <= 4 < match.end() for match in re.finditer(separator, "POOL_SIZE"))
     except (re.error, TypeError):
         return None
 
