@@ -28,6 +28,7 @@ HOSTILE = [
     "&lt;script&gt;",
     "`code` and `unpaired",
     "\x1b[2J\u202eevil",
+    "see www.evil.example/login for the fix",  # GitHub's extended autolink: no scheme, no brackets
 ]
 
 
@@ -45,6 +46,7 @@ def test_record_text_in_a_message_is_shown_not_rendered(text):
     message = cells(rows[0])[3]
     outside_code = re.sub(r"(`+).*?\1", "", message)
     assert not re.search(r"[<>\[\]()!*_~|:@$\\]", outside_code), message  # nothing markup could read
+    assert "www." not in outside_code  # nor GitHub's autolinks
     assert summary.count("\n## ") == 0 and summary.startswith("## kb check\n")
     if "`" not in text:  # what the reader sees: the message's own characters (controls as escapes)
         expected = displayable(f"'{text}' is not a field".replace("\n", " "))

@@ -123,8 +123,8 @@ def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
 
 # Every character GitHub's markdown could read as markup inside a table cell, as an entity, so it shows
 # as itself: HTML, emphasis, links and images, '|' (a cell ends at one), ~strike~, :emoji:, @mentions,
-# $math$.
-_MARKUP = str.maketrans({char: f"&#{ord(char)};" for char in "&<>\\\"'`*_[](){}#!|~:@$"})
+# $math$, and '.' (GitHub links a bare `www.example.com` by itself; an entity ends the match).
+_MARKUP = str.maketrans({char: f"&#{ord(char)};" for char in "&<>\\\"'`*_[](){}#!|~:@$."})
 
 
 def _shown_text(text: str) -> str:
