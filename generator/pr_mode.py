@@ -36,6 +36,7 @@ from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .records.files import is_folder
 from .records.links import files_named
 from .records.model import Catalog
+from .records.record_cache import loads_shared
 from .records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
 from .records.vocabulary import RecordKind
 from .wording import plural
@@ -59,7 +60,7 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
             if commit is None:
                 raise KbError(f"--base {ref}: no such commit in {state.toplevel}; fetch it first (e.g. `git fetch "
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
-            with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
+            with tempfile.TemporaryDirectory(prefix="kb-base-") as folder, loads_shared():
                 base_root = Path(folder)
                 if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
                     return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
@@ -101,6 +102,12 @@ class StagedCheck:
 
 
 def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
+    """`_check_staged`, each record file loaded once for the commit and HEAD (most bytes are the same)."""
+    with loads_shared():
+        return _check_staged(root, allow_shallow=allow_shallow, today=today)
+
+
+def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
     """Judge exactly what the next commit would hold: the index's files, laid out from git's objects
     into a private temporary folder (never the work tree, so an untracked or unstaged file changes
     nothing, whether or not pre-commit stashed the unstaged changes), with the history up to HEAD

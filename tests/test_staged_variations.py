@@ -99,3 +99,23 @@ def test_staged_says_what_a_check_of_the_commit_says(tmp_path, scenario):
     if scenario is _staged_link_to_a_record_outside:  # the commit's copy still reaches the file outside: the
         staged, made = ([f[:3] for f in found["findings"]] for found in (staged, made))  # wording differs
     assert staged == made, context
+
+
+def test_records_loaded_in_a_shared_scope_are_one_parse_per_path_and_bytes(tmp_path):
+    """--staged loads the commit's and HEAD's records twice each; within `loads_shared` a file with the
+    same kind, path and bytes is parsed once, and one with other bytes (or at another path) anew."""
+    from generator.records.record_cache import RecordCache, loads_shared
+    from generator.records.vocabulary import RecordKind
+
+    root = tmp_path / "kb"
+    _committed_seed(root)
+    path = str(root / SEED_KNOB)
+    with loads_shared():
+        first = RecordCache(root, enabled=False).load(RecordKind.KNOB, SEED_KNOB, path)
+        assert RecordCache(tmp_path, enabled=False).load(RecordKind.KNOB, SEED_KNOB, path) is first
+        edit(root / SEED_KNOB, "\nvalue: 512\n", "\nvalue: 384\n")
+        changed = RecordCache(root, enabled=False).load(RecordKind.KNOB, SEED_KNOB, path)
+        assert changed is not first and changed.record.value != first.record.value
+        other = RecordCache(root, enabled=False).load(RecordKind.KNOB, "knobs/other.yaml", path)
+        assert other is not changed and other.record == changed.record
+    assert RecordCache(root, enabled=False).load(RecordKind.KNOB, SEED_KNOB, path) is not changed  # scope over

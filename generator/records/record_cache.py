@@ -11,10 +11,12 @@ nothing of what comes after validation.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
 from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +113,13 @@ class RecordCache:
         except UnreadableFile:  # the loader says what is wrong
             return _loaded(kind, rel_path, read_yaml_file(Path(path), self.root))
         if not self.enabled:
-            return _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            if _remembered is None:
+                return _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
+            found = _remembered.get(key)
+            if found is None:
+                found = _remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            return found
         blob = blob_id(raw)
         key = f"{kind.value}\0{rel_path}\0{blob}"
         if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
@@ -176,6 +184,24 @@ def _row(loaded: LoadedRecord) -> _Saved | None:
 # entry once, and keeps the models it made. Its own, so trusted.
 _HELD: dict[str, tuple[dict[str, _Saved], dict[str, list[Any]], dict[str, LoadedRecord]]] = {}
 _holding = False
+
+
+# Records loaded while `loads_shared()` is active, by kind, path and blob id, for checks that keep no
+# store (the temporary folders of --staged and --base): the commit being made and HEAD hold mostly the
+# same bytes, and each folder is loaded twice (to lay out what records name, then to check).
+_remembered: dict[str, LoadedRecord] | None = None
+
+
+@contextlib.contextmanager
+def loads_shared() -> Iterator[None]:
+    """Within it, a record file loaded again with the same kind, path and bytes is not parsed again
+    (the result depends on nothing else: the store's key is the same)."""
+    global _remembered
+    outer, _remembered = _remembered, {} if _remembered is None else _remembered
+    try:
+        yield
+    finally:
+        _remembered = outer
 
 
 def hold_in_memory() -> None:
