@@ -363,3 +363,21 @@ def test_fmt_a_block_whose_last_line_is_only_spaces(kb, commented_kb, last_line)
     assert block in path.read_text() and path.read_text().index(block) < path.read_text().index("symptoms:")
     again = kb("fmt", "--check", "--root", commented_kb)
     assert again.code == 0
+
+
+@pytest.mark.parametrize("what", ["pipe", "link out", "dangling link"])
+@pytest.mark.parametrize("args", [("set", KNOB, "384", "--note", "x"), ("lesson", "add", INCIDENT, "A lesson.")])
+def test_a_record_file_that_is_no_regular_file_is_named_as_such_not_as_missing(kb, commented_kb, tmp_path, what, args):
+    """A pipe or a link where the record is was 'there is no knob ... does not exist; `kb new` creates
+    it', and `kb new` then said it already exists."""
+    target = commented_kb / (KNOB_FILE if args[0] == "set" else INCIDENT_FILE)
+    target.unlink()
+    if what == "pipe":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/zero" if what == "link out" else tmp_path / "gone.yaml")
+    result = kb(*args, "--root", commented_kb)
+    code, err = result.code, result.err
+    rel = target.relative_to(commented_kb).as_posix()
+    assert code == 2 and "does not exist" not in err and "kb new" not in err
+    assert err.startswith(f"kb: {rel} is ") and ("not a regular file" in err if what == "pipe" else "symbolic link" in err)

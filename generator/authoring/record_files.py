@@ -80,8 +80,8 @@ def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
         raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and dashes, "
                       "e.g. 'multi-round-harness-hang'")
     folder = root / kind.folder
-    for suffix in RECORD_SUFFIXES:
-        if (folder / f"{record_id}{suffix}").is_file():
+    for suffix in RECORD_SUFFIXES:  # whatever is there (a link, a pipe): the command says why it is no record
+        if os.path.lexists(folder / f"{record_id}{suffix}"):
             return folder / f"{record_id}{suffix}"
     # Records may be grouped in subfolders; the file name is the id wherever it lives.
     for path in record_files(root, kind):
@@ -103,7 +103,7 @@ def require_record(root: Path, kind: RecordKind, record_id: str) -> Path:
     """The file of the record `record_id` of `kind`; one that does not exist is a KbError, worded
     the same for every command: "there is no knob 'x' (knobs/x.yaml does not exist); ..."."""
     path = record_path(root, kind, record_id)
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link or a pipe there is refused by read_record, saying which
         rel = path.relative_to(root).as_posix()
         hint = f"`kb new {kind} {record_id}` creates it" if (root / kind.folder).is_dir() else \
             "is --root the knowledge base's repository?"
