@@ -184,3 +184,20 @@ def test_a_team_readme_home_and_a_knobs_page_beside_the_folder_are_kept(tmp_path
     assert "Our own home page" in site.html("") and "Our knob list" in site.html("knobs")
     assert "kb check reports" in site.html("needs-action")
     assert (tmp_path / "site" / KNOB / "index.html").is_file()
+
+
+@pytest.mark.slow
+def test_with_a_prefix_set_a_kept_page_is_said_once_and_another_folder_is_advised(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    _with_plugin_options(root, "      prefix: kb\n")
+    (root / "docs/kb").mkdir()
+    (root / "docs/kb/index.md").write_text(TEAM_HOME)
+    (root / "docs/kb/knobs.md").write_text("# Our knob list\n")
+    failure, log = try_build_site(root, tmp_path / "site", strict=False)
+    assert failure is None, log
+    [warning] = _warnings(log)
+    assert "docs/kb/index.md, docs/kb/knobs.md" in warning and "is at kb/needs-action.md" in warning
+    assert "`prefix: knowledge-base`" in warning and "`prefix: kb`" not in warning  # kb/ is where they clash
+    site = Site(root, tmp_path / "site")
+    assert "Our own home page" in site.html("kb") and "Our knob list" in site.html("kb/knobs")
+    assert "kb check reports" in site.html("kb/needs-action")
