@@ -61,6 +61,12 @@ def shell_word(text: str) -> str:
     return "$'" + "".join(_escaped(char) for char in text) + "'"
 
 
+def path_word(path: str) -> str:
+    """A relative path as one word of a command: `shell_word`, and `./` before one that starts with
+    '-', which every command (kb's --root, git, chmod) would read as an option."""
+    return shell_word(f"./{path}" if path.startswith("-") else path)
+
+
 def _escaped(char: str) -> str:
     code = ord(char)
     if char in "\\'":

@@ -212,7 +212,8 @@ def test_odd_folder_names_give_files_that_read_back_and_commands_that_run(kb, pl
     assert result.code == 0, result.err
     root = repo / name
     hook = YAML(typ="safe").load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
-    assert shlex.split(hook["entry"]) == ["kb", "check", "--staged", "--root", name]
+    as_typed = f"./{name}" if name.startswith("-") else name  # a word starting with '-' reads as no option
+    assert shlex.split(hook["entry"]) == ["kb", "check", "--staged", "--root", as_typed]
     workflow = YAML(typ="safe").load((repo / ".github/workflows/kb-check.yml").read_text())
     assert workflow["jobs"]["kb-check"]["defaults"]["run"]["working-directory"] == name
     import yaml  # PyYAML: what MkDocs reads mkdocs.yml with (YAML 1.1: yes, null and 1.0 are not text there)
@@ -221,13 +222,27 @@ def test_odd_folder_names_give_files_that_read_back_and_commands_that_run(kb, pl
     assert isinstance(site_name, str) and site_name and not set("<>&\n\u202e") & set(site_name)
     # What is printed stays on one line per command, shows no control, and runs as printed.
     lines = result.out.splitlines()
-    assert f"  kb check --root {shell_word(name)}" in lines
+    assert f"  kb check --root {shell_word(as_typed)}" in lines
     assert not any(char in result.out for char in "\u202e\x1b")
     echoed = subprocess.run(["bash", "-c", f"printf %s {shell_word(name)}"], capture_output=True, check=True).stdout
     assert echoed == os.fsencode(name)
     assert not (place / "repo/pwned").exists()
     # The hook's command finds the knowledge base it names.
     assert kb(*shlex.split(hook["entry"])[1:]).code == 0
+
+
+@pytest.mark.parametrize("name", ["-dir", "--root", "-new kb"])
+def test_a_folder_whose_name_starts_with_a_dash_is_no_option_in_any_command(kb, place, name):
+    """`--root -dir` in the hook and the printed commands was read as an option: exit 2 on every commit."""
+    repo = place / "repo"
+    result = kb("init", "--", name)
+    assert result.code == 0, result.err
+    hook = YAML(typ="safe").load((repo / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
+    assert shlex.split(hook["entry"]) == ["kb", "check", "--staged", "--root", f"./{name}"]
+    assert kb(*shlex.split(hook["entry"])[1:]).code == 0
+    printed = [line.split("#")[0].strip() for line in result.out.splitlines() if line.startswith("  kb check")]
+    assert printed == [f"kb check --root {shell_word('./' + name)}"]
+    assert kb(*shlex.split(printed[0])[1:]).code == 0
 
 
 def test_the_words_of_printed_commands_are_read_back_by_bash_as_given():

@@ -31,7 +31,7 @@ from ..records.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 from ..records.files import UnreadableFile, read_bounded
 from ..records.vocabulary import RecordKind
 from ..records.writes import Unwritable, is_inside, make_folders, way_out, write_file
-from ..wording import shell_word
+from ..wording import path_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
@@ -94,7 +94,7 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "kb_dir": kb_dir,
         "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
                    + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
-        "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
+        "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(f'./{kb_dir}' if kb_dir.startswith('-') else kb_dir)}"),
         "branch": workflow_branch(layout.in_git, layout.top),
     }
     files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
@@ -267,7 +267,7 @@ def _refuse_unless_creatable(path: Path) -> None:
         raise KbError(f"{_shown(folder)} is {_kind(kind)}, where kb init needs a folder; nothing was written")
     if not _writable(folder, kind):
         raise KbError(f"{_shown(folder)} is read-only; kb init writes nothing into it (make it writable, e.g. "
-                      f"chmod u+w {shell_word(os.path.relpath(folder))}); nothing was written")
+                      f"chmod u+w {path_word(os.path.relpath(folder))}); nothing was written")
 
 
 def _writable(path: Path, mode: int) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from ..checking.formats import displayable
-from ..wording import shell_word
+from ..wording import path_word
 from .site_merge import SiteSetup
 
 
@@ -43,13 +43,13 @@ def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, 
     """The `next:` lines, true for the situation: a site that does not show the knowledge base yet
     starts with what makes it show it. `top` and `root`: the repository's and the knowledge base's
     folders as the user would type them."""
-    root_option = "" if where == "." else f" --root {shell_word(root)}"
+    root_option = "" if where == "." else f" --root {path_word(root)}"
     config = "" if where == "." and setup.config_name in ("mkdocs.yml", "properdocs.yml", "zensical.toml") else \
-        f" -f {shell_word(os.path.join(root, setup.config_name))}"
+        f" -f {path_word(os.path.join(root, setup.config_name))}"
     pending = setup.existing and not merged and setup.additions is not None and setup.additions.new_text is not None
-    folder = "" if where == "." else f" {shell_word(root)}"
+    folder = "" if where == "." else f" {path_word(root)}"
     lines = ["next:",
-             *([f"  git init {shell_word(top)}   # the checks read git history"] if not in_git else []),
+             *([f"  git init {path_word(top)}   # the checks read git history"] if not in_git else []),
              *([f"  kb init{folder} --merge   # adds the knowledge base to {displayable(setup.config_name)} as shown"]
                if pending else []),
              *([f"  add the lines above to {displayable(setup.config_name)}"] if setup.cannot_merge is not None else []),
