@@ -265,3 +265,19 @@ def test_the_workflow_runs_on_the_branch_the_repository_works_on(kb, tmp_path, m
     assert kb("init").code == 0
     workflow = YAML(typ="safe").load((repo.root / ".github/workflows/kb-check.yml").read_text())
     assert workflow["on"]["push"]["branches"] == ["trunk"]
+
+
+def test_a_configuration_that_inherits_its_plugins_is_refused_by_merge(kb, tmp_path, monkeypatch):
+    """MkDocs replaces an inherited list: a plugins: list merged into the child dropped the parent's
+    plugins (its `social` was gone from the site)."""
+    repo = GitRepo(tmp_path / "team")
+    repo.write("base.yml", "theme:\n  name: material\nplugins:\n  - search\n  - social\n")
+    repo.write("mkdocs.yml", "INHERIT: base.yml\nsite_name: Team\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    refused = kb("init", "--merge")
+    assert refused.code == 2 and "INHERIT" in refused.err and "base.yml" in refused.err
+    assert (repo.root / "mkdocs.yml").read_text() == "INHERIT: base.yml\nsite_name: Team\n"
+    shown = kb("init")
+    assert shown.code == 0 and "    - incident-kb" in shown.out and "add the lines above to mkdocs.yml" in shown.out
+    assert (repo.root / "mkdocs.yml").read_text() == "INHERIT: base.yml\nsite_name: Team\n"

@@ -93,6 +93,9 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     `prefix` of the docs folder (`about`: the docs-relative page kb init writes about the knowledge
     base, for the nav)."""
     config = parsed_config(text)
+    if "INHERIT" in config:  # MkDocs merges mappings from the parent but replaces lists: plugins: here drops its
+        raise CannotMerge(f"it inherits from {config['INHERIT']} (INHERIT:), whose plugins: and nav: lists one "
+                          "written here would replace; add the lines to the file that lists them")
     lines = text.splitlines(True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
