@@ -66,6 +66,12 @@ def _spaces_and_unicode(root: Path) -> None:
     _git(root, "add", "-A")
 
 
+def _control_characters_in_names(root: Path) -> None:
+    (root / "incidents/proxy\noutage.yaml").write_text(_incident("proxy-outage"))
+    (root / "docs/guide/tab\tdoc.md").write_text("# Runbook\n\nSGLANG_SM120_MMA_TARGET_CTAS is 512.\n")
+    _git(root, "add", "-A")
+
+
 def _staged_link_to_a_record(root: Path) -> None:
     (root / "shared").mkdir()
     (root / "shared/linked.yaml").write_text(_incident("linked-incident"))
@@ -81,6 +87,7 @@ def _staged_link_to_a_record_outside(root: Path) -> None:
 
 SCENARIOS = [_renamed_knob, _renamed_knob_with_its_id, _removed_incident_a_knob_names,
              _removed_incident_kept_in_the_work_tree, _doc_fixed_in_the_work_tree_only, _spaces_and_unicode,
+             _control_characters_in_names,
              _staged_link_to_a_record, _staged_link_to_a_record_outside]
 # Not here: a submodule under incidents/ (kb reads no repository but this one; see the report of review-22-23).
 
