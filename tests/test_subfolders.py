@@ -85,3 +85,21 @@ def test_authoring_commands_find_a_nested_record_and_fmt_points_its_modeline_up(
     assert kb("fmt", "--root", seed_kb).code == 0
     assert nested.read_text().startswith("# yaml-language-server: $schema=../../schemas/knob.schema.json\n")
     assert kb("fmt", nested, "--check", "--root", seed_kb).code == 0
+
+
+@pytest.mark.parametrize("check", [True, False], ids=["fmt --check", "fmt"])
+def test_kb_fmt_says_which_records_it_cannot_reach_never_all_formatted(kb, seed_kb, tmp_path, check):
+    """A record folder linked out of the repository, or a record named x.YAML: `kb fmt --check` said
+    "0 records would be reformatted" and passed, as if every record had been looked at."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copy(seed_kb / SEED_KNOB, outside / "other.yaml")
+    (seed_kb / "knobs/team").symlink_to(outside)
+    (seed_kb / "incidents/loud.YAML").write_text((seed_kb / SEED_INCIDENT).read_text())
+    result = kb("fmt", *(["--check"] if check else []), "--root", seed_kb)
+    assert result.code == 1
+    assert "knobs/team:1:1: error unreadable-file" in result.err and "incidents/loud.YAML:1:1: error unreadable-file" \
+        in result.err
+    assert (outside / "other.yaml").read_bytes() == (seed_kb / SEED_KNOB).read_bytes()  # nothing written there
+    named = kb("fmt", "--check", str(seed_kb / SEED_KNOB), "--root", seed_kb)  # files named: only those
+    assert named.code == 0, named.err

@@ -13,6 +13,7 @@ from ...command import Command, add_root, root_of
 from ...wording import plural
 
 if TYPE_CHECKING:
+    from ...findings import Finding
     from ..fmt import Formatted
 
 
@@ -27,10 +28,13 @@ def run_fmt(args: argparse.Namespace) -> int:
     from ..fmt import files_to_format, format_file
     from ..record_files import write
 
+    from ...pipeline import skipped_record_folders
+
     root = root_of(args)
     paths = files_to_format(root, args.files)
+    skipped = [] if args.files else skipped_record_folders(root)  # said, as the check says them: never passed by
     if args.check:
-        return _report([format_file(root, path) for path in paths], check=True)
+        return _report([format_file(root, path) for path in paths], check=True, skipped=skipped)
     with editing_lock(root):  # read and written under the lock, so no concurrent edit is lost
         results = [format_file(root, path) for path in paths]
         for result in results:
@@ -38,18 +42,18 @@ def run_fmt(args: argparse.Namespace) -> int:
                 assert result.record is not None and result.text is not None
                 write(result.record, result.text)  # a file that cannot be written stops here, unreported
                 print(displayable(f"reformatted {result.rel_path}: {'; '.join(result.changes)}"))
-    return _report(results, check=False)
+    return _report(results, check=False, skipped=skipped)
 
 
-def _report(results: list[Formatted], *, check: bool) -> int:
-    problems = [r.problem for r in results if r.problem is not None]
+def _report(results: list[Formatted], *, check: bool, skipped: list[Finding]) -> int:
+    problems = [r.problem for r in results if r.problem is not None] + skipped
     changed = [r for r in results if r.changed]
     if check:
         for result in changed:
             print(displayable(f"would reformat {result.rel_path}: {'; '.join(result.changes)}"))
     if problems:
         sys.stderr.write(format_text(problems, "cannot format these"))
-    unchanged = len(results) - len(changed) - len(problems)
+    unchanged = len(results) - len(changed) - (len(problems) - len(skipped))
     verb = "would be reformatted" if check else "reformatted"
     print(f"{plural(len(changed), 'record')} {verb}, {unchanged} already formatted")
     return 1 if problems or (check and changed) else 0
