@@ -68,6 +68,12 @@ _CODES = (
     Code("changed-under-refuted", Severity.WARNING,
          "a knob's value or status was last changed under a hypothesis later refuted (or another root cause)"),
     Code("revert-overdue", Severity.WARNING, "a knob stays reverted under a hypothesis still open past its review date"),
+    Code("gain-within-noise", Severity.WARNING,
+         "a gain claimed for a knob's value whose 95% interval includes zero, or that is below min-gain-pct"),
+    Code("unmeasured-value", Severity.WARNING,
+         "an active knob with no measurement at its current value, unmeasured-value-days after it was set"),
+    Code("restore-unverified", Severity.WARNING,
+         "a knob restored more than restore-verify-days ago with no measurement since that shows its gain back"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
 )

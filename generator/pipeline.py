@@ -58,7 +58,7 @@ class KnowledgeBase:
 
     @property
     def rule_settings(self) -> RuleSettings:
-        return RuleSettings(self.today or reference_date(), self.config.revert_overdue_days)
+        return RuleSettings.of(self.today or reference_date(), self.config)
 
     @property
     def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
@@ -155,7 +155,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
-    settings = RuleSettings(today, config.revert_overdue_days)
+    settings = RuleSettings.of(today, config)
     for item in (item for rule in RULES for item in rule(catalog, root, settings)):
         loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []

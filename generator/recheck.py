@@ -59,7 +59,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date,
     if len(reached) > MAX_REACHED:
         return None
     part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
-    settings = RuleSettings(today, part.config.revert_overdue_days)
+    settings = RuleSettings.of(today, part.config)
     for item in (item for rule in RULES for item in rule(part.catalog, root, settings)):
         part.by_file.setdefault(item.path, []).append(item)
     if not set(part.by_file) <= reached:

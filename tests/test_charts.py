@@ -42,11 +42,14 @@ def test_chart_is_accessible_and_says_what_the_table_says(seed_kb):
     assert chart.description == ("Gain chart. output throughput (% of baseline): concurrency 64 +12.8%, "
                                  "concurrency 96 +5.7%")
     labels = texts(chart.light)
-    assert labels.count("100%") == 2 and {"+12.8%", "+5.7%", "baseline", "tuned"} <= set(labels)
-    # the tuned bar is taller than the baseline's where the record says the gain is positive
-    bars = [r for r in svg.iter(f"{SVG}rect") if float(r.get("height", 0)) > 20]
-    heights = [float(r.get("height")) for r in bars]
-    assert heights[1] > heights[0] and heights[3] > heights[2] and heights[1] > heights[3]
+    assert labels.count("100%") == 3  # the two baseline points, and the value axis' lower end
+    assert {"+12.8%", "+5.7%", "baseline", "tuned", "112.8%"} <= set(labels)
+    # Points joined across the condition, not bars repeating the table: the tuned point is above the
+    # baseline's where the record says the gain is positive (SVG's y grows downwards).
+    assert not [r for r in svg.iter(f"{SVG}rect")]
+    base_64, base_96, tuned_64, tuned_96 = (float(c.get("cy")) for c in svg.iter(f"{SVG}circle")
+                                             if float(c.get("cy")) > 30)  # the legend's dots are above
+    assert tuned_64 < tuned_96 < base_64 == base_96
 
 
 def test_invalid_measurements_are_left_out_and_absolute_values_keep_their_unit(seed_kb):
@@ -90,3 +93,29 @@ def test_record_text_is_drawn_literally_never_as_math(seed_kb):
         chart = charts.draw_gain_chart(seed_knob(seed_kb))
         assert f">{metric} (% of baseline)<" in chart.light
         assert f">concurrency {condition}<" in chart.light
+
+
+def test_runs_chart_the_values_across_the_condition_with_their_spread(kb, seed_kb):
+    """Imported runs at concurrency 64, 80 and 96: the values in their unit, in the conditions'
+    order, each with its spread, so 'throughput at 96 below 80' shows; history is left out."""
+    bench = seed_kb / "bench"
+    bench.mkdir()
+    from .conftest import REPO
+
+    (bench / "runs.jsonl").write_text((REPO / "tests/fixtures/benchmarks/sglang-ctas.jsonl").read_text())
+    result = kb("measurement", "import", "sglang-sm120-mma-target-ctas", bench / "runs.jsonl", "--metric",
+                "output_throughput", "--baseline", "ctas-256", "--candidate", "ctas-512", "--condition",
+                "concurrency=max_concurrency", "--date", "2026-11-09", "--root", seed_kb)
+    assert result.code == 0, result.err
+    edit(seed_kb / SEED_KNOB, "    setting: 512\n    delta_pct: 5.7\n", "    setting: 256\n    delta_pct: 5.7\n")
+    panels = charts.chart_panels(seed_knob(seed_kb))
+    assert [p.metric for p in panels] == ["output throughput (% of baseline)", "output_throughput (tok/s)"]
+    assert panels[0].conditions == ("concurrency 64",)  # the gain measured at 256 is history
+    runs = panels[1]
+    assert runs.conditions == ("concurrency 64", "concurrency 80", "concurrency 96")
+    assert runs.baselines[2] < runs.baselines[1]  # the baseline's anomaly: 96 below 80
+    assert all(low < median < high for (low, high), median in zip(runs.tuned_spread, runs.tuned))
+    chart = charts.draw_gain_chart(seed_knob(seed_kb))
+    svg = ElementTree.fromstring(chart.light.encode())
+    assert len([p for p in svg.iter(f"{SVG}path")]) == 6  # a whisker per point
+    assert "concurrency 80 2911 (+9.5%)" in chart.description and "output_throughput (tok/s)" in texts(chart.light)

@@ -67,7 +67,8 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     for m in knob["measurements"]:
         run("measurement", "add", KNOB, "--metric", m["metric"], "--delta-pct", m["delta_pct"], "--date", m["date"],
             *[a for k, v in m["conditions"].items() for a in ("--condition", f"{k}={v}")],
-            "--evidence", m["evidence"], *(("--note", m["note"]) if "note" in m else ()))
+            "--evidence", m["evidence"], *(("--note", m["note"]) if "note" in m else ()),
+            *(("--setting", m["setting"]) if "setting" in m else ()))
     assert check(kb, root) == (0, [])
 
     # 2026-11-03: the harness starts hanging.

@@ -13,13 +13,11 @@ arguments, prints nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
+from .outcome import Outcome, entry, fields
 from .record_files import RecordFile, Refused, open_record, require_record, save
 from ..findings import Finding, KbError
 from ..pipeline import KnowledgeBase, check_knowledge_base
@@ -29,32 +27,14 @@ from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
+from ..records.gain_verdicts import is_at_current_value
 from ..records.model import last_revert
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
 from .yaml_emit import Flow
-from ..wording import day
+from ..wording import day, shell_word
 
 When = date | datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What a command did (one line), what else needs doing, and what `kb check` now reports."""
-
-    done: str
-    next_steps: tuple[str, ...] = ()
-    check: tuple[Finding, ...] = field(default=())
-
-
-def fields(model: type[BaseModel]) -> list[str]:
-    """A model's field names in declaration order: the canonical key order of its records."""
-    return list(model.model_fields)
-
-
-def entry(model: type[BaseModel], **values: Any) -> dict[str, Any]:
-    """A record entry with its keys in the schema's order, leaving out what was not given."""
-    return {name: values[name] for name in fields(model) if values.get(name) is not None}
 
 
 # ---- incidents ---------------------------------------------------------------------------------
@@ -246,6 +226,10 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps = [*_deploy_steps(checked, knob, want_set=True), *_doc_steps(checked, knob_id)]
     if knob.keep_reverted:
         steps.append(f"remove 'keep_reverted' from {record.rel_path}: the knob is no longer reverted")
+    days = checked.config.restore_verify_days
+    steps.append(f"verify that the gain came back: measure {knob.name}={value_text(knob.value)} and record it "
+                 f"(kb measurement import {knob_id} FILE... --metric NAME); without a measurement dated since the "
+                 f"restore, kb check reports restore-unverified after {days} day{'s' * (days != 1)}")
     hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
     if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
         steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
@@ -274,6 +258,12 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         raise KbError(f"knob '{knob_id}' is already {knob.name}={value_text(knob.value)}; to record why it stays, "
                       "give --note")
     old = knob.value
+    # Gains belong to the value measured: measurements taken at the old value say so from now on,
+    # in the record itself, so nothing can read them as measurements of the new one.
+    stamped = [] if same else [i for i, m in enumerate(knob.measurements)
+                               if m.setting is None and is_at_current_value(knob, m)]
+    for index in stamped:
+        editor.set(("measurements", index), "setting", old, fields(Measurement))
     item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
                  note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
@@ -282,6 +272,11 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
     knob, checked = _save_knob(record, editor, knob_id)
     steps = [*(_deploy_steps(checked, knob, want_set=True) if knob.status is KnobStatus.ACTIVE else ()),
              *_doc_steps(checked, knob_id)]
+    if not same and any(not is_at_current_value(knob, m) for m in knob.measurements):
+        marked = f" ('setting: {value_text(old)}' added to {len(stamped)} of them)" if stamped else ""
+        steps.append(f"the gains on record were measured at other values{marked}: they are history now, not "
+                     f"claimed for {value_text(value)}; measure it: kb measurement import {knob_id} FILE... "
+                     f"--metric NAME --setting {shell_word(value_text(value))}")
     done = (f"'{knob_id}' stays {knob.name}={value_text(value)} ({day(when)})" if same else
             f"'{knob_id}' set to {knob.name}={value_text(value)} on {day(when)} (was {value_text(old)})")
     return Outcome(f"{record.rel_path}: {done}", tuple(steps), checked.findings)
@@ -298,19 +293,6 @@ def retire(root: Path, knob_id: str, when: When, note: str | None = None) -> Out
     if knob.keep_reverted:
         steps.append(f"'keep_reverted' in {record.rel_path} no longer applies: the knob is retired")
     return Outcome(f"{record.rel_path}: '{knob_id}' retired on {day(when)}", tuple(steps), checked.findings)
-
-
-def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
-                    baseline: float | None = None, value: float | None = None, unit: str | None = None,
-                    conditions: dict[str, Any] | None = None, higher_is_better: bool = True,
-                    when: When | None = None, evidence: str | None = None, note: str | None = None) -> Outcome:
-    record, editor, _ = _open_knob(root, knob_id)
-    item = entry(Measurement, metric=metric, conditions=Flow(conditions) if conditions else None,
-                 baseline=baseline, value=value, delta_pct=delta_pct, unit=unit,
-                 higher_is_better=None if higher_is_better else False, date=when, evidence=evidence, note=note)
-    editor.append(("measurements",), item, fields(Knob))
-    save(record, editor)
-    return Outcome(f"{record.rel_path}: added a measurement of {metric}", (), _check(root))
 
 
 # ---- helpers -----------------------------------------------------------------------------------

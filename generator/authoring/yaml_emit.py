@@ -8,6 +8,7 @@ or an inline value it writes bare reads back as itself.
 from __future__ import annotations
 
 import io
+import math
 import re
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -53,6 +54,8 @@ def render_scalar(value: Any, flow: bool = False) -> str:
     """One value on one line, quoted only when it must be (and then with single quotes if it can)."""
     if value is None:
         return ""
+    if type(value) is int or (type(value) is float and math.isfinite(value)):
+        return repr(value)  # as YAML reads it back, exactly (and fast: imported runs are thousands of numbers)
     if isinstance(value, datetime | date):
         return value.isoformat()
     if isinstance(value, str) and not value.isprintable():  # line breaks (YAML's too: U+0085, U+2028...), tabs
@@ -154,6 +157,8 @@ def render_entry(key: str, value: Any, column: int, indent: Indent) -> list[str]
     """`key: value` at `column`, with any nested lines, each line indented in full."""
     pad = " " * column
     key = render_key(key)
+    if isinstance(value, FlowList) and len(pad) + len(key) + 2 + len(_render_flow(value)) > WIDTH:
+        return _wrapped_flow_list(f"{pad}{key}: ", value, column + indent.mapping)
     if isinstance(value, Flow | FlowList) or (isinstance(value, dict | list) and not value):
         return [f"{pad}{key}: {_render_flow(value)}"]
     if isinstance(value, dict):
@@ -168,6 +173,22 @@ def render_entry(key: str, value: Any, column: int, indent: Indent) -> list[str]
         return lines
     head, below = _scalar_lines(value, column + len(key) + 2, column + indent.mapping)
     return [f"{pad}{key}:{' ' + head if head else ''}", *below]
+
+
+def _wrapped_flow_list(head: str, values: list[Any], column: int) -> list[str]:
+    """A long inline list over as many lines as it takes, each within WIDTH where its items allow:
+    `runs: [2799.2, 2781.4, ...,` then the rest indented under the key."""
+    pieces = [_render_flow(v) + "," for v in values]
+    pieces[-1] = pieces[-1][:-1] + "]"
+    lines: list[str] = []
+    current = head + "[" + pieces[0]
+    for piece in pieces[1:]:
+        if len(current) + 1 + len(piece) <= WIDTH:
+            current += " " + piece
+        else:
+            lines.append(current)
+            current = " " * column + piece
+    return [*lines, current]
 
 
 def render_item(value: Any, dash_column: int, indent: Indent) -> list[str]:

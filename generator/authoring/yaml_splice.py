@@ -272,9 +272,10 @@ def _insert_key(doc: Document, mapping: Node, key: str, value: Any, order: Seque
     return _insert_after(doc, doc.entry_end_line(mapping.children[before[-1]].end, column), lines)
 
 
-def _append_item(doc: Document, sequence: Node, item: Any, indent: Indent) -> str:
+def _append_item(doc: Document, sequence: Node, items: Sequence[Any], indent: Indent) -> str:
     dash = doc.column_of(sequence.start)
-    return _insert_after(doc, doc.entry_end_line(sequence.end, dash), render_item(item, dash, indent))
+    lines = [line for item in items for line in render_item(item, dash, indent)]
+    return _insert_after(doc, doc.entry_end_line(sequence.end, dash), lines)
 
 
 def _container(data: Any, path: Key) -> Any:
@@ -321,11 +322,17 @@ class Editor:
 
     def append(self, path: Key, item: Any, order: Sequence[str] = ()) -> None:
         """Append `item` to the list at `path`, creating the list (where `order` puts it) if needed."""
+        self.extend(path, (item,), order)
+
+    def extend(self, path: Key, items: Sequence[Any], order: Sequence[str] = ()) -> None:
+        """Append `items` to the list at `path` in one edit (the text is parsed once, however many)."""
+        if not items:
+            return
         doc = self._document()
         sequence = doc.find(path)
         if sequence is None or sequence.is_empty_scalar or (sequence.kind == "seq" and sequence.flow
                                                             and not sequence.children):
-            self.set(path[:-1], str(path[-1]), [item], order)
+            self.set(path[:-1], str(path[-1]), list(items), order)
             return
         where = f"{self.name}: line {doc.line_of(sequence.start) + 1}"
         if sequence.kind != "seq":
@@ -333,10 +340,10 @@ class Editor:
         if sequence.flow:
             raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); write it one item per line to add to it")
         try:
-            self.text = _append_item(doc, sequence, item, self.indent)
+            self.text = _append_item(doc, sequence, items, self.indent)
         except (EditError, RenderError) as exc:
             raise EditError(f"{self.name}: {exc}") from None
-        _container(self.expected, path).append(copy.deepcopy(item))
+        _container(self.expected, path).extend(copy.deepcopy(list(items)))
 
     def check(self) -> None:
         """The text must parse to exactly the data the edits meant."""

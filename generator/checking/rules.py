@@ -19,7 +19,8 @@ from ..records.consistency import path_problem
 from ..records.deployments import any_value_pattern, deploy_pattern, value_text
 from ..records.files import UnreadableFile, read_bounded
 from ..records.patterns import compile_pattern
-from ..records.model import Catalog, Gain, describe_gains, knob_gains, when_key
+from ..records.gain_verdicts import claimed_gains, describe_reclaimed
+from ..records.model import Catalog, Gain, when_key
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import KnobStatus, RecordKind, Stance
 from ..records.validate import dotted
@@ -33,16 +34,9 @@ from ..records.verdicts import (
     supporting_evidence,
     unsettled_change,
 )
-from .severities import DEFAULT_OVERDUE_DAYS
+from .gain_rules import GAIN_RULES
+from .rule_settings import RuleSettings
 from ..wording import shell_word
-
-
-@dataclass(frozen=True, slots=True)
-class RuleSettings:
-    """What rules need beyond the records: the reference date and the configured days."""
-
-    today: date
-    overdue_days: int = DEFAULT_OVERDUE_DAYS
 
 _MAX_DEPLOY_FILE = 10 << 20
 
@@ -55,7 +49,8 @@ class Reclaimable:
     revert: HistoryEntry
     incident: Incident
     hypothesis: Hypothesis
-    gains: tuple[Gain, ...]
+    gains: tuple[Gain, ...]  # those measured at its value (gain_verdicts.claimed_gains)
+    min_gain_pct: float = 0.0
 
     @property
     def reason(self) -> str:
@@ -67,11 +62,12 @@ class Reclaimable:
 
     @property
     def gains_text(self) -> str:
-        return describe_gains(self.gains) or "no measured gain on record"
+        """What restoring it reclaims: gains at its value, those within noise said to be."""
+        return describe_reclaimed(self.gains, self.min_gain_pct)
 
 
-def find_reclaimable(catalog: Catalog) -> list[Reclaimable]:
-    return [Reclaimable(r.knob, r.entry, r.incident, r.hypothesis, knob_gains(r.knob))
+def find_reclaimable(catalog: Catalog, min_gain_pct: float = 0.0) -> list[Reclaimable]:
+    return [Reclaimable(r.knob, r.entry, r.incident, r.hypothesis, claimed_gains(r.knob), min_gain_pct)
             for r in current_reverts(catalog)
             if r.is_reclaimable and r.incident is not None and r.hypothesis is not None]
 
@@ -87,7 +83,7 @@ def _setting(knob: Knob) -> str:
 
 
 def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for item in find_reclaimable(catalog):
+    for item in find_reclaimable(catalog, settings.min_gain_pct):
         knob = item.knob
         cause = item.incident.root_cause
         actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != item.hypothesis.id else ""
@@ -184,7 +180,7 @@ def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> 
                  if e.stance is Stance.AGAINST and e.date is not None and when_key(e.date) >= when_key(revert.date)]
         if since:
             shown = "; ".join(_evidence_text(e) for e in since)
-            gains = describe_gains(knob_gains(knob))
+            gains = describe_reclaimed(claimed_gains(knob), settings.min_gain_pct) if claimed_gains(knob) else ""
             yield _knob_finding(
                 catalog, "restore-candidate", knob, ("status",),
                 f"knob '{knob.id}' was reverted on {revert.date.isoformat()} to test hypothesis '{hypothesis.id}' "
@@ -290,4 +286,4 @@ def _evidence_text(evidence: Evidence) -> str:
 
 Rule = Callable[[Catalog, Path, RuleSettings], Iterator[Finding]]
 RULES: tuple[Rule, ...] = (reclaimable_knobs, knob_drift, restore_candidates, correlation_only_reverts,
-                           unexplained_reverts, overdue_reverts, changes_under_refuted)
+                           unexplained_reverts, overdue_reverts, changes_under_refuted, *GAIN_RULES)

@@ -29,7 +29,14 @@ from ..records.files import UnreadableFile, noted, read_bounded
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
-SETTINGS = {"revert-overdue-days": "days a revert may test a still-open hypothesis before it is overdue"}
+DEFAULT_RESTORE_VERIFY_DAYS = 7
+DEFAULT_UNMEASURED_VALUE_DAYS = 14
+SETTINGS = {
+    "revert-overdue-days": "days a revert may test a still-open hypothesis before it is overdue",
+    "min-gain-pct": "the smallest improvement, in percent, that counts as a gain (smaller ones are noise)",
+    "restore-verify-days": "days a restored knob may go without a measurement that shows its gain back",
+    "unmeasured-value-days": "days a knob's new value may go without a measurement at it",
+}
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
 _MAX_CONFIG_BYTES = 1 << 20
 
@@ -38,6 +45,9 @@ _MAX_CONFIG_BYTES = 1 << 20
 class Config:
     severities: dict[str, str] = field(default_factory=dict)  # code -> error | warning | off
     revert_overdue_days: int = DEFAULT_OVERDUE_DAYS
+    min_gain_pct: float = 0.0
+    restore_verify_days: int = DEFAULT_RESTORE_VERIFY_DAYS
+    unmeasured_value_days: int = DEFAULT_UNMEASURED_VALUE_DAYS
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings with configured severities; those turned off are dropped."""
@@ -90,6 +100,7 @@ def load_config(root: Path) -> tuple[Config, list[Finding]]:
         findings.append(_bad(text, "revert-overdue-days", f"revert-overdue-days is {_shown(overdue_days)}; give a "
                              "whole number of days, e.g. revert-overdue-days = 14"))
         overdue_days = DEFAULT_OVERDUE_DAYS
+    gains = _gain_settings(section, text, findings)
     for code, level in entries.items():
         if code not in CODES:
             close = difflib.get_close_matches(code, [*CODES, *SETTINGS], n=1)
@@ -99,7 +110,26 @@ def load_config(root: Path) -> tuple[Config, list[Finding]]:
             findings.append(_bad(text, code, f"severity of '{code}' is {_shown(level)}; use \"error\", \"warning\" or \"off\""))
         else:
             severities[code] = level
-    return Config(severities, overdue_days), findings
+    return Config(severities, overdue_days, float(gains["min-gain-pct"]), int(gains["restore-verify-days"]),
+                  int(gains["unmeasured-value-days"])), findings
+
+
+def _gain_settings(section: dict[str, object], text: str, findings: list[Finding]) -> dict[str, float | int]:
+    """min-gain-pct, restore-verify-days and unmeasured-value-days, each checked; a bad one is a
+    finding and its default is used."""
+    found: dict[str, float | int] = {}
+    for name, default, days in (("min-gain-pct", 0.0, False),
+                                ("restore-verify-days", DEFAULT_RESTORE_VERIFY_DAYS, True),
+                                ("unmeasured-value-days", DEFAULT_UNMEASURED_VALUE_DAYS, True)):
+        value = section.get(name, default)
+        kinds = (int,) if days else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not 0 <= value <= 1e6:
+            example = f"{name} = {default}" if days else f"{name} = 2.5"
+            what = "a whole number of days" if days else "a percentage (a number, 0 or more)"
+            findings.append(_bad(text, name, f"{name} is {_shown(value)}; give {what}, e.g. {example}"))
+            value = default
+        found[name] = value
+    return found
 
 
 def _shown(value: object) -> str:

@@ -16,8 +16,9 @@ from ..findings import Finding, finding
 from .deployments import deploy_pattern
 from .files import describe_error, noted
 from .patterns import pattern_problem
-from .model import MAX_CHANGE_PCT, Catalog, change_pct, when_key
-from .schema import Incident, Knob
+from .estimates import median
+from .model import MAX_CHANGE_PCT, Catalog, change_pct, sides, when_key
+from .schema import Incident, Knob, Measurement
 from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
 from .validate import dotted
 from .yaml_source import Key
@@ -84,19 +85,48 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     for i, doc in enumerate(knob.docs):
         yield from _check_path(report, root, ("docs", i), doc)
     for i, measurement in enumerate(knob.measurements):
-        if measurement.delta_pct is None and (measurement.baseline is None or measurement.value is None):
-            yield report("missing-field", ("measurements", i),
-                         f"measurements[{i}] needs either 'baseline' and 'value', or 'delta_pct'")
-        elif measurement.delta_pct is None and measurement.baseline == 0:
-            yield report("bad-value", ("measurements", i, "baseline"),
-                         f"measurements[{i}].baseline is 0, so no gain in percent can be computed; give delta_pct")
-        elif change_pct(measurement) is None:
-            field = "delta_pct" if measurement.delta_pct is not None else "value"
-            yield report("bad-value", ("measurements", i, field),
-                         f"measurements[{i}] is a change of more than {MAX_CHANGE_PCT:,.0f}% (over 10,000 times), "
-                         "which no tuning gains; check the numbers and their unit")
+        yield from _check_measurement(report, i, measurement)
         if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
             yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
+
+
+def _check_measurement(report: _Reporter, i: int, measurement: Measurement) -> Iterator[Finding]:
+    """Both sides given once (single numbers or runs), and a change that can be computed."""
+    where = f"measurements[{i}]"
+    has_runs = bool(measurement.runs or measurement.baseline_runs)
+    if measurement.delta_pct is not None and has_runs:
+        yield report("bad-value", ("measurements", i, "delta_pct"),
+                     f"{where} gives runs and delta_pct; with runs the change is the one between their medians, "
+                     "so remove delta_pct")
+        return
+    for single, runs in (("baseline", "baseline_runs"), ("value", "runs")):
+        number, values = getattr(measurement, single), getattr(measurement, runs)
+        if number is not None and values and not _agrees(number, median(values)):
+            yield report("bad-value", ("measurements", i, single),
+                         f"{where}.{single} is {number:g}, but the median of its {runs} is {median(values):g}; the "
+                         f"runs give it, so remove '{single}'")
+            return
+    found = sides(measurement)
+    if measurement.delta_pct is None and found is None:
+        yield report("missing-field", ("measurements", i),
+                     f"{where} needs both sides: 'baseline' (or 'baseline_runs') and 'value' (or 'runs'), "
+                     "or else 'delta_pct'")
+    elif measurement.delta_pct is None and found is not None and found[0].median == 0:
+        field = "baseline_runs" if measurement.baseline_runs else "baseline"
+        yield report("bad-value", ("measurements", i, field),
+                     f"{where}.{field} {'has the median 0' if measurement.baseline_runs else 'is 0'}, so no gain in "
+                     "percent can be computed; give delta_pct")
+    elif change_pct(measurement) is None:
+        field = "delta_pct" if measurement.delta_pct is not None else "runs" if measurement.runs else "value"
+        yield report("bad-value", ("measurements", i, field),
+                     f"{where} is a change of more than {MAX_CHANGE_PCT:,.0f}% (over 10,000 times), "
+                     "which no tuning gains; check the numbers and their unit")
+
+
+def _agrees(number: float, middle: float) -> bool:
+    """Whether a number written by hand is the median, to the precision it is written with."""
+    decimals = len(repr(float(number)).partition(".")[2]) if isinstance(number, float) and "e" not in repr(number) else 0
+    return abs(number - middle) <= max(0.5 * 10.0 ** -decimals, 1e-9 * abs(middle))
 
 
 def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterator[Finding]:

@@ -6,12 +6,15 @@ Records are the frozen pydantic models of `schema.py`. The catalog answers quest
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import MappingProxyType
 from typing import Any
 
+from . import estimates
+from .estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
 from .vocabulary import HistoryStatus, KnobStatus, RecordKind
 from .yaml_source import SourceMap
@@ -44,30 +47,92 @@ class Gain:
     @property
     def change_text(self) -> str:
         """The metric's own change, signed: '+12.8%', or '\u221226.2%' for a latency that went down."""
-        shown = f"{abs(self.change_pct):.1f}"
-        if float(shown) == 0:
-            return f"{shown}%"
-        return f"{'+' if self.change_pct > 0 else MINUS}{shown}%"
+        return signed_pct(self.change_pct)
 
     @property
     def values_text(self) -> str:
-        """'420 \u2192 310 ms' when the measurement gives both numbers, else ''."""
-        m = self.measurement
-        if m.baseline is None or m.value is None:
+        """'420 \u2192 310 ms' when the measurement gives both sides (the medians of their runs), else ''."""
+        found = sides(self.measurement)
+        if found is None:
             return ""
-        return f"{m.baseline:g} \u2192 {m.value:g}{' ' + m.unit if m.unit else ''}"
+        baseline, tuned = found
+        unit = self.measurement.unit
+        return f"{number_text(baseline.median)} \u2192 {number_text(tuned.median)}{' ' + unit if unit else ''}"
+
+    @property
+    def runs_text(self) -> str:
+        """'5 runs vs 5 runs' (baseline, then tuned), or '1 run, no spread' for single numbers or a
+        change in percent alone."""
+        found = sides(self.measurement)
+        if found is None or (found[0].count == 1 and found[1].count == 1):
+            return "1 run, no spread"
+        return f"{_runs(found[0].count)} vs {_runs(found[1].count)}"
+
+    @property
+    def change_interval(self) -> Interval | NoInterval:
+        """The 95% interval of the metric's own change (like `change_pct`), or why there is none."""
+        found = sides(self.measurement)
+        if found is None:
+            return estimates.TOO_FEW_RUNS  # a change in percent alone: one run, no spread
+        return change_interval(found[0].runs, found[1].runs)
+
+    @property
+    def interval(self) -> Interval | NoInterval:
+        """The 95% interval of the improvement (like `pct`: positive when better), or why there is none."""
+        change = self.change_interval
+        if isinstance(change, NoInterval) or self.measurement.higher_is_better:
+            return change
+        return Interval(-change.high, -change.low)
+
+
+def number_text(value: float) -> str:
+    """A measured number as gains show it: at most four significant digits, no exponent for everyday
+    sizes (2482 · 398.2 · 1.84 · 0.01842)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= 3:
+        return f"{value:.0f}"
+    if magnitude >= -4:
+        return f"{value:.{3 - magnitude}f}".rstrip("0").rstrip(".")
+    return f"{value:.3e}"
+
+
+def _runs(count: int) -> str:
+    return f"{count} run{'s' * (count != 1)}"
+
+
+def signed_pct(value: float) -> str:
+    """A change in percent as gains are said: '+12.8%', '\u221226.2%', '0.0%'."""
+    shown = f"{abs(value):.1f}"
+    if float(shown) == 0:
+        return f"{shown}%"
+    return f"{'+' if value > 0 else MINUS}{shown}%"
 
 
 MAX_CHANGE_PCT = 1e6  # a change of more than 10,000 times is a slip of units, not a measured gain
 
 
+def sides(measurement: Measurement) -> tuple[Side, Side] | None:
+    """The baseline's and the tuned value's runs (`baseline_runs` and `runs`, else the single
+    `baseline` and `value`: one run each), when the measurement gives both sides."""
+    baseline = measurement.baseline_runs or (() if measurement.baseline is None else (measurement.baseline,))
+    tuned = measurement.runs or (() if measurement.value is None else (measurement.value,))
+    if not baseline or not tuned:
+        return None
+    return Side(tuple(map(float, baseline))), Side(tuple(map(float, tuned)))
+
+
 def change_pct(measurement: Measurement) -> float | None:
-    """The raw change of the metric in percent (delta_pct, or from baseline to value); None when it
-    cannot be computed or is beyond MAX_CHANGE_PCT (the consistency checks report that)."""
+    """The raw change of the metric in percent (delta_pct, or from the baseline's median to the
+    tuned median); None when it cannot be computed or is beyond MAX_CHANGE_PCT (the consistency
+    checks report that)."""
+    found = sides(measurement)
     if measurement.delta_pct is not None:
         change = float(measurement.delta_pct)
-    elif measurement.baseline is not None and measurement.value is not None and measurement.baseline != 0:
-        change = (measurement.value - measurement.baseline) / abs(measurement.baseline) * 100
+    elif found is not None and found[0].median != 0:
+        baseline, tuned = found[0].median, found[1].median
+        change = (tuned - baseline) / abs(baseline) * 100
     else:
         return None
     return change if abs(change) <= MAX_CHANGE_PCT else None

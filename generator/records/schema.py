@@ -105,15 +105,23 @@ class Deployment(Record):
 class Measurement(Record):
     metric: Text = Field(description="What was measured, e.g. 'output throughput'.")
     conditions: dict[str, Scalar] = Field(default_factory=dict, description="Conditions of the measurement, e.g. {concurrency: 64}.")
-    baseline: Number | None = Field(default=None, description="The metric without the tuned value (give with `value`).")
-    value: Number | None = Field(default=None, description="The metric with the tuned value (give with `baseline`).")
-    delta_pct: Number | None = Field(default=None, description="The change in percent, when baseline and value are not given.")
+    setting: Scalar | None = Field(default=None, description="The knob's value that was measured, e.g. 512. Default: the value the knob had on the measurement's date. Gains count for that value only.")
+    baseline_setting: Scalar | None = Field(default=None, description="The value it was compared with. Default: the knob's `default`.")
+    baseline: Number | None = Field(default=None, description="The metric without the tuned value, one run (or give `baseline_runs`).")
+    value: Number | None = Field(default=None, description="The metric with the tuned value, one run (or give `runs`).")
+    delta_pct: Number | None = Field(default=None, description="The change in percent, when neither runs nor baseline and value are given.")
     unit: Text | None = Field(default=None, description="Unit of baseline and value, e.g. tok/s.")
     higher_is_better: Flag = Field(default=True, description="False for metrics such as latency.")
     date: When | None = Field(default=None, description="When it was measured.")
+    host: Text | None = Field(default=None, description="Where it was measured: the host or hardware.")
+    software: Text | None = Field(default=None, description="What was measured: the version or commit of the software.")
+    command: Text | None = Field(default=None, description="The benchmark invocation.")
+    source: Text | None = Field(default=None, description="The file the runs were imported from (`kb measurement import`).")
     evidence: Text | None = Field(default=None, description="Repository path or URL of the benchmark output.")
     note: Text | None = Field(default=None, description="Anything a reader needs to interpret the number.")
     invalid: Text | None = Field(default=None, description="Why this measurement must not count (e.g. taken in a contaminated period).")
+    baseline_runs: tuple[Number, ...] = Field(default=(), min_length=1, description="The metric without the tuned value, one entry per run; the baseline is their median.")
+    runs: tuple[Number, ...] = Field(default=(), min_length=1, description="The metric with the tuned value, one entry per run; the tuned result is their median.")
 
 
 class HistoryEntry(Record):

@@ -59,7 +59,7 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
         kb=kb,
         settings=settings,
         changes=record_changes(catalog, kb.timelines),
-        reclaimable={item.knob.id: item for item in find_reclaimable(catalog)},
+        reclaimable={item.knob.id: item for item in find_reclaimable(catalog, kb.config.min_gain_pct)},
         docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         places=place_findings(kb, settings, record_pages),

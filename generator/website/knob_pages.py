@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..records.deployments import deploy_pattern
-from ..records.model import describe_gains, gain_of, knob_gains
+from .gain_views import METHOD_NOTE, gain_notes, gains_glance, gains_table
 from .page_parts import (
     Fact,
     Table,
@@ -24,11 +24,10 @@ from .page_parts import (
     front_matter,
     last_changed_fact,
     source_line,
-    when_cell,
     when_text,
 )
 from .markup import code, plain, record_block, record_inline
-from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement
+from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import RecordKind
 from ..records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
@@ -76,7 +75,7 @@ class KnobPage:
     facts: tuple[Fact, ...]  # the details, after the story
     findings: tuple[Markup, ...]
     gains: Table | None
-    gain_notes: tuple[Markup, ...]
+    gain_notes: tuple[Markup, ...]  # the method of the intervals first, when there is a table
     chart: ChartView | None
     history: tuple[HistoryItem, ...]
     suspicions: tuple[Suspicion, ...]
@@ -97,6 +96,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
     tags += list(knob.tags)
     suspicions = tuple(_suspicion(context, links, item.incident, item.hypothesis)
                        for item in context.catalog.suspicions(knob.id))
+    floor = context.kb.config.min_gain_pct
     return KnobPage(
         path=path,
         front_matter=front_matter(knob.name, tags, boost=2),
@@ -104,11 +104,11 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         knob_id=knob.id,
         lead=_lead(knob),
         summary=record_inline(knob.summary),
-        glance=tuple(_glance(knob, suspicions)),
+        glance=tuple(_glance(knob, suspicions, floor)),
         facts=(*_knob_facts(knob, links), *last_changed_fact(context.changes.last_change(RecordKind.KNOB, knob.id))),
         findings=tuple(finding_box(f) for f in context.places.by_record.get((RecordKind.KNOB, knob.id), ())),
-        gains=_gains_table(knob, links),
-        gain_notes=tuple(_gain_notes(knob)),
+        gains=gains_table(knob, links, floor),
+        gain_notes=(Markup(METHOD_NOTE), *gain_notes(knob, floor)) if knob.measurements else (),
         chart=chart,
         history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
         suspicions=suspicions,
@@ -133,6 +133,7 @@ def knob_inputs(context: SiteContext, knob: Knob) -> tuple[object, ...]:
     files = (*(d.path for d in knob.applies_to), *(m.evidence for m in knob.measurements if m.evidence), *docs)
     return (
         knob,  # the chart too is drawn from the knob alone
+        context.kb.config.min_gain_pct,  # which gains read as noise
         catalog.source(RecordKind.KNOB, knob.id).rel_path,
         suspicions,
         tuple((incident_id, catalog.incidents.get(incident_id)) for incident_id in incidents),
@@ -167,55 +168,12 @@ def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
         yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
 
 
-def _glance(knob: Knob, suspicions: tuple[Suspicion, ...]) -> Iterable[Fact]:
-    gains = describe_gains(knob_gains(knob))
-    yield Fact("Gains", plain(gains) if gains else Markup("no measured gain on record"))
+def _glance(knob: Knob, suspicions: tuple[Suspicion, ...], floor: float) -> Iterable[Fact]:
+    yield Fact("Gains", gains_glance(knob, floor))
     for item in suspicions:
         yield Fact("Suspected in", item.incident + Markup(": ") + item.verdict)
     if knob.keep_reverted:
         yield Fact("Kept reverted because", record_inline(knob.keep_reverted))
-
-
-def _number(value: float | int | None, unit: str | None) -> Markup:
-    if value is None:
-        return Markup()
-    return plain(f"{value:g}{' ' + unit if unit else ''}")
-
-
-def _gains_table(knob: Knob, links: Links) -> Table | None:
-    if not knob.measurements:
-        return None
-    absolute = any(m.baseline is not None or m.value is not None for m in knob.measurements)
-    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "Measured", "Source")
-    rows = []
-    for m in knob.measurements:
-        gain = gain_of(m)
-        if m.invalid:
-            change = badge("gain", "invalid", "not counted")
-        elif gain is None:
-            change = Markup("no figure")
-        else:
-            change = badge("gain", "better" if gain.is_better else "worse", gain.change_text)
-        metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
-        source = links.reference(m.evidence, short=True) if m.evidence else Markup()
-        rows.append((metric, plain(_conditions(m)),
-                     *((_number(m.baseline, m.unit), _number(m.value, m.unit)) if absolute else ()),
-                     change, when_cell(m.date), source))
-    return Table(columns, tuple(rows))
-
-
-def _conditions(m: Measurement) -> str:
-    return ", ".join(f"{k} {v}" for k, v in m.conditions.items())
-
-
-def _gain_notes(knob: Knob) -> Iterable[Markup]:
-    """Notes on measurements, under the table (in a cell they would squeeze it)."""
-    for m in knob.measurements:
-        where = Markup("**") + plain(m.metric + (f", {_conditions(m)}" if m.conditions else "")) + Markup(":** ")
-        if m.invalid:
-            yield where + Markup("not counted: ") + record_inline(m.invalid)
-        if m.note:
-            yield where + record_inline(m.note)
 
 
 def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:

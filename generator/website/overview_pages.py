@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..findings import Severity
-from ..records.model import best_gain, describe_gains, knob_gains, when_key
+from ..records.gain_verdicts import claimed_gains, describe_reclaimed
+from ..records.model import best_gain, describe_gains, when_key
+from .gain_views import RestoreRow, restore_rows
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
@@ -76,6 +78,7 @@ class HomePage:
     needs_action: bool  # something to reclaim or a finding: the page leads with it
     all_good: str  # said instead when nothing needs action
     reclaimable: tuple[ReclaimRow, ...]
+    restored: tuple[RestoreRow, ...]  # the ledger's restored knobs: verified by a measurement since, or not yet
     findings_summary: str
     findings: tuple[FindingRow, ...]
     knobs_intro: Markup
@@ -100,7 +103,8 @@ class IndexPage:
 def home_inputs(context: SiteContext) -> tuple[object, ...]:
     """Everything `home_view` reads (the settings aside): equal inputs make an equal home page.
     Keep it in step with home_view."""
-    return (_records(context), context.kb.findings,
+    config = context.kb.config
+    return (_records(context), context.kb.findings, config.min_gain_pct, config.restore_verify_days,
             tuple(context.places.page_of(item, context.settings) for item in context.kb.findings),
             tuple(sorted(context.reclaimable.items())), context.changes.recent(RECENT_CHANGES))
 
@@ -164,6 +168,8 @@ def home_view(context: SiteContext) -> HomePage:
         all_good="Nothing to reclaim and nothing to fix: no knob stays reverted under a hypothesis that "
                  "fell, and kb check reports no finding.",
         reclaimable=reclaimable,
+        restored=restore_rows(context.catalog.knobs.values(), links, context.kb.config.restore_verify_days,
+                              context.kb.config.min_gain_pct),
         findings_summary=summary,
         findings=tuple(rows),
         knobs_intro=knobs_intro,
@@ -177,7 +183,7 @@ def home_view(context: SiteContext) -> HomePage:
 
 
 def _best_gain(knob: Knob) -> float | None:
-    gains = [g.pct for g in knob_gains(knob)]
+    gains = [g.pct for g in claimed_gains(knob)]
     return max(gains) if gains else None
 
 
@@ -192,8 +198,9 @@ def _knob_overview(context: SiteContext, links: Links, counted: str) -> tuple[tu
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]
+    floor = context.kb.config.min_gain_pct
     rows = tuple(KnobRow(links.knob_in_table(knob.id), badge("status", knob.status.value), code(knob.value),
-                         plain(describe_gains(knob_gains(knob)) or "no measured gain on record"))
+                         plain(describe_reclaimed(claimed_gains(knob), floor)))
                  for knob in shown)
     which = "the largest gains first" if len(shown) == len(knobs) else f"the {len(shown)} with the largest gains"
     return rows, (plain(f"{counted}; {which}. ") + Markup("Every knob, sortable and filterable: ")
@@ -277,7 +284,7 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
 
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
-    best = best_gain(knob_gains(knob))
+    best = best_gain(claimed_gains(knob))  # measured at its current value: other values' gains are history
     # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
     best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
         if best else Markup()

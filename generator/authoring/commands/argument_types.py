@@ -80,3 +80,11 @@ def pair(text: str) -> tuple[str, Any]:
 
 def today_unless(value: date | datetime | None) -> date | datetime:
     return value if value is not None else date.today()
+
+
+def field_pair(text: str) -> tuple[str, str]:
+    """KEY=FIELD: a condition's name and the field of each run it is read from."""
+    key, sep, field_name = text.partition("=")
+    if not sep or not key.strip() or not field_name.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=FIELD; give e.g. concurrency=max_concurrency")
+    return key.strip(), field_name.strip()

@@ -14,7 +14,7 @@ from ...checking.formats import displayable, format_text
 from ...command import root_of
 
 if TYPE_CHECKING:
-    from ..acts import Outcome
+    from ..outcome import Outcome
 
 
 def run_edit(args: argparse.Namespace, action: Callable[[ModuleType], Outcome]) -> int:
@@ -34,6 +34,8 @@ def run_edit(args: argparse.Namespace, action: Callable[[ModuleType], Outcome]) 
         sys.stderr.write(format_text(exc.findings, "nothing written"))
         return 1
     print(displayable(outcome.done))  # record text in it must not drive the terminal
+    for line in outcome.details:
+        print(f"  {displayable(line)}")
     if outcome.next_steps:
         print("What else needs doing:")
         for step in outcome.next_steps:

@@ -38,7 +38,7 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_new_knob(args: argparse.Namespace) -> int:
     from ...records.schema import HistoryEntry
-    from ..acts import Outcome, entry
+    from ..outcome import Outcome, entry
     from ..scaffold import create_record
     from ..yaml_emit import FlowList, Quoted
 
@@ -73,7 +73,7 @@ def _incident_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_new_incident(args: argparse.Namespace) -> int:
-    from ..acts import Outcome
+    from ..outcome import Outcome
     from ..scaffold import create_record
 
     root = root_of(args)
