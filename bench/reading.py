@@ -130,7 +130,7 @@ def _handler(variant: Variant) -> type[http.server.SimpleHTTPRequestHandler]:
                 return self._send(_sitemap(variant.site, f"http://{self.headers['Host']}/"), "application/xml")
             for prefix, body in variant.files.items():
                 if isinstance(body, bytes) and path == prefix:
-                    return self._send(body, "application/json")
+                    return self._send(body, self.guess_type(path))
                 if isinstance(body, Path) and path.startswith(prefix):
                     file = body / path[len(prefix):]
                     if file.is_file():
@@ -467,8 +467,7 @@ def _timed(page, kind: str, act: Callable[[], None]) -> float:
     return page.evaluate("window.__kbTook")
 
 
-def measure_pages(playwright, site: Path) -> PageFigures:
-    variant = Variant("as built", site)
+def measure_pages(playwright, variant: Variant) -> PageFigures:
     with serve(variant) as base:
         browser = Browser(playwright)
         try:
@@ -568,7 +567,7 @@ def main() -> None:
                 print("goals: ready < 1000 ms, first < 300 ms, kept, tab < 300 MB, not the whole index on every page, "
                       "every rank 1")
             if not args.skip_pages:
-                p = measure_pages(playwright, site)
+                p = measure_pages(playwright, Variant("as built", site))
                 print(f"home page: {p.home_kb:.0f} KB, {p.home_height:,} px tall at 1280, {p.home_height_phone:,} px at 390"
                       "   (goal: < 150 KB)")
                 print(f"knobs index: {p.rows:,} rows; first paint {p.first_paint_ms:.0f} ms, tools ready "
