@@ -154,8 +154,10 @@ def test_catastrophic_patterns_cannot_hang_the_check(seed_kb):
         (seed_kb / f"knobs/k{n}.yaml").write_text(knob)
     proc = run_kb("check", "--root", seed_kb, "--format", "json", timeout=30)
     found = json.loads(proc.stdout)["findings"]
-    assert sorted((f["code"], f["path"]) for f in found) == sorted([("knob-drift", SEED_KNOB)] + [
-        ("knob-drift", f"knobs/k{n}.yaml") for n in range(len(CATASTROPHIC))])
+    # Issue 21: a drift finding is at the deploy file's line (where the fix goes), naming the record.
+    assert sorted((f["code"], f["path"], f["subject"]) for f in found) == sorted(
+        [("knob-drift", "deploy/decode.sh", "sglang-sm120-mma-target-ctas")] + [
+            ("knob-drift", "deploy/decode.sh", f"k{n}") for n in range(len(CATASTROPHIC))])
 
 
 def with_pattern(pattern: str) -> str:

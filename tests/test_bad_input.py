@@ -254,9 +254,11 @@ def test_hostile_dates_on_the_command_line_exit_2_with_one_line(kb, seed_kb, com
     assert {p: p.read_bytes() for p in seed_kb.rglob("*.yaml")} == before
 
 
-def test_a_zoned_date_time_on_the_command_line_is_written_in_utc(kb, seed_kb):
+def test_a_zoned_date_time_on_the_command_line_is_written_with_its_zone(kb, seed_kb):
+    # Issue 21: a time keeps the zone it was given in (it was converted to naive UTC before).
     result = kb("timeline", "add", "multi-round-harness-hang", "--event", "paged", "--at",
                 "2026-11-07T23:30:00-05:00", "--root", seed_kb)
     assert result.code == 0, result.err
-    assert "  - at: 2026-11-08T04:30:00\n" in (seed_kb / I).read_text()
+    assert "(2026-11-07 23:30:00 -05:00)" in result.out
+    assert "  - at: 2026-11-07T23:30:00-05:00\n" in (seed_kb / I).read_text()
     assert kb("check", "--root", seed_kb).code == 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 from generator.website.changes import record_changes
 from generator.pipeline import check_knowledge_base
@@ -23,7 +23,7 @@ def test_a_later_timeline_entry_is_the_incidents_last_change(seed_kb):
     edit(seed_kb / SEED_INCIDENT, "follow_ups:", "  - at: 2026-11-09T08:30:00Z\n    event: Post-mortem held.\nfollow_ups:")
     log = record_changes(check_knowledge_base(seed_kb).catalog)
     last = log.last_change("incident", "multi-round-harness-hang")
-    assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30), "Post-mortem held.")
+    assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30, tzinfo=timezone.utc), "Post-mortem held.")
     assert log.recent(1)[0] == last
 
 

@@ -159,6 +159,8 @@ def test_a_measurement_at_the_new_value_settles_it(kb, seed_kb, entry):
 
 
 def test_a_measurement_before_the_change_or_at_another_value_does_not(kb, seed_kb):
+    # A history whose first entry does not record the value (issue 21's `kb new knob` writes it there).
+    edit(seed_kb / SEED_KNOB, "    status: active\n    value: 512\n", "    status: active\n")
     _set_768(kb, seed_kb)
     text = (seed_kb / SEED_KNOB).read_text()
     extra = ("  - metric: output throughput\n    conditions: {concurrency: 80}\n    delta_pct: 3.1\n    date: 2026-11-09\n"
@@ -175,6 +177,8 @@ def test_a_measurement_before_the_change_or_at_another_value_does_not(kb, seed_k
 def test_a_value_changed_by_hand_counts_from_its_history_entry(kb, seed_kb):
     """No `kb set`: the value and a history entry written by hand, measurements without 'setting:'."""
     measurements(seed_kb, "  - metric: output throughput\n    delta_pct: 12.8\n    date: 2026-11-02\n")
+    # A history whose first entry does not record the value (issue 21's `kb new knob` writes it there).
+    edit(seed_kb / SEED_KNOB, "    status: active\n    value: 512\n", "    status: active\n")
     edit(seed_kb / SEED_KNOB, "\nvalue: 512\n", "\nvalue: 768\n")
     edit(seed_kb / "deploy/decode.sh", "=512\n", "=768\n")
     text = (seed_kb / SEED_KNOB).read_text()

@@ -28,12 +28,16 @@ def test_a_mention_of_the_short_name_is_a_reference(seed_kb):
     assert DocReference("docs/notes.md", "knob", KNOB, "mention") in refs(seed_kb)
 
 
-def test_the_short_name_is_not_used_when_another_knob_shares_it(seed_kb):
+def test_a_short_name_refers_only_to_the_knob_that_lists_it(seed_kb):
+    # Issue 21: short names come from 'aliases:' only. Under the old rule (a '_'-suffix of exactly one
+    # knob's name), adding this knob took the seed knob's reference away; now it changes nothing.
     other = (seed_kb / SEED_KNOB).read_text().replace(KNOB, "other-target-ctas").replace(
-        "name: SGLANG_SM120_MMA_TARGET_CTAS", "name: VLLM_TARGET_CTAS")
-    (seed_kb / "knobs/other-target-ctas.yaml").write_text(other)
+        "name: SGLANG_SM120_MMA_TARGET_CTAS", "name: VLLM_TARGET_CTAS").replace("aliases: [TARGET_CTAS]\n", "")
     (seed_kb / "docs/notes.md").write_text("TARGET_CTAS is tuned.\n")
-    assert [r for r in refs(seed_kb) if r.doc == "docs/notes.md"] == []
+    before = [(r.record_id, r.word) for r in refs(seed_kb) if r.doc == "docs/notes.md"]
+    (seed_kb / "knobs/other-target-ctas.yaml").write_text(other)
+    after = [(r.record_id, r.word) for r in refs(seed_kb) if r.doc == "docs/notes.md"]
+    assert before == after == [(KNOB, "TARGET_CTAS")]
 
 
 def test_front_matter_lists_records(seed_kb):

@@ -201,7 +201,8 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
     assert "Lesson: A revert is a hypothesis test, not a fix." in incidents
     recent = home[home.index("## Recent changes"):]
     assert "'recorded' dates are the dates written in the records" in recent
-    assert "| 2026-11-05 20:25:00 (recorded) |" in untagged(recent)  # with its seconds, as written
+    # with its seconds, and its zone (issue 21: a time written without one is UTC, labelled)
+    assert "| 2026-11-05 20:25:00 UTC (recorded) |" in untagged(recent)
 
 
 def test_an_empty_knowledge_base_says_how_to_start(empty_kb):

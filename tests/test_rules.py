@@ -96,8 +96,10 @@ def test_active_knob_missing_from_its_deploy_file_drifts(kb, seed_kb):
     edit(seed_kb / "deploy/decode.sh", "export SGLANG_SM120_MMA_TARGET_CTAS=512\n", "")
     code, found = findings(kb, seed_kb)
     assert code == 1
-    assert [(f["code"], f["path"]) for f in found] == [("knob-drift", SEED_KNOB)]
+    # Issue 21: at the deploy file (where the fix goes), naming the record.
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [("knob-drift", "deploy/decode.sh", 1)]
     assert "is active, but deploy/decode.sh does not set it" in found[0]["message"]
+    assert SEED_KNOB in found[0]["message"]
 
 
 def test_reverted_knob_still_in_its_deploy_file_drifts_and_names_the_line(kb, seed_kb):

@@ -46,7 +46,7 @@ def test_seed_story_step_by_step(kb, tmp_path):
         f"this doc refers to incident '{INCIDENT}' (through the record's docs, the front matter), which "
         "changed after the doc's last commit: status open -> resolved, root cause none -> client-proxy-fault, "
         "hypothesis 'target-ctas-causes-hang' open -> refuted, hypothesis 'client-proxy-fault' open -> "
-        f"confirmed in commit {ids[3]} (2026-11-07); the doc was last committed in {ids[2]} (2026-11-04). Review "
+        f"confirmed in commit {ids[3]} (2026-11-07 09:00:00 UTC); the doc was last committed in {ids[2]} (2026-11-04 10:00:00 UTC). Review "
         "the doc against the record and commit it (updating 'reviewed:' in its front matter is enough)")
     assert f"incident '{INCIDENT}' (through the text: '{INCIDENT}' on line 8)" in found[0]["message"]
     assert found[0]["message"].endswith(f"; if the doc is not about it, add 'not_about: [{INCIDENT}]' to its "
@@ -61,7 +61,7 @@ def test_seed_story_step_by_step(kb, tmp_path):
         ("stale-doc", "error", DEADLOCK, 2, INCIDENT),
         ("stale-doc", "error", DEADLOCK, 7, KNOB),
     ]
-    assert f"status reverted -> active in commit {ids[4]} (2026-11-07)" in found[0]["message"]
+    assert f"status reverted -> active in commit {ids[4]} (2026-11-07 15:00:00 UTC)" in found[0]["message"]
     assert "(through the record's docs, the front matter, the text: 'SGLANG_SM120_MMA_TARGET_CTAS' on line 7)" \
         in found[0]["message"]
 
@@ -166,7 +166,7 @@ def test_merges_follow_the_mainline(kb, tmp_path):
     assert code == 1
     # (the corrected plan no longer mentions the incident)
     assert [(f["path"], f["subject"]) for f in found if f["code"] == "stale-doc"] == [(DEADLOCK, INCIDENT)]
-    assert all(f"status resolved -> mitigated in commit {merge} (2026-11-12)" in f["message"]
+    assert all(f"status resolved -> mitigated in commit {merge} (2026-11-12 10:00:00 UTC)" in f["message"]
                for f in found if f["code"] == "stale-doc")
 
 
@@ -179,7 +179,7 @@ def test_uncommitted_changes_are_the_newest(kb, tmp_path):
     stale = [f for f in found if f["code"] == "stale-doc"]
     assert [(f["path"], f["subject"]) for f in stale] == [(PERF_PLAN, INCIDENT), (DEADLOCK, INCIDENT)]
     assert "status open -> mitigated in uncommitted changes in the work tree" in stale[0]["message"]
-    assert f"the doc was last committed in {ids[2]} (2026-11-04)" in stale[0]["message"]
+    assert f"the doc was last committed in {ids[2]} (2026-11-04 10:00:00 UTC)" in stale[0]["message"]
     # Editing the docs (not yet committed either) makes them fresh.
     for doc in (PERF_PLAN, DEADLOCK):
         (root / doc).write_text((root / doc).read_text() + "\nMitigated.\n")

@@ -61,6 +61,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     run("new", "knob", KNOB, "--name", knob["name"], "--summary", knob["summary"], "--value", knob["value"],
         "--kind", knob["kind"], "--component", knob["component"], "--default", knob["default"],
         "--description", knob["description"], *[a for tag in knob["tags"] for a in ("--tag", tag)],
+        *[a for alias in knob["aliases"] for a in ("--alias", alias)],
         *[a for k, v in knob["scope"].items() for a in ("--scope", f"{k}={v}")],
         *[a for doc in knob["docs"] for a in ("--doc", doc)], "--applies-to", knob["applies_to"][0]["path"],
         "--date", knob["history"][0]["date"], "--note", knob["history"][0]["note"])
@@ -86,7 +87,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     out = run("revert", KNOB, "--incident", INCIDENT, "--hypothesis", blamed["id"], "--date", revert["date"],
               "--note", revert["note"])
     assert f"deploy/decode.sh:8: remove '{DEPLOY_LINE.strip()}'" in out
-    assert check(kb, root) == (1, [("correlation-only-revert", SEED_KNOB), ("knob-drift", SEED_KNOB)])
+    assert check(kb, root) == (1, [("knob-drift", "deploy/decode.sh"), ("correlation-only-revert", SEED_KNOB)])
     edit(root / "deploy/decode.sh", DEPLOY_LINE, "")
     timeline(2)
     assert check(kb, root) == (0, [("correlation-only-revert", SEED_KNOB)])

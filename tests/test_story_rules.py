@@ -48,8 +48,10 @@ def test_a_change_made_under_a_hypothesis_later_refuted_is_flagged_until_settled
     code, found = codes(kb, seed_kb)
     assert code == 0
     message = found["changed-under-refuted"]["message"]
-    assert message.startswith("SGLANG_SM120_MMA_TARGET_CTAS was set to 32 on 2026-11-05 under hypothesis "
+    # Issue 21: the first history entry records the value (512), so the message says what to go back to.
+    assert message.startswith("SGLANG_SM120_MMA_TARGET_CTAS was changed from 512 to 32 on 2026-11-05 under hypothesis "
                               f"'client-proxy-fault' of incident '{INCIDENT}', which was later refuted")
+    assert f"set to 512 from 32. Change it back (`kb set {KNOB} 512 --note '...'`)" in message
     assert f"`kb set {KNOB} 32 --note 'why it stays'`" in message
     # Recording why it stays settles it.
     assert kb("set", KNOB, "32", "--note", "Faster anyway; kept.", "--date", "2026-11-09", "--root", seed_kb).code == 0

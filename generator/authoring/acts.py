@@ -22,13 +22,14 @@ from .record_files import RecordFile, Refused, open_record, require_record, save
 from ..findings import Finding, KbError
 from ..pipeline import KnowledgeBase, check_knowledge_base
 from ..checking.references import docs_referring_to
-from ..checking.rules import find_setting
+from ..checking.rules import read_deployment
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile
 from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
 from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
+from ..records.deploy_verdict import DeployState
 from ..records.gain_verdicts import is_at_current_value
-from ..records.model import last_revert
+from ..records.model import last_revert, standing_revert_indexes
 from ..records.verdicts import Standing, standing
 from .yaml_splice import Editor
 from .yaml_emit import Flow
@@ -69,22 +70,28 @@ def add_evidence(root: Path, incident_id: str, hypothesis_id: str, kind: str, st
                    _check(root))
 
 
-def refute(root: Path, incident_id: str, hypothesis_id: str) -> Outcome:
+def refute(root: Path, incident_id: str, hypothesis_id: str, when: When | None = None) -> Outcome:
+    """Refute a hypothesis, on `when` (its `decided:` date) when given."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "refuted", fields(Hypothesis))
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
     save(record, editor)
-    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted", (), _check(root))
+    on = f" ({day(when)})" if when is not None else ""
+    return Outcome(f"{record.rel_path}: hypothesis '{hypothesis_id}' refuted{on}", (), _check(root))
 
 
 def confirm(root: Path, incident_id: str, hypothesis_id: str, *, root_cause: bool = False,
-            summary: str | None = None, resolve_on: When | None = None) -> Outcome:
-    """Confirm a hypothesis; make it the root cause (`root_cause`, implied by a summary or by
-    resolving), and resolve the incident on `resolve_on`."""
+            summary: str | None = None, resolve_on: When | None = None, when: When | None = None) -> Outcome:
+    """Confirm a hypothesis (on `when`, its `decided:` date, when given); make it the root cause
+    (`root_cause`, implied by a summary or by resolving), and resolve the incident on `resolve_on`."""
     record, editor, incident = _open_incident(root, incident_id)
     index = _hypothesis_index(incident, hypothesis_id)
     editor.set(("hypotheses", index), "status", "confirmed", fields(Hypothesis))
-    done = [f"hypothesis '{hypothesis_id}' confirmed"]
+    if when is not None:
+        editor.set(("hypotheses", index), "decided", when, fields(Hypothesis))
+    done = [f"hypothesis '{hypothesis_id}' confirmed" + (f" ({day(when)})" if when is not None else "")]
     if root_cause or summary is not None or resolve_on is not None:
         current = incident.root_cause
         if current is not None:
@@ -183,11 +190,14 @@ def add_lesson(root: Path, incident_id: str, lesson: str) -> Outcome:
 
 def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when: When,
            note: str | None = None, review_by: When | None = None) -> Outcome:
+    """Revert a knob to test a hypothesis; a knob already reverted (under other hypotheses) stays
+    reverted, now also to test this one."""
     record, editor, knob = _open_knob(root, knob_id)
     standing_revert = last_revert(knob)
-    if standing_revert is not None:
-        raise KbError(f"knob '{knob_id}' is already reverted (since {day(standing_revert.date)}); "
-                      f"`kb restore {knob_id}` first")
+    if standing_revert is not None and any((e.incident, e.hypothesis) == (incident_id, hypothesis_id)
+                                           for e in map(knob.history.__getitem__, standing_revert_indexes(knob))):
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        raise KbError(f"knob '{knob_id}' is already reverted (since {day(since.date)}); `kb restore {knob_id}` first")
     if knob.status is KnobStatus.RETIRED:
         raise KbError(f"knob '{knob_id}' is retired; there is nothing deployed to revert")
     incident = _readable_incident(root, incident_id)
@@ -209,6 +219,11 @@ def revert(root: Path, knob_id: str, incident_id: str, hypothesis_id: str, when:
              f"the revert tests hypothesis '{hypothesis_id}': record what the symptom does now with "
              f"`kb evidence add {incident_id} {hypothesis_id} --kind experiment --stance for|against --text '...'`, "
              f"then `kb refute` or `kb confirm` it"]
+    if standing_revert is not None:
+        since = knob.history[standing_revert_indexes(knob)[0]]
+        return Outcome(f"{record.rel_path}: '{knob_id}' stays reverted (since {day(since.date)}), now also to test "
+                       f"hypothesis '{hypothesis_id}' of incident '{incident_id}' ({day(when)})", tuple(steps),
+                       checked.findings)
     return Outcome(f"{record.rel_path}: '{knob_id}' reverted on {day(when)} to test hypothesis '{hypothesis_id}' "
                    f"of incident '{incident_id}'", tuple(steps), checked.findings)
 
@@ -218,6 +233,7 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     last = last_revert(before)
     if last is None:
         raise KbError(f"knob '{knob_id}' is {before.status.value}, not reverted; only a reverted knob can be restored")
+    reverts = [before.history[i] for i in standing_revert_indexes(before)]
     item = entry(HistoryEntry, date=when, status="restored", incident=last.incident,
                  hypothesis=last.hypothesis, note=note)
     editor.append(("history",), item, fields(Knob))
@@ -230,10 +246,11 @@ def restore(root: Path, knob_id: str, when: When, note: str | None = None) -> Ou
     steps.append(f"verify that the gain came back: measure {knob.name}={value_text(knob.value)} and record it "
                  f"(kb measurement import {knob_id} FILE... --metric NAME); without a measurement dated since the "
                  f"restore, kb check reports restore-unverified after {days} day{'s' * (days != 1)}")
-    hypothesis = checked.catalog.hypothesis(last.incident, last.hypothesis)
-    if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
-        steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
-                     f"`kb refute {last.incident} {hypothesis.id}`")
+    for reverted in reverts:
+        hypothesis = checked.catalog.hypothesis(reverted.incident, reverted.hypothesis)
+        if hypothesis is not None and hypothesis.status is HypothesisStatus.OPEN:
+            steps.append(f"hypothesis '{hypothesis.id}' is still open: if the knob is innocent, "
+                         f"`kb refute {reverted.incident} {hypothesis.id}`")
     return Outcome(f"{record.rel_path}: '{knob_id}' restored on {day(when)} ({knob.name}={knob.value})",
                    tuple(steps), checked.findings)
 
@@ -340,24 +357,28 @@ def _deploy_steps(kb: KnowledgeBase, knob: Knob, want_set: bool) -> list[str]:
     steps = []
     setting = f"{knob.name}={value_text(knob.value)}"
     for deployment in knob.applies_to:
+        path = deployment.path
         try:
-            found = find_setting(kb.root, knob, deployment)
+            verdict = read_deployment(kb.root, knob, deployment)
         except UnreadableFile as exc:
-            steps.append(f"{deployment.path}: cannot be read ({exc}); make the change there by hand")
+            steps.append(f"{path}: cannot be read ({exc}); make the change there by hand")
             continue
-        if found is None:
-            steps.append(f"{deployment.path}: cannot be read; make the change there by hand")
-        elif want_set and not found.is_set and found.other is not None:
-            steps.append(f"{deployment.path}:{found.other[0]}: change '{found.other[1]}' to set {setting} (kb check "
-                         f"reports knob-drift until a line matches `{found.pattern}`)")
-        elif want_set and not found.is_set:
-            steps.append(f"{deployment.path}: set {setting} again (kb check reports knob-drift "
-                         f"until a line matches `{found.pattern}`)")
-        elif not want_set and found.is_set:
-            steps.append(f"{deployment.path}:{found.line}: remove '{found.text}' (kb check reports knob-drift "
-                         "until then)")
-        else:
-            steps.append(f"{deployment.path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        if verdict is None:
+            steps.append(f"{path}: cannot be read; make the change there by hand")
+            continue
+        until = f"until a line matches `{verdict.pattern}`" if verdict.pattern else "until it does"
+        if verdict.state is DeployState.OTHER_VALUE:
+            steps += [f"{path}:{line.line}: change '{line.shown}' to set {setting} (kb check reports knob-drift "
+                      f"{until})" for line in verdict.lines]
+        elif verdict.state is DeployState.NOT_SET:
+            steps.append(f"{path}: set {setting} again (kb check reports knob-drift {until})")
+        elif verdict.state is DeployState.STILL_SET:
+            steps += [f"{path}:{line.line}: remove '{line.shown}' (kb check reports knob-drift until then)"
+                      for line in verdict.lines]
+        elif not verdict.unreadable:
+            steps.append(f"{path}: already {'sets' if want_set else 'leaves out'} {setting}")
+        steps += [f"{path}:{line.line}: cannot read {knob.name} in '{line.shown}'; make the change there by hand "
+                  "(kb check reports unreadable-setting)" for line in verdict.unreadable]
     return steps
 
 

@@ -2,15 +2,21 @@
 
 A doc refers to a record when the record lists it under `docs`, when its front matter lists the
 record's id (`records:`, `knobs:` or `incidents:`), or when its text (below the front matter)
-contains, as a whole word, a knob's id, its setting name, one of its `aliases:`, or a short name
-that is a `_`-suffix of two or more words of exactly one knob's name (TARGET_CTAS for
-SGLANG_SM120_MMA_TARGET_CTAS; REDIS_POOL_SIZE is not PAYMENTS_DB_POOL_SIZE), or an incident's id.
-A doc opts out of the text mentions of some records with `not_about: [id, ...]` in its front
-matter, or of all of them with `mentions: false` (a guide that uses records as examples).
+names it: an incident's id, or a knob's id, setting name or one of its `aliases:`, each as a whole
+token with its own punctuation (`-XX:MaxGCPauseMillis`, `net.ipv4.tcp_congestion_control`,
+`--max-connections`; see `records/setting_names.py`). Short names count only when a knob lists them
+under `aliases:` (TARGET_CTAS for SGLANG_SM120_MMA_TARGET_CTAS): a name that merely ends the same way
+(a gateway's own TIMEOUT_MS, SEARCH_UPSTREAM_TIMEOUT_MS's tail) is another setting. So whether a doc
+refers to a knob depends on the doc and that knob alone, never on which other knobs exist; a word
+that several records use refers to each of them. A doc opts out of the text mentions of some
+records with `not_about: [id, ...]` in its front matter, or of all of them with `mentions: false`
+(a guide that uses records as examples).
 
-Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots
-such as a file name, each dotted part), so the cost grows linearly with the size of the docs, never
-with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing of git.
+Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots such
+as a file name, each dotted part), and a name with other punctuation through the longest word in
+it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly with the size of the docs,
+never with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing
+of git.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from pathlib import Path
 
 from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
 from ..records.model import Catalog
+from ..records.setting_names import stands_whole, unmatchable_reason
 from ..records.vocabulary import DOCS_FOLDER, RecordKind
 from ..records.yaml_source import parse_yaml
 
@@ -55,27 +62,45 @@ def doc_paths(root: Path, catalog: Catalog) -> list[str]:
     return sorted(found)
 
 
-def name_aliases(catalog: Catalog) -> dict[str, str]:
-    """Word -> knob id: each knob's id, setting name, `aliases:` and unambiguous short names."""
-    aliases: dict[str, str] = {}
-    suffix_owners: dict[str, set[str]] = {}
+RecordRef = tuple[RecordKind, str]
+
+
+@dataclass(frozen=True, slots=True)
+class DocWords:
+    """What a doc's words are looked up in: whole words (ids, names and aliases that are one word of
+    the tokenizer), and names with other punctuation by their core word, each with the records it
+    names."""
+
+    words: dict[str, tuple[RecordRef, ...]]
+    punctuated: dict[str, tuple[tuple[str, int, tuple[RecordRef, ...]], ...]]  # core -> (name, core's offset, records)
+
+
+def name_aliases(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Term -> the knobs it names: each knob's id, setting name and `aliases:` (no derived short
+    names: they would depend on which other knobs exist)."""
+    found: dict[str, list[str]] = {}
     for knob in catalog.knobs.values():
-        for term in (knob.id, knob.name, *knob.aliases):
-            aliases.setdefault(_term(term), knob.id)
-        parts = knob.name.split("_")
-        for start in range(1, len(parts) - 1):  # suffixes of two or more words
-            suffix_owners.setdefault("_".join(parts[start:]), set()).add(knob.id)
-    for suffix, owners in suffix_owners.items():
-        if len(owners) == 1 and suffix not in aliases:
-            aliases[suffix] = next(iter(owners))
-    aliases.pop("", None)
-    return aliases
+        for term in dict.fromkeys((knob.id, knob.name, *knob.aliases)):
+            if term and unmatchable_reason(term) is None and knob.id not in found.setdefault(term, []):
+                found[term].append(knob.id)
+    return {term: tuple(ids) for term, ids in found.items()}
 
 
-def _term(name: str) -> str:
-    """A name as the word a doc would contain: '--max-num-seqs' is written max-num-seqs in prose."""
-    found = _WORD.search(name)
-    return name if found is None or found.group(0) != name.strip("-. ") else found.group(0)
+def doc_words(catalog: Catalog) -> DocWords:
+    terms: dict[str, list[RecordRef]] = {}
+    for incident_id in catalog.incidents:
+        terms.setdefault(incident_id, []).append((RecordKind.INCIDENT, incident_id))
+    for term, knob_ids in name_aliases(catalog).items():
+        terms.setdefault(term, []).extend((RecordKind.KNOB, knob_id) for knob_id in knob_ids)
+    words: dict[str, tuple[RecordRef, ...]] = {}
+    punctuated: dict[str, list[tuple[str, int, tuple[RecordRef, ...]]]] = {}
+    for term, records in terms.items():
+        if _WORD.fullmatch(term):
+            words[term] = tuple(records)
+        else:  # looked up by the longest word of it, then checked in place
+            core = max(_WORD.findall(term), key=len)
+            punctuated.setdefault(core, []).append((term, term.index(core), tuple(records)))
+    return DocWords(words, {core: tuple(items) for core, items in punctuated.items()})
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
@@ -83,8 +108,7 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
     """Every reference from a doc to a record; docs that cannot be read are skipped, and put in
     `unreadable` (doc -> why) when it is given."""
     docs = doc_paths(root, catalog) if docs is None else list(docs)
-    words = {**{incident_id: (RecordKind.INCIDENT, incident_id) for incident_id in catalog.incidents},
-             **{word: (RecordKind.KNOB, knob_id) for word, knob_id in name_aliases(catalog).items()}}
+    words = doc_words(catalog)
     references: set[DocReference] = set()
     for kind in RecordKind:
         for record in catalog.records(kind).values():
@@ -110,21 +134,44 @@ def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None
     return sorted(references)
 
 
-def first_mentions(text: str, words: dict[str, tuple[RecordKind, str]],
-                   start: int = 0) -> dict[tuple[RecordKind, str], tuple[str, int]]:
+def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef, tuple[str, int]]:
     """Each record mentioned in `text` from `start` on, with the word and line of its first mention.
-    One pass over the text; each word costs a dictionary lookup per dotted part (`word_candidates`)."""
-    found: dict[tuple[RecordKind, str], tuple[str, int]] = {}
+    One pass over the text; each word costs a dictionary lookup per dotted part (`word_candidates`),
+    twice when some name has other punctuation."""
+    found: dict[RecordRef, tuple[str, int]] = {}
     line, counted = 1, 0
+
+    def note(records: tuple[RecordRef, ...], word: str, at: int) -> None:
+        nonlocal line, counted
+        fresh = [record for record in records if record not in found]
+        if fresh:
+            line += text.count("\n", counted, at) if at >= counted else -text.count("\n", at, counted)
+            counted = at
+            for record in fresh:
+                found[record] = (word, line)
+
     for match in _WORD.finditer(text, start):
         for candidate in word_candidates(match.group(0)):
-            record = words.get(candidate)
-            if record is None or record in found:
-                continue
-            line += text.count("\n", counted, match.start())
-            counted = match.start()
-            found[record] = (candidate, line)
+            records = words.words.get(candidate)
+            if records is not None:
+                note(records, candidate, match.start())
+        if words.punctuated:
+            for candidate, within in _candidate_places(match.group(0)):
+                for name, offset, records in words.punctuated.get(candidate, ()):
+                    at = match.start() + within - offset
+                    if at >= start and text.startswith(name, at) and stands_whole(text, at, at + len(name)):
+                        note(records, name, at)
     return found
+
+
+def _candidate_places(word: str) -> Iterator[tuple[str, int]]:
+    """`word_candidates` with where each starts in the word."""
+    yield word, 0
+    if "." in word:
+        at = 0
+        for part in word.split("."):
+            yield part, at
+            at += len(part) + 1
 
 
 def word_candidates(word: str) -> Iterator[str]:

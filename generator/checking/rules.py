@@ -16,18 +16,23 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.consistency import path_problem
-from ..records.deployments import any_value_pattern, deploy_pattern, value_text
+from ..records.deploy_verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
+from ..records.deployments import value_text
 from ..records.files import UnreadableFile, read_bounded
-from ..records.patterns import compile_pattern
 from ..records.gain_verdicts import claimed_gains, describe_reclaimed
-from ..records.model import Catalog, Gain, when_key
+from ..records.model import Catalog, Gain, Suspicion
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
-from ..records.vocabulary import KnobStatus, RecordKind, Stance
+from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
+from ..records.yaml_source import parse_yaml
 from ..records.verdicts import (
+    Revert,
+    RevertReason,
     Standing,
     Support,
     current_reverts,
+    reading_since,
+    still_suspected_elsewhere,
     has_experiment,
     standing,
     support,
@@ -36,40 +41,63 @@ from ..records.verdicts import (
 )
 from .gain_rules import GAIN_RULES
 from .rule_settings import RuleSettings
-from ..wording import shell_word
+from ..wording import day, shell_word
 
 _MAX_DEPLOY_FILE = 10 << 20
 
 
 @dataclass(frozen=True, slots=True)
 class Reclaimable:
-    """A knob kept reverted under a hypothesis that no longer stands."""
+    """A knob kept reverted although every hypothesis it stands reverted under has fallen."""
 
     knob: Knob
-    revert: HistoryEntry
-    incident: Incident
+    revert: HistoryEntry  # the entry that took it out (the date it stands reverted since)
+    incident: Incident  # the latest reason's incident and hypothesis
     hypothesis: Hypothesis
     gains: tuple[Gain, ...]  # those measured at its value (gain_verdicts.claimed_gains)
     min_gain_pct: float = 0.0
+    reasons: tuple[RevertReason, ...] = ()  # every hypothesis it stands reverted under, oldest first
+    elsewhere: tuple[Suspicion, ...] = ()  # open incidents that still suspect it
 
     @property
     def reason(self) -> str:
-        if standing(self.incident, self.hypothesis) is Standing.REFUTED:
-            return f"hypothesis '{self.hypothesis.id}' of incident '{self.incident.id}' was refuted"
-        cause = self.incident.root_cause
-        return (f"incident '{self.incident.id}' was resolved on another root cause "
-                f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{self.hypothesis.id}'")
+        """Why each hypothesis fell: 'hypothesis 'h' of incident 'i' was refuted and ...'."""
+        reasons = self.reasons or (RevertReason(self.revert, 0, self.incident, self.hypothesis),)
+        return " and ".join(_fallen(reason) for reason in reasons)
 
     @property
     def gains_text(self) -> str:
         """What restoring it reclaims: gains at its value, those within noise said to be."""
         return describe_reclaimed(self.gains, self.min_gain_pct)
 
+    @property
+    def hypotheses(self) -> tuple[tuple[Incident, Hypothesis], ...]:
+        """Every (incident, hypothesis) it stands reverted under, oldest first."""
+        found = tuple((r.incident, r.hypothesis) for r in self.reasons
+                      if r.incident is not None and r.hypothesis is not None)
+        return found or ((self.incident, self.hypothesis),)
+
+
+def _fallen(reason: RevertReason) -> str:
+    assert reason.incident is not None and reason.hypothesis is not None
+    incident, hypothesis = reason.incident, reason.hypothesis
+    if standing(incident, hypothesis) is Standing.REFUTED:
+        on = f" on {day(hypothesis.decided)}" if hypothesis.decided is not None else ""
+        cause = incident.root_cause
+        actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != hypothesis.id else ""
+        return f"hypothesis '{hypothesis.id}' of incident '{incident.id}' was refuted{on}{actual}"
+    cause = incident.root_cause
+    return (f"incident '{incident.id}' was resolved on another root cause "
+            f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{hypothesis.id}'")
+
 
 def find_reclaimable(catalog: Catalog, min_gain_pct: float = 0.0) -> list[Reclaimable]:
-    return [Reclaimable(r.knob, r.entry, r.incident, r.hypothesis, claimed_gains(r.knob), min_gain_pct)
-            for r in current_reverts(catalog)
-            if r.is_reclaimable and r.incident is not None and r.hypothesis is not None]
+    found = []
+    for r in current_reverts(catalog):
+        if r.is_reclaimable and r.incident is not None and r.hypothesis is not None:
+            found.append(Reclaimable(r.knob, r.first.entry, r.incident, r.hypothesis, claimed_gains(r.knob),
+                                     min_gain_pct, r.reasons, still_suspected_elsewhere(catalog, r)))
+    return found
 
 
 def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:
@@ -79,78 +107,44 @@ def _knob_finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int,
 
 
 def _setting(knob: Knob) -> str:
-    return f"{knob.name}={knob.value}"
+    return f"{knob.name}={value_text(knob.value)}"
 
 
 def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for item in find_reclaimable(catalog, settings.min_gain_pct):
         knob = item.knob
-        cause = item.incident.root_cause
-        actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != item.hypothesis.id else ""
         where = ", ".join(d.path for d in knob.applies_to)
+        caution = "".join(
+            f" Incident '{s.incident.id}' is still {s.incident.status.value} and suspects it too (hypothesis "
+            f"'{s.hypothesis.id}', open): settle that before restoring, or restore it knowing so."
+            for s in item.elsewhere)
         yield _knob_finding(
             catalog, "reclaimable-knob", knob, ("status",),
-            f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}{actual}. "
-            f"Restoring it reclaims {item.gains_text}. Restore it with `kb restore {knob.id}`"
+            f"knob '{knob.id}' ({_setting(knob)}) is still reverted, but {item.reason}. "
+            f"Restoring it reclaims {item.gains_text}.{caution} Restore it with `kb restore {knob.id}`"
             f"{' and set it back in ' + where if where else ''}, or record why it stays reverted in 'keep_reverted:'")
 
 
-@dataclass(frozen=True, slots=True)
-class DeployedSetting:
-    """What a deploy file says about a knob: where its pattern matches, if it does."""
-
-    path: str
-    pattern: str  # the pattern searched, built from the record as it is now
-    line: int | None  # 1-based line of the match; None when the file does not set the tuned value
-    text: str | None  # the matching text
-    other: tuple[int, str] | None = None  # when not set: a line that sets another value, and its text
-
-    @property
-    def is_set(self) -> bool:
-        return self.line is not None
-
-
-def find_setting(root: Path, knob: Knob, deployment: Deployment) -> DeployedSetting | None:
-    """Whether `deployment.path` sets the knob's current value; None when the path or pattern is
-    unusable (the consistency checks report those). Raises UnreadableFile when the file cannot be
-    read."""
+def read_deployment(root: Path, knob: Knob, deployment: Deployment) -> DeploymentVerdict | None:
+    """What `deployment.path` says against the knob (`deploy_verdict`); None when the path or pattern
+    is unusable (the consistency checks report those) or the knob is only proposed. Raises
+    UnreadableFile when the file cannot be read."""
     if path_problem(root, deployment.path) is not None:
         return None
-    pattern = deploy_pattern(knob, deployment)
-    if compile_pattern(pattern) is None:
-        return None
     text = read_bounded(root / deployment.path, _MAX_DEPLOY_FILE, root).decode("utf-8", errors="replace")
-    found = _search(pattern, text)
-    if found is None:
-        return None
-    if found:
-        return DeployedSetting(deployment.path, pattern, *found)
-    other_pattern = any_value_pattern(knob, deployment)
-    other = _search(other_pattern, text) if other_pattern else None
-    return DeployedSetting(deployment.path, pattern, None, None, other or None)
-
-
-def _search(pattern: str, text: str) -> tuple[int, str] | tuple[()] | None:
-    """(line, matching text) of the first match, () for none, None for a pattern RE2 cannot run."""
-    compiled = compile_pattern(pattern)
-    if compiled is None:
-        return None
-    match = compiled.search(text)
-    if match is None:
-        return ()
-    # A pattern starting with \s* can begin on a blank line above: count from the text itself.
-    start = match.start() + len(match.group(0)) - len(match.group(0).lstrip())
-    return text.count("\n", 0, start) + 1, match.group(0).strip()
+    return deployment_verdict(knob, deployment, text)
 
 
 def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
+    """Drift and unreadable settings, each at the deploy file's line (where the fix goes), naming the
+    record."""
     for knob in catalog.knobs.values():
         if knob.status is KnobStatus.PROPOSED:
             continue
-        expect_present = knob.status is KnobStatus.ACTIVE
+        record = catalog.source(RecordKind.KNOB, knob.id).rel_path
         for i, deployment in enumerate(knob.applies_to):
             try:
-                found = find_setting(root, knob, deployment)
+                verdict = read_deployment(root, knob, deployment)
             except UnreadableFile as exc:
                 # Saying nothing would read as "no drift": the check could not be made, and that is news.
                 yield _knob_finding(
@@ -158,70 +152,109 @@ def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator
                     f"cannot read {deployment.path} ({exc}), so whether it sets knob '{knob.id}' is unknown; "
                     "make it a readable file inside the repository")
                 continue
-            if found is None:
+            if verdict is None:
                 continue
-            if expect_present and not found.is_set:
-                instead = (f"; line {found.other[0]} sets '{found.other[1]}' instead" if found.other else "")
-                yield _knob_finding(
-                    catalog, "knob-drift", knob, ("applies_to", i),
-                    f"knob '{knob.id}' is active, but {deployment.path} does not set it to {knob.value} (no "
-                    f"match for `{found.pattern}`){instead}; deploy {_setting(knob)} there, or record the change "
-                    "in the knob's history")
-            elif not expect_present and found.is_set:
-                yield _knob_finding(
-                    catalog, "knob-drift", knob, ("applies_to", i),
-                    f"knob '{knob.id}' is {knob.status.value}, but {deployment.path}:{found.line} still sets it "
-                    f"('{found.text}'); remove it there, or record the knob as active")
+            key = dotted(("applies_to", i))
+            yield from _drift_findings(knob, record, deployment, verdict, key)
+            for line in verdict.unreadable:
+                yield finding(
+                    "unreadable-setting", deployment.path, line.line, line.column, knob.id,
+                    f"cannot read {knob.name} in {deployment.path}:{line.line} ('{line.shown}'): no form kb reads "
+                    f"(NAME=VALUE, YAML, JSON or HCL keys, Kubernetes env lists, sysctl, JVM or command-line flags) "
+                    f"sets a value here, so whether this line deploys knob '{knob.id}' ({record}, "
+                    f"{knob.status.value}) is unknown; write it in one of those forms, or give "
+                    f"'applies_to[{i}].pattern' in {record} that matches the line when the tuned value is set", key)
+
+
+def _drift_findings(knob: Knob, record: str, deployment: Deployment, verdict: DeploymentVerdict,
+                    key: str) -> Iterator[Finding]:
+    path, setting = deployment.path, _setting(knob)
+    matching = f" (no match for `{verdict.pattern}`)" if verdict.pattern else ""
+    if verdict.state is DeployState.NOT_SET:
+        yield finding(
+            "knob-drift", path, 1, 1, knob.id,
+            f"knob '{knob.id}' ({record}) is active, but {path} does not set it to {value_text(knob.value)}"
+            f"{matching}; deploy {setting} there, or record the change in the knob's history", key)
+    elif verdict.state is DeployState.OTHER_VALUE:
+        for line in verdict.lines:
+            sets = f"sets '{line.shown}' instead" + ("" if verdict.pattern else f" (the value {line.value})")
+            yield finding(
+                "knob-drift", path, line.line, line.column, knob.id,
+                f"knob '{knob.id}' ({record}) is active, but {path} does not set it to {value_text(knob.value)}"
+                f"{matching}: line {line.line} {sets}; deploy {setting} there, or record the change in the knob's "
+                "history", key)
+    elif verdict.state is DeployState.STILL_SET:
+        for line in verdict.lines:
+            value = verdict.still_set_value(knob, line)
+            older = "" if same_value(value_text(value), knob.value) else \
+                f", a value it was tuned to before ({value_text(value)})"
+            yield finding(
+                "knob-drift", path, line.line, line.column, knob.id,
+                f"knob '{knob.id}' ({record}) is {knob.status.value}, but {path}:{line.line} still sets it "
+                f"('{line.shown}'){older}; remove it there, or record the knob as active", key)
 
 
 def restore_candidates(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for knob, revert, hypothesis in _open_reverts(catalog):
-        since = [e for e in hypothesis.evidence
-                 if e.stance is Stance.AGAINST and e.date is not None and when_key(e.date) >= when_key(revert.date)]
-        if since:
-            shown = "; ".join(_evidence_text(e) for e in since)
-            gains = describe_reclaimed(claimed_gains(knob), settings.min_gain_pct) if claimed_gains(knob) else ""
-            yield _knob_finding(
-                catalog, "restore-candidate", knob, ("status",),
-                f"knob '{knob.id}' was reverted on {revert.date.isoformat()} to test hypothesis '{hypothesis.id}' "
-                f"(incident '{revert.incident}'), and evidence since then speaks against it: {shown}. Read as a "
-                f"hypothesis test, the revert failed: refute the hypothesis and restore the knob"
-                f"{' (' + gains + ')' if gains else ''}, or record evidence for it")
+    for revert_of, reason in _open_reasons(catalog):
+        knob, revert, hypothesis = revert_of.knob, reason.entry, reason.hypothesis
+        assert hypothesis is not None
+        reading = reading_since(hypothesis, revert.date)
+        if reading is None or not reading.failed:
+            continue
+        against = "; ".join(_evidence_text(e) for e in reading.against)
+        supporting = "; ".join(_evidence_text(e) for e in reading.supporting) or "nothing"
+        decisive = reading.decisive
+        gains = describe_reclaimed(claimed_gains(knob), settings.min_gain_pct) if claimed_gains(knob) else ""
+        others = [r for r in revert_of.reasons if r is not reason and r.standing is not None and r.standing.stands]
+        also = "".join(f" (it also stands reverted under hypothesis '{r.entry.hypothesis}' of incident "
+                       f"'{r.entry.incident}', which still stands: settle that too)" for r in others)
+        stronger = "" if decisive.kind is EvidenceKind.EXPERIMENT else " or stronger"
+        yield _knob_finding(
+            catalog, "restore-candidate", knob, ("status",),
+            f"knob '{knob.id}' was reverted on {day(revert.date)} to test hypothesis '{hypothesis.id}' "
+            f"(incident '{revert.incident}'), and evidence since then speaks against it: {against}; for it: "
+            f"{supporting}. The strongest and newest ({decisive.kind.value}, {day(decisive.date or revert.date)}) is "
+            "against it. "
+            f"Read as a hypothesis test, the revert failed: refute the hypothesis and restore the knob"
+            f"{' (' + gains + ')' if gains else ''}{also}, or record evidence for it at least as strong "
+            f"({decisive.kind.value}{stronger}) if there is any")
 
 
 def correlation_only_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
-    for knob, revert, hypothesis in _open_reverts(catalog):
+    for revert, reason in _open_reasons(catalog):
+        knob, hypothesis, incident_id = revert.knob, reason.hypothesis, reason.entry.incident
+        assert hypothesis is not None
         basis = support(hypothesis)
         if basis.is_weak:
             supporting = supporting_evidence(hypothesis)
             shown = ("no evidence at all" if basis is Support.NONE
                      else "only correlation: " + "; ".join(_evidence_text(e) for e in supporting))
-            settle = (f"`kb confirm {revert.incident} {hypothesis.id}` or `kb refute {revert.incident} {hypothesis.id}`")
+            settle = (f"`kb confirm {incident_id} {hypothesis.id}` or `kb refute {incident_id} {hypothesis.id}`")
             advice = (f"an experiment is on record, so settle it: {settle}" if has_experiment(hypothesis) else
                       "record what the symptom did after the revert as an experiment (`kb evidence add "
-                      f"{revert.incident} {hypothesis.id} --kind experiment ...`), then {settle}")
+                      f"{incident_id} {hypothesis.id} --kind experiment ...`), then {settle}")
             yield _knob_finding(
                 catalog, "correlation-only-revert", knob, ("status",),
                 f"knob '{knob.id}' was reverted under open hypothesis '{hypothesis.id}' (incident "
-                f"'{revert.incident}'), which rests on {shown}. A revert is a hypothesis test, not a fix: {advice}")
+                f"'{incident_id}'), which rests on {shown}. A revert is a hypothesis test, not a fix: {advice}")
 
 
 def overdue_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for revert in current_reverts(catalog):
-        if not revert.is_overdue(settings.today, settings.overdue_days) or revert.hypothesis is None:
-            continue
-        knob, entry = revert.knob, revert.entry
-        due = revert.review_due(settings.overdue_days)
-        days = (settings.today - due).days
-        why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
-               f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
-        yield _knob_finding(
-            catalog, "revert-overdue", knob, ("history", _index(knob, entry)),
-            f"knob '{knob.id}' was reverted on {_day(entry.date)} to test hypothesis '{revert.hypothesis.id}' "
-            f"(incident '{entry.incident}'), which is still open {days} day{'s' * (days != 1)} past {why}, as of "
-            f"{settings.today.isoformat()}. Settle the test: `kb refute {entry.incident} {revert.hypothesis.id}` "
-            f"(then `kb restore {knob.id}`) or `kb confirm {entry.incident} {revert.hypothesis.id}`; or give it "
-            "more time with 'review_by:' on the revert entry")
+        for reason in revert.overdue_reasons(settings.today, settings.overdue_days):
+            knob, entry, hypothesis = revert.knob, reason.entry, reason.hypothesis
+            assert hypothesis is not None
+            due = reason.review_due(settings.overdue_days)
+            days = (settings.today - due).days
+            why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
+                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
+            yield _knob_finding(
+                catalog, "revert-overdue", knob, ("history", reason.index),
+                f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{hypothesis.id}' "
+                f"(incident '{entry.incident}'), which is still open {days} day{'s' * (days != 1)} past {why}, as of "
+                f"{settings.today.isoformat()}. Settle the test: `kb refute {entry.incident} {hypothesis.id}` "
+                f"(then `kb restore {knob.id}`) or `kb confirm {entry.incident} {hypothesis.id}`; or give it "
+                "more time with 'review_by:' on the revert entry")
 
 
 def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
@@ -230,22 +263,48 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
         if change is None:
             continue
         entry = change.entry
-        if entry.value is not None:
-            what = (f"{knob.name} was changed from {change.previous_value} to {entry.value}"
-                    if change.previous_value is not None else f"{knob.name} was set to {entry.value}")
+        previous = change.previous_value
+        if previous is None:
+            previous = _value_before_from_git(root, catalog, knob, len(knob.history) - 1)
+        value_now = entry.value if entry.value is not None else knob.value
+        changed = previous is not None and value_text(previous) != value_text(value_now)
+        if changed:
+            what = f"{knob.name} was changed from {value_text(previous)} to {value_text(value_now)}"
+        elif entry.value is not None:
+            what = f"{knob.name} was set to {value_text(entry.value)}"
         else:
             what = f"knob '{knob.id}' was made {entry.status.knob_status.value} ({_setting(knob)})"
         under = (f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was later refuted"
                  if change.standing is Standing.REFUTED else
                  f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was resolved on "
                  f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
-        back = f"`kb set {knob.id} {_typed(change.previous_value)} --note '...'`" \
-            if change.previous_value is not None else f"`kb set {knob.id} VALUE --note '...'`"
+        if changed:
+            back = (f" To undo it: set to {value_text(previous)} from {value_text(value_now)}. Change it back "
+                    f"(`kb set {knob.id} {_typed(previous)} --note '...'`)")
+        elif entry.value is not None:
+            back = (" Neither its history nor git says what the value was before. Change it back "
+                    f"(`kb set {knob.id} VALUE --note '...'`)")
+        else:
+            back = f" Change it back (`kb set {knob.id} VALUE --note '...'`)"
         yield _knob_finding(
             catalog, "changed-under-refuted", knob, ("history", len(knob.history) - 1),
-            f"{what} on {_day(entry.date)} under {under}: the change was made to fix something that was not the "
-            f"cause, and nobody has reviewed it since. Change it back ({back}), or record why it stays "
+            f"{what} on {day(entry.date)} under {under}: the change was made to fix something that was not the "
+            f"cause, and nobody has reviewed it since.{back}, or record why it stays "
             f"(`kb set {knob.id} {_typed(knob.value)} --note 'why it stays'`)")
+
+
+def _value_before_from_git(root: Path, catalog: Catalog, knob: Knob, index: int) -> object | None:
+    """The knob's `value:` in the newest committed version of its record that did not have history
+    entry `index` yet (the value before that change), when git has one; None otherwise."""
+    from ..history.versions import committed_versions
+
+    for content in committed_versions(root, catalog.source(RecordKind.KNOB, knob.id).rel_path):
+        record = parse_yaml(content.decode("utf-8", errors="replace")).value
+        history = record.get("history") if isinstance(record, dict) else None
+        if isinstance(history, list) and len(history) <= index:
+            value = record.get("value")
+            return value if isinstance(value, str | int | float | bool) else None
+    return None
 
 
 def _typed(value: object) -> str:
@@ -256,31 +315,26 @@ def _typed(value: object) -> str:
 def unexplained_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
     for revert in current_reverts(catalog):
         knob = revert.knob
-        if not revert.is_explained and not knob.keep_reverted:
-            yield _knob_finding(
-                catalog, "unexplained-revert", knob, ("history", _index(knob, revert.entry)),
-                f"knob '{knob.id}' was reverted on {revert.entry.date.isoformat()} without naming the incident and "
-                "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert can "
-                "be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
+        if knob.keep_reverted:
+            continue
+        for reason in revert.reasons:
+            if not reason.is_explained:
+                yield _knob_finding(
+                    catalog, "unexplained-revert", knob, ("history", reason.index),
+                    f"knob '{knob.id}' was reverted on {day(reason.entry.date)} without naming the incident and "
+                    "hypothesis behind it; add 'incident:' and 'hypothesis:' to that history entry so the revert "
+                    "can be undone when the hypothesis falls, or set 'keep_reverted:' with the reason")
 
 
-def _open_reverts(catalog: Catalog) -> Iterator[tuple[Knob, HistoryEntry, Hypothesis]]:
-    """Reverted knobs whose revert is a hypothesis test still running."""
+def _open_reasons(catalog: Catalog) -> Iterator[tuple[Revert, RevertReason]]:
+    """Each hypothesis test still running: a reverted knob and an open hypothesis it stands reverted under."""
     for revert in current_reverts(catalog):
-        if revert.tests_open_hypothesis and revert.hypothesis is not None:
-            yield revert.knob, revert.entry, revert.hypothesis
-
-
-def _index(knob: Knob, entry: HistoryEntry) -> int:
-    return len(knob.history) - 1 - knob.history[::-1].index(entry)
-
-
-def _day(moment: date | datetime) -> str:
-    return moment.isoformat(sep=" ") if isinstance(moment, datetime) else moment.isoformat()
+        for reason in revert.open_reasons:
+            yield revert, reason
 
 
 def _evidence_text(evidence: Evidence) -> str:
-    when = f"{evidence.date.isoformat()}, " if evidence.date else ""
+    when = f"{day(evidence.date)}, " if evidence.date else ""
     return f"'{evidence.text}' ({when}{evidence.kind.value})"
 
 

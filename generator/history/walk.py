@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 
 from .gitio import FileChange
 from ..records.vocabulary import record_kind_of
+from ..wording import day
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,7 @@ class Moment:
             return "uncommitted changes in the work tree"
         if self.date is None:
             return f"commit {self.commit[:7]} (its date cannot be read)"
-        return f"commit {self.commit[:7]} ({self.date.date().isoformat()})"
+        return f"commit {self.commit[:7]} ({day(self.date.astimezone(timezone.utc))})"  # as the site says it
 
 
 @dataclass(slots=True)

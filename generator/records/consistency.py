@@ -17,6 +17,7 @@ from .deployments import deploy_pattern
 from .files import describe_error, noted
 from .patterns import pattern_problem
 from .estimates import median
+from .setting_names import unmatchable_reason
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, sides, when_key
 from .schema import Incident, Knob, Measurement
 from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
@@ -75,7 +76,8 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                              f"incident '{entry.incident}' has no hypothesis '{entry.hypothesis}' (it has: {known}); "
                              "fix the id or add the hypothesis to the incident")
     for i, deployment in enumerate(knob.applies_to):
-        problem = pattern_problem(deploy_pattern(knob, deployment))
+        pattern = deploy_pattern(knob, deployment)
+        problem = pattern_problem(pattern) if pattern is not None else None
         if problem is not None:
             yield report("bad-value", ("applies_to", i, "pattern"),
                          f"applies_to[{i}].pattern is not a regular expression kb can run ({problem}); patterns "
@@ -84,10 +86,28 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
         yield from _check_path(report, root, ("applies_to", i, "path"), deployment.path)
     for i, doc in enumerate(knob.docs):
         yield from _check_path(report, root, ("docs", i), doc)
+    yield from _check_names(report, knob)
     for i, measurement in enumerate(knob.measurements):
         yield from _check_measurement(report, i, measurement)
         if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
             yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
+
+
+def _check_names(report: _Reporter, knob: Knob) -> Iterator[Finding]:
+    """A setting name or alias that no doc can ever be found naming (see `setting_names`): said, with
+    the fix, rather than a knob whose docs silently never refer to it."""
+    why = unmatchable_reason(knob.name)
+    if why is not None and not any(unmatchable_reason(alias) is None for alias in knob.aliases):
+        example = re.sub(r"[^A-Za-z0-9_.-]+", "_", knob.name.strip()).strip("_") or "the_name_docs_use"
+        yield report("unmatchable-name", ("name",),
+                     f"no doc can ever be found naming knob '{knob.id}' by its name {knob.name!r}: {why}; list the "
+                     f"names docs use under 'aliases:', e.g. 'aliases: [{example}]'")
+    for i, alias in enumerate(knob.aliases):
+        why = unmatchable_reason(alias)
+        if why is not None:
+            yield report("unmatchable-name", ("aliases", i),
+                         f"aliases[{i}] {alias!r} can never be found in a doc: {why}; write it as docs do, in one "
+                         "token (e.g. with '_' or '-' for spaces)")
 
 
 def _check_measurement(report: _Reporter, i: int, measurement: Measurement) -> Iterator[Finding]:

@@ -9,20 +9,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
 from . import estimates
 from .estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
-from .vocabulary import HistoryStatus, KnobStatus, RecordKind
+from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
 from .yaml_source import SourceMap
 
 
 def when_key(moment: date | datetime) -> datetime:
-    """A sort key that orders dates and date-times together (a date counts as its midnight)."""
-    return moment if isinstance(moment, datetime) else datetime(moment.year, moment.month, moment.day)
+    """A sort key that orders dates and date-times together: a date-time by its moment (one without a
+    zone is UTC), a date as its midnight in UTC."""
+    if isinstance(moment, datetime):
+        return zoned(moment)
+    return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
 
 
 MINUS = "\u2212"  # the minus sign of prose; search and tests also accept ASCII '-'
@@ -299,7 +302,22 @@ def running_setting(knob: Knob) -> Running:
 
 
 def last_revert(knob: Knob) -> HistoryEntry | None:
-    """The history entry that reverted the knob, if reverted is where it stands now."""
+    """The latest history entry that reverted the knob, if reverted is where it stands now."""
+    indexes = standing_revert_indexes(knob)
+    return knob.history[indexes[-1]] if indexes else None
+
+
+def standing_revert_indexes(knob: Knob) -> tuple[int, ...]:
+    """Where in its history are the `reverted` entries the knob stands on, oldest first: those since
+    it was last anything else (none unless reverted is where it stands now; when the last entry says
+    otherwise, a status-mismatch, the latest revert)."""
     if knob.status is not KnobStatus.REVERTED:
-        return None
-    return next((e for e in reversed(knob.history) if e.status is HistoryStatus.REVERTED), None)
+        return ()
+    found: list[int] = []
+    for index in range(len(knob.history) - 1, -1, -1):
+        if knob.history[index].status is not HistoryStatus.REVERTED:
+            break
+        found.append(index)
+    if not found:
+        found = [i for i, e in enumerate(knob.history) if e.status is HistoryStatus.REVERTED][-1:]
+    return tuple(reversed(found))

@@ -172,6 +172,7 @@ class Hypothesis(Record):
     id: Slug = Field(description="Slug, unique within the incident.")
     statement: Text = Field(description="The suspected cause, as a claim that evidence can support or refute.")
     status: HypothesisStatus = Field(description="open | confirmed | refuted.")
+    decided: When | None = Field(default=None, description="When it was refuted or confirmed (kb refute and kb confirm write it).")
     suspect: Suspect | None = Field(default=None, description="The knob this hypothesis blames, if any.")
     evidence: tuple[Evidence, ...] = Field(default=(), description="Evidence for and against.")
 

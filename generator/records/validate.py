@@ -19,6 +19,7 @@ from ..wording import article
 from .schema import MODELS, Record
 from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
+from ..wording import day
 
 _EXPECTED = {
     "string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
@@ -176,7 +177,7 @@ def _describe(value: Any) -> str:
         shown = str(value)
         return f"the number {shown if len(shown) <= 24 else shown[:12] + f'... ({len(shown)} digits)'}"
     if isinstance(value, date):
-        return f"the date {value.isoformat()}"
+        return f"the date {day(value)}"
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):

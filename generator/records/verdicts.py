@@ -1,9 +1,10 @@
 """The verdicts every stage asks of the records, each decided here once.
 
-"Does this hypothesis still stand?", "does a revert under it rest on correlation alone?" and "is
-this knob's revert still justified?" are answered by the functions below; the rules, the pages and
-the authoring commands all call them, so a page can never say what the check does not. Model in,
-verdicts out: no findings, no markup.
+"Does this hypothesis still stand?", "does a revert under it rest on correlation alone?", "is
+this knob's revert still justified?" and "what does the evidence since the revert say?" are
+answered by the functions below ("does this deploy file agree with the knob?" by
+`deploy_verdict`); the rules, the pages and the authoring commands all call them, so a page can
+never say what the check does not. Model in, verdicts out: no findings, no markup.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import enum
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from .model import Catalog, last_revert
+from .model import Catalog, Suspicion, standing_revert_indexes, when_key
 from .schema import Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from .vocabulary import EvidenceKind, HistoryStatus, HypothesisStatus, IncidentStatus, KnobStatus, Stance
 
@@ -73,12 +74,12 @@ def support(hypothesis: Hypothesis) -> Support:
 
 
 @dataclass(frozen=True, slots=True)
-class Revert:
-    """A knob that stands reverted, and the incident and hypothesis its revert acted on (None when
-    the revert names none, or names records that do not exist)."""
+class RevertReason:
+    """One hypothesis a knob stands reverted under: a `reverted` entry of its history, with the
+    incident and hypothesis it names (None when it names none, or names records that do not exist)."""
 
-    knob: Knob
     entry: HistoryEntry
+    index: int  # the entry's place in the knob's history
     incident: Incident | None
     hypothesis: Hypothesis | None
 
@@ -94,43 +95,125 @@ class Revert:
         return self.entry.incident is not None and self.entry.hypothesis is not None
 
     @property
-    def is_reclaimable(self) -> bool:
-        """The hypothesis behind the revert no longer stands and nobody decided to keep it reverted."""
+    def has_fallen(self) -> bool:
+        """Its hypothesis is known and no longer stands (refuted, or another root cause found)."""
         verdict = self.standing
-        return verdict is not None and not verdict.stands and not self.knob.keep_reverted
+        return verdict is not None and not verdict.stands
 
     @property
-    def tests_open_hypothesis(self) -> bool:
-        """The revert is a hypothesis test still running: its hypothesis is open."""
-        return self.standing is Standing.OPEN and not self.knob.keep_reverted
+    def is_open(self) -> bool:
+        return self.standing is Standing.OPEN
 
     def review_due(self, overdue_days: int) -> date:
         """When the hypothesis test should be settled: the entry's `review_by`, else `overdue_days`
-        after the revert."""
+        after the revert (days of the record's own zone)."""
         if self.entry.review_by is not None:
             return day_of(self.entry.review_by)
         return day_of(self.entry.date) + timedelta(days=overdue_days)
 
+
+@dataclass(frozen=True, slots=True)
+class Revert:
+    """A knob that stands reverted, and every hypothesis it stands reverted under: the `reverted`
+    entries since it was last active (a revert can be the test of several hypotheses, of several
+    incidents), oldest first. The order they were written in never changes a verdict."""
+
+    knob: Knob
+    reasons: tuple[RevertReason, ...]  # at least one
+
+    @property
+    def first(self) -> RevertReason:
+        """The entry that took the knob out: the date it stands reverted since."""
+        return self.reasons[0]
+
+    @property
+    def latest(self) -> RevertReason:
+        return self.reasons[-1]
+
+    # The latest reason's entry, incident and hypothesis: the whole story when there is one reason.
+    @property
+    def entry(self) -> HistoryEntry:
+        return self.latest.entry
+
+    @property
+    def incident(self) -> Incident | None:
+        return self.latest.incident
+
+    @property
+    def hypothesis(self) -> Hypothesis | None:
+        return self.latest.hypothesis
+
+    @property
+    def standing(self) -> Standing | None:
+        return self.latest.standing
+
+    @property
+    def is_explained(self) -> bool:
+        """Every revert entry names the incident and hypothesis behind it."""
+        return all(reason.is_explained for reason in self.reasons)
+
+    @property
+    def is_reclaimable(self) -> bool:
+        """Every hypothesis the knob stands reverted under has fallen, and nobody decided to keep it
+        reverted: one that still stands (open or confirmed), or an unexplained revert, keeps it out."""
+        return all(reason.has_fallen for reason in self.reasons) and not self.knob.keep_reverted
+
+    @property
+    def open_reasons(self) -> tuple[RevertReason, ...]:
+        """The hypothesis tests still running: reasons whose hypothesis is open (none when the knob
+        is kept reverted on purpose)."""
+        if self.knob.keep_reverted:
+            return ()
+        return tuple(reason for reason in self.reasons if reason.is_open and reason.hypothesis is not None)
+
+    @property
+    def tests_open_hypothesis(self) -> bool:
+        """The revert is a hypothesis test still running: one of its hypotheses is open."""
+        return bool(self.open_reasons)
+
+    def review_due(self, overdue_days: int) -> date:
+        """The latest reason's review date (see `RevertReason.review_due`)."""
+        return self.latest.review_due(overdue_days)
+
+    def overdue_reasons(self, today: date, overdue_days: int) -> tuple[RevertReason, ...]:
+        """The hypothesis tests still running past their review date."""
+        return tuple(reason for reason in self.open_reasons if today > reason.review_due(overdue_days))
+
     def is_overdue(self, today: date, overdue_days: int) -> bool:
-        """A hypothesis test still running past its review date."""
-        return self.tests_open_hypothesis and today > self.review_due(overdue_days)
+        return bool(self.overdue_reasons(today, overdue_days))
+
+    def names(self, incident_id: str | None, hypothesis_id: str | None) -> bool:
+        """Whether the knob stands reverted under this hypothesis already."""
+        return any((r.entry.incident, r.entry.hypothesis) == (incident_id, hypothesis_id) for r in self.reasons)
 
 
 def day_of(moment: date | datetime) -> date:
+    """The day of a date, or of a date-time in the zone it was written in."""
     return moment.date() if isinstance(moment, datetime) else moment
 
 
 def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
-    """The revert the knob stands on, if it stands reverted."""
-    entry = last_revert(knob)
-    if entry is None:
+    """The revert the knob stands on, if it stands reverted: every hypothesis it stands reverted under."""
+    indexes = standing_revert_indexes(knob)
+    if not indexes:
         return None
-    return Revert(knob, entry, catalog.incidents.get(entry.incident or ""),
-                  catalog.hypothesis(entry.incident, entry.hypothesis))
+    reasons = tuple(RevertReason(knob.history[i], i, catalog.incidents.get(knob.history[i].incident or ""),
+                                 catalog.hypothesis(knob.history[i].incident, knob.history[i].hypothesis))
+                    for i in indexes)
+    return Revert(knob, reasons)
 
 
 def current_reverts(catalog: Catalog) -> tuple[Revert, ...]:
     return tuple(r for r in (current_revert(catalog, knob) for knob in catalog.knobs.values()) if r is not None)
+
+
+def still_suspected_elsewhere(catalog: Catalog, revert: Revert) -> tuple[Suspicion, ...]:
+    """Open hypotheses of incidents not yet resolved that suspect the knob, besides those it stands
+    reverted under: a restore must reckon with them."""
+    return tuple(item for item in catalog.suspicions(revert.knob.id)
+                 if item.incident.status is not IncidentStatus.RESOLVED
+                 and standing(item.incident, item.hypothesis) is Standing.OPEN
+                 and not revert.names(item.incident.id, item.hypothesis.id))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +267,48 @@ def evidence_effect(incident: Incident, hypothesis: Hypothesis, evidence: Eviden
     return EvidenceEffect.BORNE_OUT if agrees else EvidenceEffect.MISLEADING
 
 
+# How much a piece of evidence weighs when the evidence since a revert disagrees: a controlled
+# experiment over what was observed, over what someone reported, over a coincidence in time.
+STRENGTH: dict[EvidenceKind, int] = {EvidenceKind.CORRELATION: 0, EvidenceKind.REPORT: 1,
+                                     EvidenceKind.OBSERVATION: 2, EvidenceKind.EXPERIMENT: 3}
+
+
+@dataclass(frozen=True, slots=True)
+class TestReading:
+    """What the evidence since a revert says about the hypothesis the revert tests: every dated
+    piece on or after it, and the one that decides (the strongest kind, then the newest, then the
+    one written last)."""
+
+    decisive: Evidence
+    against: tuple[Evidence, ...]
+    supporting: tuple[Evidence, ...]
+
+    @property
+    def failed(self) -> bool:
+        """Read as a hypothesis test, the revert failed: the deciding evidence speaks against it."""
+        return self.decisive.stance is Stance.AGAINST
+
+
+def is_since(moment: date | datetime, since: date | datetime) -> bool:
+    """`moment` is on or after `since`: by day when either is a plain date (each in its own zone),
+    else by the moment."""
+    if not isinstance(moment, datetime) or not isinstance(since, datetime):
+        return day_of(moment) >= day_of(since)
+    return when_key(moment) >= when_key(since)
+
+
+def reading_since(hypothesis: Hypothesis, since: date | datetime) -> TestReading | None:
+    """The evidence on the hypothesis dated on or after `since` (a revert's date), weighed; None when
+    there is none."""
+    dated = [(i, e) for i, e in enumerate(hypothesis.evidence) if e.date is not None and is_since(e.date, since)]
+    if not dated:
+        return None
+    _, decisive = max(dated, key=lambda item: (STRENGTH[item[1].kind], when_key(item[1].date or since), item[0]))
+    return TestReading(decisive, tuple(e for _, e in dated if e.stance is Stance.AGAINST),
+                       tuple(e for _, e in dated if e.stance is Stance.FOR))
+
+
 def has_experiment(hypothesis: Hypothesis) -> bool:
     """Whether an experiment (for or against) is on record: the test a revert asks for was done."""
     return any(e.kind is EvidenceKind.EXPERIMENT for e in hypothesis.evidence)
+

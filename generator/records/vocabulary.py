@@ -66,9 +66,10 @@ KNOB_KINDS: tuple[str, ...] = get_args(KnobKind)
 
 
 def parse_when(value: Any) -> date | datetime:
-    """A record's date or date-time: dates stay dates, date-times become naive UTC so any two can be
-    compared. Only dates and ISO 8601 text: a number is not a date (20261103 is no day, 1762300000
-    no moment), and a date-time whose UTC day falls outside years 1 to 9999 cannot be used.
+    """A record's date or date-time: dates stay dates; a date-time keeps the zone it was written in
+    (one written without a zone is UTC), so any two can be compared and each is shown as written.
+    Only dates and ISO 8601 text: a number is not a date (20261103 is no day, 1762300000 no moment),
+    and a date-time whose UTC day falls outside years 1 to 9999 cannot be used.
     Raises ValueError with what is expected."""
     if isinstance(value, str):
         try:
@@ -79,18 +80,23 @@ def parse_when(value: Any) -> date | datetime:
         raise ValueError(_EXPECTED_WHEN)
     if isinstance(value, datetime):
         try:
-            return naive_utc(value)
+            naive_utc(value)
         except OverflowError:
             raise ValueError("the date-time in UTC is outside years 1 to 9999; check the date and time zone") from None
+        return zoned(value)
     return value
 
 
 _EXPECTED_WHEN = "expected a date such as 2026-11-05 or a date-time such as 2026-11-05T20:25:00Z"
 
 
+def zoned(moment: datetime) -> datetime:
+    """A date-time with its zone: as written, or UTC when it was written without one."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
 def naive_utc(moment: datetime) -> datetime:
-    """Naive UTC, so date-times from records and from git compare and show alike (OverflowError when
-    the UTC moment is outside years 1 to 9999)."""
+    """Naive UTC (OverflowError when the UTC moment is outside years 1 to 9999)."""
     return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 

@@ -10,16 +10,16 @@ and timeline. This module is the one place that decides it. Model and timelines 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 from collections.abc import Mapping
 
 from ..history.timelines import MaterialChange
 from ..records.model import Catalog, when_key
 from ..records.schema import Incident, Knob
-from ..records.vocabulary import RecordKind, naive_utc
+from ..records.vocabulary import RecordKind
 
-_UNCOMMITTED = datetime.max  # uncommitted work-tree changes are the newest
+_UNCOMMITTED = datetime.max.replace(tzinfo=timezone.utc)  # uncommitted work-tree changes are the newest
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ def record_changes(catalog: Catalog,
 
 
 def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
-    return [Change(naive_utc(change.date) if change.date else None, change.kind, change.record_id, None,
+    return [Change(change.date.astimezone(timezone.utc) if change.date else None, change.kind, change.record_id, None,
                    change.commit[:7] if change.commit else None, from_git=True, material=change) for change in timeline]
 
 

@@ -162,10 +162,14 @@ def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
         yield Fact(f"Scope: {key}", plain(scope_value))
     if knob.applies_to:
         yield Fact("Deployed in", Markup(", ").join(
-            links.repo_file(d.path) + Markup(" (matching ") + code(deploy_pattern(knob, d)) + Markup(")")
-            for d in knob.applies_to))
+            links.repo_file(d.path) + _matching(deploy_pattern(knob, d)) for d in knob.applies_to))
     if knob.owners:
         yield Fact("Owners", Markup(", ").join(plain(o) for o in knob.owners))
+
+
+def _matching(pattern: str | None) -> Markup:
+    """How kb finds the setting in a deploy file: the record's own pattern, when it gives one."""
+    return Markup(" (matching ") + code(pattern) + Markup(")") if pattern else Markup()
 
 
 def _glance(knob: Knob, suspicions: tuple[Suspicion, ...], floor: float) -> Iterable[Fact]:

@@ -23,7 +23,7 @@ from .gain_views import RestoreRow, restore_rows
 from .changes import Change
 from .page_parts import badge, change_when, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
-from ..records.schema import Incident, Knob
+from ..records.schema import Hypothesis, Incident, Knob
 from ..records.vocabulary import RecordKind
 from ..wording import plural
 from .context import SiteContext
@@ -126,12 +126,17 @@ def _records(context: SiteContext) -> tuple[tuple[Knob, ...], tuple[Incident, ..
             tuple(incident for _, incident in sorted(catalog.incidents.items())))
 
 
+def _fallen_hypothesis(links: Links, incident: Incident, hypothesis: Hypothesis) -> Markup:
+    return (Markup("hypothesis ") + links.hypothesis(incident.id, hypothesis.id) + Markup(" of ")
+            + links.incident(incident.id) + Markup(" ") + badge("hypothesis", hypothesis.status.value))
+
+
 def home_view(context: SiteContext) -> HomePage:
     links = Links(HOME_PAGE, context.catalog, context.settings, context.root)
     reclaimable = tuple(
         ReclaimRow(links.knob_in_table(item.knob.id), plain(item.gains_text), when_cell(item.revert.date),
-                   Markup("hypothesis ") + links.hypothesis(item.incident.id, item.hypothesis.id) + Markup(" of ")
-                   + links.incident(item.incident.id) + Markup(" ") + badge("hypothesis", item.hypothesis.status.value))
+                   Markup("; ").join(_fallen_hypothesis(links, incident, hypothesis)
+                                     for incident, hypothesis in item.hypotheses))
         for item in sorted(context.reclaimable.values(), key=lambda r: r.knob.id))
     findings = sorted(context.kb.findings, key=lambda f: (f.severity is not Severity.ERROR, f.sort_key))
     rows = []

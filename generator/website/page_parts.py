@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 
 from markupsafe import Markup
 
@@ -86,20 +86,20 @@ def stance_badge(stance: Stance, effect: EvidenceEffect) -> Markup:
 
 
 def when_text(moment: date | datetime | None) -> str:
-    """A date or date-time as a record gives it: 2026-11-05, or 2026-11-05 20:25:00 (always with
-    seconds; record date-times carry no zone once loaded, so none is claimed)."""
+    """A date or date-time as a record gives it: 2026-11-05, or 2026-11-05 20:25:00 -07:00 (always
+    with seconds and the zone it was written in; UTC, labelled, when it was written without one)."""
     return "" if moment is None else day(moment)
 
 
 def when_cell(moment: date | datetime | None) -> Markup:
-    """when_text for a table cell: a narrow column may put the time under the date, but never
-    splits either."""
-    return Markup(" ").join(map(_nowrap, when_text(moment).split(" "))) if moment else Markup()
+    """when_text for a table cell: a narrow column may put the time (with its zone) under the date,
+    but never splits either."""
+    return Markup(" ").join(map(_nowrap, when_text(moment).split(" ", 1))) if moment else Markup()
 
 
 def commit_time_text(moment: datetime) -> str:
     """A commit's time in UTC, saying so: 2026-11-30 13:50:00 UTC."""
-    return moment.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+    return day(moment.astimezone(timezone.utc) if moment.tzinfo is not None else moment)
 
 
 def change_when(change: Change) -> Markup:
@@ -108,7 +108,7 @@ def change_when(change: Change) -> Markup:
     if change.from_git:
         if change.commit is None or not isinstance(change.when, datetime):
             return Markup("not committed yet")
-        date_part, time_part = commit_time_text(change.when).split(" ", 1)
+        date_part, time_part = commit_time_text(change.when).split(" ", 1)  # the time with its zone
         return _nowrap(date_part) + Markup(" ") + _nowrap(time_part) + plain(f" (committed {change.commit})")
     return when_cell(change.when) + Markup(" (recorded)")
 
@@ -171,16 +171,24 @@ class FindingPlaces:
     by_doc: dict[str, list[Finding]] = field(default_factory=dict)  # page path inside the docs folder
     record_pages: dict[str, str] = field(default_factory=dict)  # record file -> generated page
 
+    knob_pages: dict[str, str] = field(default_factory=dict)  # knob id -> its page
+
     def page_of(self, item: Finding, settings: SiteSettings) -> str | None:
         if item.path in self.record_pages:
             return self.record_pages[item.path]
         inside = settings.docs_path(item.path)
-        return inside if inside in self.by_doc else None
+        if inside in self.by_doc:
+            return inside
+        return self.knob_pages.get(item.subject or "") if (RecordKind.KNOB, item.subject) in self.by_record \
+            and item in self.by_record[(RecordKind.KNOB, item.subject or "")] else None
 
 
 def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
-    """`record_pages` maps a record file to (kind, id, page) for every record that has a page."""
-    places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()})
+    """`record_pages` maps a record file to (kind, id, page) for every record that has a page. A
+    finding about a knob in another file (drift, at the deploy file's line) shows on the knob's page."""
+    places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()},
+                           knob_pages={record_id: page for kind, record_id, page in record_pages.values()
+                                       if kind is RecordKind.KNOB})
     for item in kb.findings:
         if item.path in record_pages:
             kind, record_id, _ = record_pages[item.path]
@@ -189,4 +197,12 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
         inside = settings.docs_path(item.path)
         if inside is not None and inside.endswith(".md") and is_file(kb.root / item.path):
             places.by_doc.setdefault(inside, []).append(item)
+        elif _is_deploy_file_of(kb, item):
+            places.by_record.setdefault((RecordKind.KNOB, item.subject or ""), []).append(item)
     return places
+
+
+def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
+    """A finding about a knob at a line of one of its deploy files (drift, an unreadable setting)."""
+    knob = kb.catalog.knobs.get(item.subject or "")
+    return knob is not None and any(d.path == item.path for d in knob.applies_to)

@@ -23,12 +23,14 @@ def _parsed(text: str) -> LoadedYaml:
 
 
 def when(text: str) -> date | datetime:
-    """A date as a record holds it (date-times in naive UTC), read the way the schema reads one."""
+    """A date or date-time, checked the way the schema reads one, and kept as written (a date-time's
+    zone, or its lack of one, is what the record will say)."""
     value = _parsed(text).value
     try:
         if not isinstance(value, date | datetime):  # a number is no date (pydantic would read seconds)
             raise ValueError
-        return parse_when(value)
+        parse_when(value)
+        return value
     except ValueError as exc:
         why = f" kb can use ({exc})" if str(exc) else ""
         raise argparse.ArgumentTypeError(f"{text!r} is not a date{why}; give e.g. 2026-11-05 or "

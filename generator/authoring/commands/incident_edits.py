@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 
 from ...command import Command, add_root, root_of
-from ...findings import KbError
 from ...records.vocabulary import EvidenceKind, Stance
 from .argument_types import today_unless, when
 from .edit_output import run_edit
@@ -48,11 +47,12 @@ def _verdict_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _refute_arguments(parser: argparse.ArgumentParser) -> None:
     _verdict_arguments(parser)
+    parser.add_argument("--date", type=when, help="when it was refuted (written as the hypothesis's 'decided:')")
     add_root(parser)
 
 
 def run_refute(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.refute(root_of(args), args.incident, args.hypothesis))
+    return run_edit(args, lambda acts: acts.refute(root_of(args), args.incident, args.hypothesis, args.date))
 
 
 def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,15 +60,14 @@ def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root-cause", action="store_true", help="make it the incident's root cause")
     parser.add_argument("--summary", help="the root cause in a few sentences (implies --root-cause)")
     parser.add_argument("--resolve", action="store_true", help="also resolve the incident (implies --root-cause)")
-    parser.add_argument("--date", type=when, help="when it was resolved (default: today)")
+    parser.add_argument("--date", type=when, help="when it was confirmed (written as the hypothesis's 'decided:'); "
+                                                   "with --resolve also when the incident was resolved (default: today)")
     add_root(parser)
 
 
 def run_confirm(args: argparse.Namespace) -> int:
-    if args.date is not None and not args.resolve:
-        raise KbError("--date is the day the incident was resolved; give it with --resolve")
     return run_edit(args, lambda acts: acts.confirm(root_of(args), args.incident, args.hypothesis, root_cause=args.root_cause,
-                                         summary=args.summary,
+                                         summary=args.summary, when=args.date,
                                          resolve_on=today_unless(args.date) if args.resolve else None))
 
 

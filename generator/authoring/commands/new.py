@@ -25,6 +25,8 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--default", type=scalar, help="the value when the setting is not given")
     parser.add_argument("--description", help="markdown: what it does and why this value")
     parser.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+    parser.add_argument("--alias", action="append", default=[],
+                        help="another name docs use for the setting, e.g. a short name (repeatable)")
     parser.add_argument("--owner", action="append", default=[], help="an owner (repeatable)")
     parser.add_argument("--scope", action="append", default=[], type=pair, metavar="KEY=VALUE",
                         help="where it applies, e.g. model=DeepSeek-V4-Flash (repeatable)")
@@ -47,10 +49,12 @@ def run_new_knob(args: argparse.Namespace) -> int:
     for spec in args.applies_to:
         path, sep, pattern = spec.partition(":")
         deployments.append({"path": path, "pattern": Quoted(pattern)} if sep else {"path": path})
-    history = entry(HistoryEntry, date=today_unless(args.date), status=args.status, note=args.note)
+    # The first entry records the value too: a later change says what it was changed from.
+    history = entry(HistoryEntry, date=today_unless(args.date), status=args.status, value=args.value, note=args.note)
     values = {"name": args.name, "summary": args.summary, "value": args.value, "status": args.status,
               "kind": args.kind, "component": args.component, "default": args.default,
-              "description": args.description, "tags": FlowList(args.tag), "owners": FlowList(args.owner),
+              "description": args.description, "tags": FlowList(args.tag), "aliases": FlowList(args.alias),
+              "owners": FlowList(args.owner),
               "scope": dict(args.scope), "docs": args.doc, "applies_to": deployments, "history": [history]}
     given = {k: v for k, v in values.items() if v is not None}
     return run_edit(args, lambda acts: Outcome(

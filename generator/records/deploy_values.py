@@ -1,0 +1,91 @@
+"""A setting's value as a deploy file writes it, and the line it is on: quoted or bare, a shell
+default standing for its default, a reference or a template standing for no value kb can know.
+`deploy_forms` finds the lines; this reads what they say. Text in, text out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_QUOTES = "\"'"
+_BARE_END = re.compile(r"[\s,;}\])\"'`]")
+_SHELL_DEFAULT = re.compile(r"^\$\{\w+:?[-=]([^}]*)\}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingLine:
+    """A line of a deploy file that names the setting, and what it sets it to."""
+
+    line: int  # 1-based: where the value is (a name/value pair's value line)
+    column: int  # 1-based column of the setting's name (of the value, for a pair's separate value line)
+    text: str  # that line, whole, without its surrounding space
+    value: str | None  # the value as text, quotes removed; None when no form read here understands the line
+    form: str  # the form read ('NAME=VALUE', 'Kubernetes env', ...); '' when none
+    name_line: int | None = None  # a name/value pair on two lines: the name's line...
+    name_text: str | None = None  # ...and its text
+
+    @property
+    def is_readable(self) -> bool:
+        return self.value is not None
+
+    @property
+    def shown(self) -> str:
+        """The line as a message quotes it: whole, with the name's line first for a pair on two lines."""
+        if self.name_text is not None and self.name_line != self.line:
+            return f"{self.name_text}' ... '{self.text}"
+        return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    line: int
+    column: int
+    text: str
+
+    def reads(self, value: str | None, form: str, name_line: int | None = None,
+              name_text: str | None = None) -> SettingLine:
+        value = resolved(value) if value is not None else None
+        return SettingLine(self.line, self.column, self.text, value, form if value is not None else "",
+                           name_line, name_text)
+
+    def unreadable(self) -> SettingLine:
+        return SettingLine(self.line, self.column, self.text, None, "")
+
+
+def value_at(text: str) -> str | None:
+    """The value at the start of `text` (after the separator): quoted, or bare up to a space or a
+    delimiter; None for a YAML block scalar."""
+    text = text.lstrip()
+    if is_quote(text[:1]):
+        close = text.find(text[0], 1)
+        return text[1:close] if close != -1 else text[1:]
+    if text[:1] in ("|", ">"):
+        return None
+    if text.startswith("${") and "}" in text:
+        return text[:text.index("}") + 1]
+    return bare(text, 0)
+
+
+def is_quote(char: str) -> bool:
+    return len(char) == 1 and char in _QUOTES
+
+
+def bare(text: str, at: int) -> str:
+    match = _BARE_END.search(text, at)
+    return text[at:match.start() if match else len(text)]
+
+
+def unquoted(text: str) -> str:
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and is_quote(text[0]) else text
+
+
+def resolved(value: str) -> str | None:
+    """The value a deploy file's text stands for: a shell default's default; None when it comes from
+    elsewhere (another variable, a template)."""
+    default = _SHELL_DEFAULT.match(value)
+    if default:
+        return unquoted(default.group(1))
+    if value.startswith("$") or "{{" in value:
+        return None
+    return value
