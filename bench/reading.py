@@ -2,30 +2,34 @@
 with the search options measured side by side in one run.
 
     .venv/bin/python bench/reading.py [--sizes 2000,10000] [--work /tmp/kb-reading] [--rebuild]
-                                      [--variants NAME,...] [--skip-pages]
+                                      [--variants NAME,...] [--skip-pages] [--no-material]
 
-For each size (3/5 knobs, 2/5 incidents; bench/site_build.py's generator) the knowledge base is
-generated and its site built once under --work, then reused by later runs (--rebuild builds again,
-e.g. after a change to the generator). Each site is served on 127.0.0.1 and opened in Debian's
-Chromium; every request that leaves 127.0.0.1 fails the run (search must work offline).
+For each size (3/5 knobs, 2/5 incidents, bench/site_build.py's generator; one knob, the probe, gets
+a short name and a gain no other has) the knowledge base is generated under --work and its site is
+built twice, as configured (the plugin's search, on Pagefind) and with `search: material` (Material's
+own search, for the comparison); later runs reuse them (--rebuild builds again after a change to the
+generator: the sites print the commit they were built from). Each site is served on 127.0.0.1 and
+opened in Debian's Chromium; a request that leaves 127.0.0.1 fails the run (search works offline).
 
-Search, one row per option (each in a fresh browser, cold cache):
-  ready on a new page     from a click on a link until the search on the new page answers
-  first result            a query typed right after the home page's load, from the last key until
-                          the expected page is listed
-  later search            another query once search is ready, from the last key
-  kept                    the query is still in the search box after the click to another page
-  tab MB                  PSS of the tab's renderer processes after the searches
-  search MB               bytes the searches downloaded (index files), over both pages
-  ranks                   where the expected page is listed for an id, a setting name, a short
-                          name, a gain's number and root-cause words ("-": not in the first 10)
-Options: the site as built, plus what Material offers without code of ours (instant navigation; an
-index slimmed to what people search for; one shard per record kind, measured as the knobs' shard)
-and, on a site built with Material's search only, Pagefind run over its pages.
+Search, one row per option, each in a fresh browser (cold cache):
+  ready      after a click on a result, until the search on the new page answers (a new page's time
+             origin is the navigation's start; with instant navigation the click's time is used)
+  first      a query typed right after the home page's load: from the last key until the first
+             result shows; (load) the same from the page's load event
+  later      another query once search is ready, from the last key until its results show
+  kept       the query is still in the search box on the page the click opened
+  tab MB     PSS of the browser's renderer processes after the searches (the tab and its workers)
+  dl MB      bytes of search files (Material's index, Pagefind's chunks) the two pages downloaded
+  ranks      where the right page is listed for the probe knob's id, setting name, short name and
+             gain number, and an incident's id and root-cause words ("-": not in the first 10)
+Options: the site as built; Material's own search, with what Material offers without code of ours
+(instant navigation, which keeps one index for the session; an index slimmed to titles and each
+page's first text; one shard per record kind, measured as the knobs' shard).
 
 Pages (the site as built): the home page's size and height; the knobs index's rows, first paint,
-sort and filter times (from the click or change until the next frame), heights at 1280 and 390 px,
-and the tab's memory at 390 px. Goals at 10,000 records are printed beside each figure.
+the time its controls are ready (from the navigation's start), sort and filter times (from the
+click or change until the next frame), heights at 1280 and 390 px, and the tab's memory at 390 px.
+Goals at 10,000 records are printed beside each figure; only same-run figures compare.
 """
 
 from __future__ import annotations
@@ -55,7 +59,6 @@ REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGEFIND = [sys.executable, "-m", "pagefind_bin"]
 
 
 # -- the knowledge bases and their sites ------------------------------------------------------------
@@ -65,19 +68,32 @@ def split(size: int) -> tuple[int, int, int]:
     return size * 3 // 5, size - size * 3 // 5, 60 if size <= 2000 else 150
 
 
-def prepare(work: Path, size: int, rebuild: bool) -> tuple[Path, float | None]:
-    """The built site for a size (built now if missing or --rebuild), and the build's seconds."""
-    root, site = work / f"kb-{size}", work / f"site-{size}"
+MATERIAL_CONFIG = "mkdocs-material-search.yml"  # the same site with Material's own search, to compare
+
+
+def prepare(work: Path, size: int, rebuild: bool, search: str) -> tuple[Path, float | None]:
+    """The built site for a size (built now if missing or --rebuild) with the plugin's search as
+    configured ("kb") or with Material's ("material"), and the build's seconds (None: reused)."""
+    root = work / f"kb-{size}"
+    site = work / (f"site-{size}" if search == "kb" else f"site-{size}-material")
     if rebuild:
-        shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(site, ignore_errors=True)
     if (site / "index.html").is_file():
         return site, None
     if not root.is_dir():
         site_build.generate(root, *split(size))
-        give_probe_a_gain(root)
+        mark_probe(root)
+    config = root / "mkdocs.yml"
+    if search == "material":
+        text = config.read_text()
+        assert "\n  - incident-kb\n" in text, "the generated mkdocs.yml no longer names the incident-kb plugin"
+        config = root / MATERIAL_CONFIG
+        config.write_text(text.replace("\n  - incident-kb\n", "\n  - incident-kb:\n      search: material\n"))
     shutil.rmtree(root / ".cache", ignore_errors=True)
-    seconds = site_build.build(root, site)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(config), "-d", str(site)],
+                   check=True, cwd=root, env=site_build.ENV)
+    seconds = time.perf_counter() - started
     (site / ".bench-built-from").write_text(_code_stamp())
     return site, seconds
 
@@ -89,6 +105,7 @@ def _code_stamp() -> str:
 
 
 PROBE_GAIN = "27.3"  # outside the generator's range (-3 to 15): only the probe knob has it
+PROBE_ALIAS = "PROBE_SHORT_NAME"  # the probe knob's short name (an alias: short names come from aliases)
 
 
 def probe_knob(root: Path) -> Path:
@@ -96,12 +113,13 @@ def probe_knob(root: Path) -> Path:
     return knobs[len(knobs) // 3]
 
 
-def give_probe_a_gain(root: Path) -> None:
-    """The probe knob gets a gain no other knob has, so that searching its number has one answer."""
+def mark_probe(root: Path) -> None:
+    """The probe knob gets a gain and a short name no other knob has, so that searching for either
+    has one right answer."""
     path = probe_knob(root)
     path.write_text(path.read_text().replace(
         "measurements:\n", "measurements:\n  - metric: output throughput\n    conditions: {concurrency: 200}\n"
-        f"    delta_pct: {PROBE_GAIN}\n    date: 2026-10-02\n", 1))
+        f"    delta_pct: {PROBE_GAIN}\n    date: 2026-10-02\n", 1).replace("\ntags: ", f"\naliases: [{PROBE_ALIAS}]\ntags: ", 1))
 
 
 # -- serving, with the variants' rewrites -----------------------------------------------------------
@@ -112,7 +130,7 @@ class Variant:
     site: Path
     rewrite_html: Callable[[str], str] | None = None  # applied to every page served
     files: dict[str, bytes | Path] = field(default_factory=dict)  # URL path -> replacement body or folder
-    search: str = "material"  # which search UI the pages carry: "material", "pagefind-ui" or "kb"
+    search: str = "material"  # which search the pages carry: "material" or "kb" (the plugin's)
     sitemap: bool = False  # serve a sitemap of every page, as a site with site_url has (instant navigation needs it)
 
 
@@ -200,42 +218,21 @@ def kind_shard(index: dict, prefix: str) -> dict:
     return {**index, "docs": [d for d in index["docs"] if d["location"].startswith(prefix)]}
 
 
-PAGEFIND_UI = ('<link rel="stylesheet" href="/pagefind/pagefind-ui.css"><script src="/pagefind/pagefind-ui.js"></script>'
-               '<div id="kb-pagefind"></div><script>new PagefindUI({element: "#kb-pagefind", showSubResults: false});'
-               '</script>')
-
-
-def pagefind_over(site: Path, work: Path) -> Path:
-    """Pagefind's index of a site built with Material's search (its articles only), made once."""
-    bundle = work / f"pagefind-over-{site.name}"
-    if not (bundle / "pagefind.js").is_file():
-        shutil.rmtree(bundle, ignore_errors=True)
-        subprocess.run([*PAGEFIND, "--site", str(site), "--output-path", str(bundle), "--root-selector", "article",
-                        "--silent"], check=True)
-    return bundle
-
-
-def variants(site: Path, work: Path) -> list[Variant]:
-    found = []
-    index_path = site / "search" / "search_index.json"
-    if (site / "pagefind" / "pagefind.js").is_file():
-        found.append(Variant("as built (kb search, Pagefind)", site, search="kb"))
-    if index_path.is_file():
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-        found += [
-            Variant("Material", site),
-            Variant("Material + instant navigation", site, with_feature("navigation.instant"), sitemap=True),
-            Variant("Material + instant + slim index", site, with_feature("navigation.instant"),
-                    {"/search/search_index.json": json.dumps(slim_index(index)).encode()}, sitemap=True),
-            Variant("Material + instant, knobs' shard", site, with_feature("navigation.instant"),
-                    {"/search/search_index.json": json.dumps(kind_shard(index, "knobs/")).encode()}, sitemap=True),
-            # Material's own search left with nothing to load, so that the figures are Pagefind's.
-            Variant("Pagefind UI over Material's pages", site, lambda html: html.replace("</body>", PAGEFIND_UI + "</body>", 1),
-                    {"/pagefind/": pagefind_over(site, work),
-                     "/search/search_index.json": json.dumps(kind_shard(index, "nowhere/")).encode()},
-                    search="pagefind-ui"),
-        ]
-    return found
+def variants(site: Path, material_site: Path | None) -> list[Variant]:
+    """The site as built, and Material's options on the same site built with Material's search."""
+    found = [Variant("as built (kb search, Pagefind)", site, search="kb")]
+    if material_site is None:
+        return found
+    index = json.loads((material_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    instant = with_feature("navigation.instant")
+    return found + [
+        Variant("Material", material_site),
+        Variant("Material + instant navigation", material_site, instant, sitemap=True),
+        Variant("Material + instant + slim index", material_site, instant,
+                {"/search/search_index.json": json.dumps(slim_index(index)).encode()}, sitemap=True),
+        Variant("Material + instant, knobs' shard", material_site, instant,
+                {"/search/search_index.json": json.dumps(kind_shard(index, "knobs/")).encode()}, sitemap=True),
+    ]
 
 
 # -- the browser ------------------------------------------------------------------------------------
@@ -303,8 +300,6 @@ UI = {
     "material": {"open": "/", "box": ".md-search__input", "results": ".md-search-result__item > a",
                  "ready": "(() => { const m = document.querySelector('.md-search-result__meta');"
                           " return !!m && !/Initializing/.test(m.textContent); })()"},
-    "pagefind-ui": {"open": None, "box": ".pagefind-ui__search-input", "results": ".pagefind-ui__result-link",
-                    "ready": "!!document.querySelector('.pagefind-ui__search-input')"},
     "kb": {"open": "/", "box": ".kb-search__input", "results": ".kb-search__result > a",
            "ready": "(() => { const b = document.querySelector('.kb-search'); return !!b && b.dataset.state === 'ready'; })()"},
 }
@@ -514,7 +509,7 @@ def probes_for(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
     text = probe_knob(root).read_text()
     knob_id = re.search(r"^id: (\S+)", text, re.M).group(1)
     name = re.search(r"^name: (\S+)", text, re.M).group(1)
-    short = "_".join(name.split("_")[-2:])
+    short = re.search(r"^aliases: \[(\S+)\]", text, re.M)
     gain = re.search(rf"delta_pct: ({re.escape(PROBE_GAIN)})", text)
     incident = incidents[len(incidents) // 2]
     itext = incident.read_text()
@@ -522,7 +517,9 @@ def probes_for(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
     cause = re.search(r"^root_cause:\n  hypothesis: \S+\n  summary: (.+)$", itext, re.M).group(1)
     cause_words = " ".join(cause.rstrip(".").split()[:4])
     knob_path, incident_path = f"/knobs/{knob_id}/", f"/incidents/{incident_id}/"
-    queries = [(knob_id, knob_path), (name, knob_path), (short, knob_path)]
+    queries = [(knob_id, knob_path), (name, knob_path)]
+    if short:
+        queries.append((short.group(1), knob_path))
     if gain:
         queries.append((gain.group(1).lstrip("-"), knob_path))
     queries += [(incident_id, incident_path), (cause_words, incident_path)]
@@ -532,6 +529,10 @@ def probes_for(root: Path) -> tuple[dict[str, str], list[tuple[str, str]]]:
 
 # -- the run ------------------------------------------------------------------------------------------
 
+def _megabytes(folder: Path) -> float:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20 if folder.is_dir() else 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="2000,10000")
@@ -539,6 +540,7 @@ def main() -> None:
     parser.add_argument("--rebuild", action="store_true", help="generate and build the sites again")
     parser.add_argument("--variants", default="", help="only the search options whose names contain one of these")
     parser.add_argument("--skip-pages", action="store_true")
+    parser.add_argument("--no-material", action="store_true", help="measure the site as built only (one build a size)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -546,17 +548,23 @@ def main() -> None:
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start", flush=True)
     with sync_playwright() as playwright:
         for size in map(int, args.sizes.split(",")):
-            site, seconds = prepare(args.work, size, args.rebuild)
+            site, seconds = prepare(args.work, size, args.rebuild, "kb")
+            material_site, material_seconds = (None, None) if args.no_material else \
+                prepare(args.work, size, args.rebuild, "material")
             knobs, incidents, docs = split(size)
-            built = (site / ".bench-built-from").read_text() if (site / ".bench-built-from").is_file() else "?"
+            built = (site / ".bench-built-from").read_text()
             print(f"\n== {size} records ({knobs} knobs, {incidents} incidents, {docs} docs): site {site}, built from "
-                  f"{built}" + (f" in {seconds:.0f} s" if seconds else " (reused)"), flush=True)
+                  f"{built}" + (f" in {seconds:.0f} s" if seconds else " (reused)")
+                  + (f"; with Material's search in {material_seconds:.0f} s" if material_seconds else ""), flush=True)
+            for folder in filter(None, (site, material_site)):
+                print(f"  {folder.name}: search files {_megabytes(folder / 'search'):.1f} MB (Material), "
+                      f"{_megabytes(folder / 'pagefind'):.1f} MB (Pagefind)")
             probes, queries = probes_for(args.work / f"kb-{size}")
             print(f"queries: {'; '.join(q for q, _ in queries)}")
             print(f"{'search':<36} {'ready':>7} {'first':>7} {'(load)':>7} {'later':>7} {'kept':>5} "
                   f"{'tab MB':>7} {'dl MB':>6}  ranks")
             wanted = [w for w in args.variants.split(",") if w]
-            for variant in variants(site, args.work):
+            for variant in variants(site, material_site):
                 if wanted and not any(w.lower() in variant.name.lower() for w in wanted):
                     continue
                 f = measure_search(playwright, variant, probes, queries)
