@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -126,11 +127,20 @@ def static_copy(root: Path, static: Path) -> None:
     (static / "mkdocs.yml").write_text(config)
 
 
-def build(folder: Path, site: Path) -> float:
-    started = time.perf_counter()
+CPU: dict[str, list[float]] = {}  # CPU seconds of each build, by kind (the machine is shared: CPU is steadier)
+
+
+def build(folder: Path, site: Path, kind: str = "") -> float:
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(folder / "mkdocs.yml"),
                     "-d", str(site)], check=True, cwd=folder, env=ENV)
+    CPU.setdefault(kind, []).append(_children_cpu() - cpu)
     return time.perf_counter() - started
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -144,14 +154,14 @@ def main() -> None:
     root, static = OUT / "kb", OUT / "static"
     generate(root, args.knobs, args.incidents, args.docs)
     print(f"{args.knobs} knobs, {args.incidents} incidents, {args.docs} docs under {root}")
-    cold = build(root, OUT / "site-cold")
+    cold = build(root, OUT / "site-cold", "cold")
     static_copy(root, static)
     # Alternate the two steady builds and keep the best of each: on a shared machine the load
     # changes from one minute to the next, and the minimum is the least disturbed run.
     warm_runs, plain_runs = [], []
     for _ in range(args.rounds):
-        plain_runs.append(build(static, OUT / "site-static"))
-        warm_runs.append(build(root, OUT / "site-warm"))
+        plain_runs.append(build(static, OUT / "site-static", "plain"))
+        warm_runs.append(build(root, OUT / "site-warm", "warm"))
     warm, plain = min(warm_runs), min(plain_runs)
     pages = sum(1 for _ in (OUT / "site-static").rglob("index.html"))
     runs = lambda times: ", ".join(f"{t:.1f}" for t in times)  # noqa: E731
@@ -159,6 +169,9 @@ def main() -> None:
     print(f"generated, cold chart cache:                     {cold:6.1f} s   ratio {cold / plain:.2f}")
     print(f"generated, warm chart cache:                     {warm:6.1f} s   ratio {warm / plain:.2f}"
           f"   (runs: {runs(warm_runs)})")
+    plain_cpu = min(CPU["plain"])
+    print(f"CPU seconds (best): plain {plain_cpu:.1f}, cold {CPU['cold'][0]:.1f} (ratio {CPU['cold'][0] / plain_cpu:.2f}), "
+          f"warm {min(CPU['warm']):.1f} (ratio {min(CPU['warm']) / plain_cpu:.2f}); load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

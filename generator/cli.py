@@ -19,7 +19,7 @@ from .authoring.init import INIT
 from .command import Command, Parser
 from .checking.formats import displayable
 from .findings import KbError
-from .website.render_command import RENDER
+from .website.folder.render import RENDER
 
 COMMANDS: tuple[Command, ...] = (
     INIT,

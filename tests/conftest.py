@@ -1,10 +1,12 @@
-"""Shared fixtures: a copy of the repository's own knowledge base in a temporary folder, and an
-in-process runner for the `kb` command."""
+"""Shared fixtures: a copy of the seed knowledge base (tests/fixtures/seed: the seed story's records,
+docs and deploy files, its own files, apart from this repository's demo records) in a temporary
+folder, a cache folder of its own for every test, and an in-process runner for the `kb` command."""
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +15,45 @@ import pytest
 from generator.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
-KB_FOLDERS = ("knobs", "incidents", "docs", "deploy", "schemas")
+SEED = REPO / "tests" / "fixtures" / "seed"  # the seed story: records, docs, deploy files, mkdocs.yml
+SEED_FOLDERS = ("knobs", "incidents", "docs", "deploy")
+KB_FOLDERS = (*SEED_FOLDERS, "schemas")  # the schemas are generated: this repository's own
 SEED_KNOB = "knobs/sglang-sm120-mma-target-ctas.yaml"
 SEED_INCIDENT = "incidents/multi-round-harness-hang.yaml"
 
 
 STORY_TODAY = "2026-11-08"  # the day after the seed story ends
+
+
+def copy_seed(root: Path) -> Path:
+    """The seed knowledge base copied into `root` (created), with this repository's JSON Schemas."""
+    root.mkdir(parents=True, exist_ok=True)
+    for folder in SEED_FOLDERS:
+        shutil.copytree(SEED / folder, root / folder)
+    shutil.copytree(REPO / "schemas", root / "schemas")
+    return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Builds made once for the session (and the processes they start) use a cache folder of their
+    own, never the user's."""
+    folder = tmp_path_factory.mktemp("xdg-cache-session")
+    saved = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    yield folder
+    if saved is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = saved
+
+
+@pytest.fixture(autouse=True)
+def cache_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every test has its own XDG_CACHE_HOME: no test reads what another, or the user, cached."""
+    folder = tmp_path_factory.mktemp("xdg-cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    return folder
 
 
 @pytest.fixture(autouse=True)
@@ -37,12 +72,8 @@ class Result:
 
 @pytest.fixture
 def seed_kb(tmp_path: Path) -> Path:
-    """The repository's own records, docs and deploy files, copied to a fresh folder."""
-    root = tmp_path / "kb"
-    root.mkdir()
-    for folder in KB_FOLDERS:
-        shutil.copytree(REPO / folder, root / folder)
-    return root
+    """The seed story's records, docs and deploy files, copied to a fresh folder."""
+    return copy_seed(tmp_path / "kb")
 
 
 @pytest.fixture

@@ -6,18 +6,20 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import io
+import logging
 import os
 import shutil
-import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from .conftest import KB_FOLDERS, REPO
+from .conftest import SEED, SEED_INCIDENT, SEED_KNOB, copy_seed, edit
 
 MKDOCS_ENV = {**os.environ, "DISABLE_MKDOCS_2_WARNING": "true", "NO_MKDOCS_2_WARNING": "1"}
 
@@ -33,26 +35,44 @@ class Site:
 
 
 def copy_knowledge_base(root: Path) -> Path:
-    root.mkdir(parents=True)
-    for folder in KB_FOLDERS:
-        shutil.copytree(REPO / folder, root / folder)
+    copy_seed(root)
     write_site_config(root)
     return root
 
 
 def write_site_config(root: Path) -> None:
-    """The repository's mkdocs.yml as it is: it names the installed plugin, as an adopter's does."""
-    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    """The seed's mkdocs.yml (this repository's, as it was copied): it names the installed plugin,
+    as an adopter's does."""
+    text = (SEED / "mkdocs.yml").read_text(encoding="utf-8")
     assert "\n  - incident-kb\n" in text, "mkdocs.yml no longer uses the incident-kb plugin"
     (root / "mkdocs.yml").write_text(text, encoding="utf-8")
 
 
-def build_site(root: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    """A real `mkdocs build --strict`; fails the test with MkDocs' output when the build fails."""
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml"),
-                           "-d", str(out)], cwd=root, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"mkdocs build failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc
+def build_site(root: Path, out: Path) -> str:
+    """A real `mkdocs build --strict`, in this process: MkDocs' own build on the loaded config, as
+    its command runs it (a subprocess would prove nothing more; the command itself is run by
+    test_site_build's option test, test_adoption and test_properdocs). Fails the test with MkDocs'
+    log when the build fails; returns the log."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    handler.setLevel(logging.INFO)
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        config = load_config(str(root / "mkdocs.yml"), site_dir=str(out), strict=True)
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except MkDocsException as exc:
+        pytest.fail(f"mkdocs build failed: {exc}\n{logged.getvalue()}")
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    return logged.getvalue()
 
 
 def add_hostile_records(root: Path) -> None:
@@ -144,3 +164,24 @@ def serve(folder: Path) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def zensical_repository(root: Path, kb: Callable[..., Any]) -> Path:
+    """A repository set up by `kb init --site zensical` (run through `kb`, the in-process runner),
+    with the seed story's records, a doc that went stale (it says TARGET_CTAS=512, and the knob's
+    value changed in a later commit) and a repo_url; committed."""
+    from .gitrepo import GitRepo
+
+    repo = GitRepo(root)
+    assert kb("init", root, "--site", "zensical").code == 0
+    for rel in (SEED_KNOB, SEED_INCIDENT):
+        (root / rel).write_text((SEED / rel).read_text())
+    (root / "docs/runbook.md").write_text("---\ntitle: Decode runbook\n---\n# Decode runbook\n\nWe run TARGET_CTAS=512.\n")
+    config = root / "zensical.toml"
+    config.write_text(config.read_text().replace('# repo_url = "https://github.com/<owner>/<repository>"',
+                                                 'repo_url = "https://git.example.invalid/team/kb"')
+                      .replace('# edit_uri = "edit/main/docs/"', 'edit_uri = "edit/main/docs/"'))
+    repo.commit("start", "2026-11-01T00:00:00Z")
+    edit(root / SEED_KNOB, "\nvalue: 512\n", "\nvalue: 1024\n")
+    repo.commit("tune", "2026-11-09T00:00:00Z")
+    return root

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
 from .gitrepo import GitRepo
 
 PERF_PLAN = "docs/design/DSV4_DECODE_PERF_PLAN.md"
@@ -82,7 +82,7 @@ The hang is caused by `SGLANG_SM120_MMA_TARGET_CTAS=512`, which was reverted.
 
 
 def seed_text(rel: str) -> str:
-    return (REPO / rel).read_text()
+    return (SEED / rel).read_text()
 
 
 def knob_until(before: str, status: str) -> str:
@@ -102,8 +102,8 @@ def deploy_text(with_knob: bool) -> str:
 def step(repo: GitRepo, number: int) -> str:
     """Write the files of story step `number` and commit them; returns the short commit id."""
     if number == 1:
-        for folder in ("schemas", "deploy"):
-            shutil.copytree(REPO / folder, repo.root / folder)
+        shutil.copytree(REPO / "schemas", repo.root / "schemas")
+        shutil.copytree(SEED / "deploy", repo.root / "deploy")
         repo.write("docs/index.md", "# Knowledge base\n\nDesign docs live under docs/design/.\n")  # refers to nothing
         repo.write(SEED_KNOB, knob_until("2026-11-04", "active").replace(f"  - {DEADLOCK}\n", ""))
         repo.write(PERF_PLAN, _PERF_PLAN_DEPLOYED)

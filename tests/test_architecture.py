@@ -20,7 +20,13 @@ STAGES = {
     "generator.website": 5, "generator.authoring": 5,
     "generator.check_commands": 6, "generator.cli": 6,
 }
-MKDOCS_GLUE = {"generator.website.mkdocs_glue", "generator.website.mkdocs_plugin"}
+# The site's adapters: each consumes the core's bundle; the core imports none of them, and only the
+# MkDocs adapter imports the MkDocs world (its plugin API, Material, gen-files, and the watchers of
+# its live preview).
+SITE_CORE = "generator.website.core"
+MKDOCS_ADAPTER = "generator.website.mkdocs"
+SITE_ADAPTERS = (MKDOCS_ADAPTER, "generator.website.folder")
+MKDOCS_WORLD = ("mkdocs", "material", "mkdocs_gen_files", "properdocs", "watchdog", "livereload")
 MAX_LINES = 400
 
 
@@ -117,10 +123,34 @@ def test_lazy_and_dynamic_imports_are_seen(tmp_path):
         probe, "generator.records.probe")
 
 
-def test_only_the_mkdocs_glue_imports_mkdocs():
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_only_the_mkdocs_adapter_imports_mkdocs_material_gen_files_or_the_watchers():
     wrong = [f"{name} imports {m}" for name, path in ((_module_name(p), p) for p in PACKAGE.rglob("*.py"))
-             for m in _imports(path) if m.split(".")[0] in ("mkdocs", "mkdocs_gen_files") and name not in MKDOCS_GLUE]
+             for m in _imports(path) if m.split(".")[0] in MKDOCS_WORLD and not _within(name, MKDOCS_ADAPTER)]
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_site_core_imports_no_adapter_and_adapters_not_each_other():
+    wrong = []
+    for module, imported in _graph().items():
+        for other in imported:
+            adapter = next((a for a in SITE_ADAPTERS if _within(other, a)), None)
+            if adapter is None or _within(module, adapter):
+                continue
+            if _within(module, "generator.website") and module != "generator.website":
+                wrong.append(f"{module} imports {other}")
+    assert not wrong, "the core renders; adapters consume its bundle:\n" + "\n".join(sorted(wrong))
+
+
+def test_the_architecture_rules_see_a_forbidden_import(tmp_path):
+    """The rules above can fail: a core module importing MkDocs or an adapter is seen."""
+    probe = tmp_path / "probe.py"
+    probe.write_text("from mkdocs.structure.files import File\nfrom ..mkdocs import glue\n")
+    imported = _imports(probe, "generator.website.core.probe")
+    assert "mkdocs.structure.files" in imported and "generator.website.mkdocs.glue" in imported
 
 
 def test_modules_stay_small():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO
+from .conftest import REPO, SEED
 from .golden import assert_golden, file_diff, snapshot
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -76,7 +76,7 @@ def test_restore_after_a_revert(kb, commented_kb):
 
 
 def test_new_records(kb, empty_kb):
-    shutil.copytree(REPO / "deploy", empty_kb / "deploy")
+    shutil.copytree(SEED / "deploy", empty_kb / "deploy")
     run_golden(kb, empty_kb, "new-knob",
                f"new knob {KNOB} --name SGLANG_SM120_MMA_TARGET_CTAS --summary 'Target CTA count for split-K MMA "
                "on sm_120 decode.' --value 512 --kind env --default 256 --tag sm120 --scope model=DeepSeek-V4-Flash "

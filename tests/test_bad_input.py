@@ -9,12 +9,12 @@ import sys
 
 import pytest
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
 
 K = SEED_KNOB
 I = SEED_INCIDENT
-GOOD_KNOB = (REPO / SEED_KNOB).read_text()
-GOOD_INCIDENT = (REPO / SEED_INCIDENT).read_text()
+GOOD_KNOB = (SEED / SEED_KNOB).read_text()
+GOOD_INCIDENT = (SEED / SEED_INCIDENT).read_text()
 
 
 def knob_with(old: str, new: str) -> str:
@@ -209,7 +209,7 @@ HOSTILE_VALUES: list[tuple[str, str, str, str, str, str]] = [
 @pytest.mark.parametrize(("name", "rel_path", "old", "new", "code", "message"), HOSTILE_VALUES,
                          ids=[c[0] for c in HOSTILE_VALUES])
 def test_hostile_values_give_a_located_finding(kb, seed_kb, name, rel_path, old, new, code, message):
-    good = (REPO / rel_path).read_text()
+    good = (SEED / rel_path).read_text()
     assert old in good, old
     text = good.replace(old, new, 1)
     (seed_kb / rel_path).write_text(text)
@@ -224,7 +224,7 @@ def test_hostile_values_give_a_located_finding(kb, seed_kb, name, rel_path, old,
 
 
 def test_a_tagged_value_of_its_own_type_is_read_as_plain(kb, seed_kb):
-    edit_seed = (REPO / K).read_text().replace("value: 512", "value: !!int 512", 1)
+    edit_seed = (SEED / K).read_text().replace("value: 512", "value: !!int 512", 1)
     edit_seed = edit_seed.replace("    delta_pct: 12.8", "    delta_pct: !!float 12.8\n    higher_is_better: !!bool true", 1)
     (seed_kb / K).write_text(edit_seed.replace("summary: ", "summary: !!str ", 1))
     assert kb("check", "--root", seed_kb).code == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timezone
 
-from generator.website.changes import record_changes
+from generator.website.core.changes import record_changes
 from generator.pipeline import check_knowledge_base
 
 from .conftest import SEED_INCIDENT, edit

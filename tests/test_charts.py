@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
-from generator.website import charts
+from generator.website.core import charts
 from generator.pipeline import check_knowledge_base
 
 from .conftest import SEED_KNOB, edit

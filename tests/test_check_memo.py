@@ -179,7 +179,9 @@ WATCHED_OR_NOTED = {
     ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
     ("generator/records/consistency.py", "if not resolved.exists():"): "noted",
     ("generator/checking/references.py", "found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER)"
-                                         ".rglob(\"*.md\") if not is_folder(p)} \\"): "docs/: watched",
+                                         ".rglob(\"*.md\")"): "docs/: watched",
+    ("generator/checking/references.py", "rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]"
+                                         "  # kb render's pages, not docs"): "docs/: watched",
     ("generator/checking/severities.py", "if not os.path.lexists(path):"): "noted",
     ("generator/history/gitio.py", "toplevel = Path(str(repo.working_tree_dir)).resolve()"): "git's state is in the key",
     ("generator/history/gitio.py", "relative = folder.resolve().relative_to(toplevel).as_posix()"): "the root's path",

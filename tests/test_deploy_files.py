@@ -238,8 +238,8 @@ def test_the_drift_location_is_the_deploy_files_line_in_every_format(kb, empty_k
 
 def test_the_knob_page_shows_a_drift_found_in_its_deploy_file(empty_kb):
     from generator.pipeline import check_knowledge_base
-    from generator.website.links import SiteSettings
-    from generator.website.pages import render_site
+    from generator.website.core.links import SiteSettings
+    from generator.website.core.pages import render_site
 
     (empty_kb / "deploy").mkdir()
     (empty_kb / "deploy/app.sh").write_text("export SEARCH_TIMEOUT_MS=20\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from generator.pipeline import check_knowledge_base
-from generator.website.pages import render_site
+from generator.website.core.pages import render_site
 
 from .conftest import REPO, SEED_KNOB, break_seed_story, edit
 from .test_render import KNOB_PAGE, SETTINGS

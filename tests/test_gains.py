@@ -8,8 +8,8 @@ from pathlib import Path
 
 from generator.pipeline import check_knowledge_base
 from generator.records.model import best_gain, describe_gains, knob_gains
-from generator.website.charts import chart_panels
-from generator.website.pages import render_site
+from generator.website.core.charts import chart_panels
+from generator.website.core.pages import render_site
 
 from .conftest import SEED_KNOB, break_seed_story, edit
 from .test_render import KNOB_PAGE, SETTINGS

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generator.pipeline import check_knowledge_base
-from generator.website import incremental
-from generator.website.incremental import SiteRender, render_site_again
-from generator.website.links import SiteSettings
-from generator.website.pages import TEMPLATES, render_site
+from generator.website.core import incremental
+from generator.website.core.incremental import SiteRender, render_site_again
+from generator.website.core.links import SiteSettings
+from generator.website.core.pages import TEMPLATES, render_site
 
 from .conftest import SEED_INCIDENT, SEED_KNOB
 from .gitrepo import GitRepo
@@ -178,8 +179,9 @@ def _render_again(root: Path, previous: SiteRender | None, site_settings: SiteSe
     again = render_site_again(kb, site_settings, previous)
     assert again.site.files == full.files, _diff(full.files, again.site.files)
     assert list(again.site.files) == list(full.files)  # the same order too
-    assert again.site.edit_paths == full.edit_paths
-    assert again.site.banners == full.banners
+    assert again.site.pages == full.pages  # every page's metadata: edit path, nav, tags, banner...
+    assert list(again.site.pages) == list(full.pages)
+    assert again.site.needs == full.needs
     return again
 
 
@@ -230,3 +232,24 @@ def test_any_series_of_edits_renders_what_a_full_render_does(kb_root, steps):
     for name in steps:
         EDITS[name](kb_root)
         render = _render_again(kb_root, render)
+
+
+def test_a_pages_inputs_are_the_questions_its_view_asked(kb_root):
+    render = _render_again(kb_root, None)
+    asked = {name for name, _, _ in render.pages[KNOB_PAGE].reads}
+    assert {"knob", "suspicions", "last_change", "findings_of", "docs_of", "follow_ups_of", "source_path",
+            "has_file", "incident", "hypothesis"} <= asked
+    home = {name for name, _, _ in render.pages["index.md"].reads}
+    assert {"knobs", "incidents", "findings", "reclaimable", "recent_changes"} <= home
+
+
+def test_views_read_the_context_only_through_its_questions():
+    """Nothing a view reads escapes the recording: the context's data is private, and no view or
+    link touches it."""
+    import inspect
+
+    from generator.website.core import incident_pages, knob_pages, links, overview_pages, page_parts, pages
+
+    for module in (knob_pages, incident_pages, overview_pages, links, page_parts, pages):
+        source = inspect.getsource(module)
+        assert not re.search(r"context\._|\b_kb\b|\b_places\b|\b_changes\b|\b_docs_of\b|\b_follow_ups_of\b|\b_charts\b", source), module

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from .conftest import REPO
+from .conftest import REPO, SEED
 from .gitrepo import git_environment
 from .story import DEADLOCK, PERF_PLAN, story_until
 
@@ -89,7 +89,7 @@ def test_pre_commit_hook_blocks_a_record_change_whose_docs_are_stale(tmp_path):
     run = lambda *args: subprocess.run(args, cwd=root, env=env, capture_output=True, text=True)  # noqa: E731
     assert run(str(pre_commit), "install").returncode == 0
     repo.commit("Add the pre-commit configuration", "2026-11-05T10:00:00Z")
-    shutil.copy(REPO / "incidents/multi-round-harness-hang.yaml", root / "incidents/multi-round-harness-hang.yaml")
+    shutil.copy(SEED / "incidents/multi-round-harness-hang.yaml", root / "incidents/multi-round-harness-hang.yaml")
     run("git", "add", "-A")
     blocked = run("git", "commit", "-m", "Root cause: a client proxy")
     assert blocked.returncode != 0

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from generator.cli import main
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
 
-SEED = {SEED_KNOB: (REPO / SEED_KNOB).read_text(), SEED_INCIDENT: (REPO / SEED_INCIDENT).read_text()}
+SEED_TEXT = {SEED_KNOB: (SEED / SEED_KNOB).read_text(), SEED_INCIDENT: (SEED / SEED_INCIDENT).read_text()}
 FIELDS = ["id", "name", "summary", "value", "status", "kind", "component", "default", "description", "tags",
           "scope", "docs", "keep_reverted", "applies_to", "measurements", "history", "title", "started",
           "resolved", "severity", "hypotheses", "root_cause", "timeline", "follow_ups", "lessons", "date", "at",
@@ -102,7 +102,7 @@ def assert_ends_well(files: dict[str, bytes], render: bool = True) -> None:
         root = Path(folder) / "kb"
         for name in ("knobs", "incidents", "docs/design", "deploy"):
             (root / name).mkdir(parents=True)
-        (root / "deploy/decode.sh").write_text((REPO / "deploy/decode.sh").read_text())
+        (root / "deploy/decode.sh").write_text((SEED / "deploy/decode.sh").read_text())
         for rel_path, data in files.items():
             (root / rel_path).write_bytes(data)
         for output_format in ("text", "json", "github", "gitlab"):
@@ -136,9 +136,9 @@ def _random_records_end_in_findings(knob: dict[str, object], incident: dict[str,
 
 
 test_mutated_seed_records_end_in_findings = EVERYDAY(
-    given(mutated(SEED[SEED_KNOB]), mutated(SEED[SEED_INCIDENT]))(_mutations_end_in_findings))
+    given(mutated(SEED_TEXT[SEED_KNOB]), mutated(SEED_TEXT[SEED_INCIDENT]))(_mutations_end_in_findings))
 test_random_records_end_in_findings = EVERYDAY(given(RECORDS, RECORDS)(_random_records_end_in_findings))
 test_mutated_seed_records_end_in_findings_deeper = pytest.mark.slow(DEEPER(
-    given(mutated(SEED[SEED_KNOB]), mutated(SEED[SEED_INCIDENT]))(_mutations_end_in_findings)))
+    given(mutated(SEED_TEXT[SEED_KNOB]), mutated(SEED_TEXT[SEED_INCIDENT]))(_mutations_end_in_findings)))
 test_random_records_end_in_findings_deeper = pytest.mark.slow(DEEPER(
     given(RECORDS, RECORDS)(_random_records_end_in_findings)))

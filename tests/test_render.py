@@ -9,9 +9,10 @@ from pathlib import Path
 
 from generator.findings import finding
 from generator.pipeline import check_knowledge_base
-from generator.website.pages import RenderedSite, render_site
-from generator.website.mkdocs_config import read_site_settings, settings_from_config
-from generator.website.links import SiteSettings
+from generator.website.core.bundle import Bundle
+from generator.website.core.pages import render_site
+from generator.website.core.site_config import read_site_settings, settings_from_config
+from generator.website.core.links import SiteSettings
 
 from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from .golden import assert_golden
@@ -27,7 +28,7 @@ def untagged(markdown: str) -> str:
     return re.sub(r"<[^>]+>", "", markdown)
 
 
-def render(root: Path, extra_findings=()) -> RenderedSite:
+def render(root: Path, extra_findings=()) -> Bundle:
     kb = check_knowledge_base(root)
     kb = replace(kb, findings=(*kb.findings, *extra_findings))
     return render_site(kb, SETTINGS)
@@ -83,7 +84,7 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
          "    incident: other-hang\n")
     site = render(seed_kb)
     assert "incidents/other-hang.md" not in site.files
-    assert "other-hang.md" not in "".join(site.pages.values())
+    assert "other-hang.md" not in "".join(site.markdown.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
     home = site.files["index.md"]
     assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in home
@@ -142,8 +143,11 @@ def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
 def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
     out = tmp_path / "out"
     result = kb("render", "--root", seed_kb, "--out", out)
-    assert result.code == 0 and result.out.startswith(f"kb render: wrote 10 files to {out}")
+    # Outside the docs folder: a whole docs folder, the 10 generated files and a copy of the 3 docs
+    # (the record pages link to them).
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 13 files to {out}")
     assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
+    assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
     (seed_kb / SEED_INCIDENT).unlink()
     assert kb("render", "--root", seed_kb, "--out", out).code == 0
     assert not (out / INCIDENT_PAGE).exists()

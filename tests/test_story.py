@@ -11,7 +11,7 @@ from typing import Any
 
 from generator.records.yaml_source import parse_yaml
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB, edit
 
 KNOB = "sglang-sm120-mma-target-ctas"
 INCIDENT = "multi-round-harness-hang"
@@ -19,7 +19,7 @@ DEPLOY_LINE = "export SGLANG_SM120_MMA_TARGET_CTAS=512\n"
 
 
 def target(rel: str) -> dict[str, Any]:
-    value = parse_yaml((REPO / rel).read_text()).value
+    value = parse_yaml((SEED / rel).read_text()).value
     assert isinstance(value, dict)
     return value
 
@@ -38,7 +38,7 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     root = empty_kb
     for folder in ("docs", "deploy", "schemas"):
         shutil.rmtree(root / folder, ignore_errors=True)
-        shutil.copytree(REPO / folder, root / folder)
+        shutil.copytree((REPO if folder == "schemas" else SEED) / folder, root / folder)
     knob, incident = target(SEED_KNOB), target(SEED_INCIDENT)
     blamed, innocent = (h for h in incident["hypotheses"])
     cause = incident["root_cause"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit
+from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB, edit
 
 
 def codes_at(kb, root):
@@ -13,7 +13,7 @@ def codes_at(kb, root):
 
 
 def test_two_files_with_the_same_id(kb, seed_kb):
-    (seed_kb / "knobs/sglang-sm120-mma-target-ctas.yml").write_text((REPO / SEED_KNOB).read_text())
+    (seed_kb / "knobs/sglang-sm120-mma-target-ctas.yml").write_text((SEED / SEED_KNOB).read_text())
     code, found = codes_at(kb, seed_kb)
     assert code == 1
     duplicates = [f for f in found if f[0] == "duplicate-id"]

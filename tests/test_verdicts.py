@@ -12,10 +12,10 @@ import pytest
 from generator.pipeline import KnowledgeBase, check_knowledge_base
 from generator.records.vocabulary import KnobStatus
 from generator.records.verdicts import current_revert
-from generator.website.context import gather_site_context
-from generator.website.incident_pages import incident_view
-from generator.website.knob_pages import knob_view
-from generator.website.links import SiteSettings
+from generator.website.core.context import gather_site_context
+from generator.website.core.incident_pages import incident_view
+from generator.website.core.knob_pages import knob_view
+from generator.website.core.links import SiteSettings
 
 from .conftest import SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from .story import story_until

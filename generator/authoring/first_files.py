@@ -59,3 +59,15 @@ def _parsed(text: str) -> list[tuple[str, object]]:
     from ruamel.yaml import YAML
 
     return [("YAML 1.1", yaml.safe_load(text)), ("YAML 1.2", YAML(typ="safe").load(text))]
+
+
+def check_toml_reads_back(text: str, keys: tuple[str, ...], value: str) -> None:
+    """Raise unless the filled-in TOML file (zensical.toml) parses with `value` at `keys`."""
+    import tomllib
+
+    found: object = tomllib.loads(text)
+    for key in keys:
+        found = found[key]  # type: ignore[index]
+    if found != value:  # pragma: no cover - a quoting bug; never write a file that says something else
+        raise KbError(f"kb init: zensical.toml would read back as {found!r}, not {value!r}; this is a bug in kb; "
+                      "nothing was written")

@@ -1,8 +1,9 @@
 """`kb init [DIR]`: a new knowledge base, ready to check, build and commit.
 
 Writes the record folders, a first doc (so git keeps docs/), the JSON Schemas where the records'
-modelines point, a mkdocs.yml that uses the `incident-kb` plugin, `.gitignore` entries for what the
-build and a killed edit leave, and, at the top of the git repository (where GitHub and pre-commit
+modelines point, the site's configuration (`--site mkdocs`, the default: a mkdocs.yml that uses the
+`incident-kb` plugin; `--site zensical`: a zensical.toml that builds what `kb render` writes),
+`.gitignore` entries for what the build and a killed edit leave, and, at the top of the git repository (where GitHub and pre-commit
 look for them), the PR workflow and a pre-commit hook. DIR may be a subfolder of a larger
 repository. A file that exists is never overwritten: it is kept and named in the output (only
 missing lines are added to .gitignore), so running it twice is safe.
@@ -36,6 +37,10 @@ WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # What `mkdocs build` and the chart cache write, and the temporary files a killed edit leaves.
 IGNORED = ("site/", ".cache/", ".*.tmp")
+ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
+SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
+# The Zensical the workflow installs: the version tested (0.1.x needs a package not in every index).
+ZENSICAL_REQUIREMENT = "zensical>=0.0.73,<0.1"
 GITIGNORE_LIMIT = 1 << 20  # a .gitignore larger than 1 MiB is no .gitignore kb init adds to
 
 
@@ -85,7 +90,7 @@ def pinned_requirement() -> tuple[str, str | None]:
     return pinned, None
 
 
-def starter_files(layout: Layout) -> dict[Path, str]:
+def starter_files(layout: Layout, site: str = "mkdocs") -> dict[Path, str]:
     """Every file `kb init` writes, by path, with its text."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
@@ -96,33 +101,40 @@ def starter_files(layout: Layout) -> dict[Path, str]:
         "site_name": first_files.site_name(layout.root.name),
         "docs_path": f"{prefix}{DOCS_FOLDER}/",
         "kb_dir": kb_dir,
-        "install": f"python -m pip install {first_files.shell_quoted(requirement)}",
+        "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
+                   + ("" if site == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
         "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
     }
     files: dict[Path, str] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
     files[layout.root / DOCS_FOLDER / "about.md"] = first_files.fill("about.md", {})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
-    files[layout.root / "mkdocs.yml"] = first_files.fill("mkdocs.yml", {
+    config = "mkdocs.yml" if site == "mkdocs" else "zensical.toml"
+    files[layout.root / config] = first_files.fill(config, {
         "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
-    files[layout.top / WORKFLOW] = first_files.fill("kb-check.yml", {
-        "kb_dir": values["kb_dir"], "install": values["install"]})
+    workflow = first_files.fill("kb-check.yml", {"kb_dir": values["kb_dir"], "install": values["install"]})
+    if site == "zensical":  # the site is built by Zensical from what kb render writes
+        assert "run: mkdocs build --strict\n" in workflow, "the starter workflow no longer builds with mkdocs"
+        workflow = workflow.replace("run: mkdocs build --strict\n", "run: kb render && zensical build\n")
+    files[layout.top / WORKFLOW] = workflow
     files[layout.top / PRE_COMMIT_CONFIG] = first_files.fill("pre-commit-config.yaml", {"entry": values["entry"]})
     first_files.check_reads_back(files, [
-        (layout.root / "mkdocs.yml", ("site_name",), values["site_name"]),
+        *([(layout.root / "mkdocs.yml", ("site_name",), values["site_name"])] if site == "mkdocs" else []),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "defaults", "run", "working-directory"), values["kb_dir"]),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "steps", 2, "run"), values["install"]),
         (layout.top / PRE_COMMIT_CONFIG, ("repos", 0, "hooks", 0, "entry"), values["entry"])])
+    if site == "zensical":
+        first_files.check_toml_reads_back(files[layout.root / config], ("project", "site_name"), values["site_name"])
     return files
 
 
-def init_knowledge_base(folder: Path) -> list[str]:
+def init_knowledge_base(folder: Path, site: str = "mkdocs") -> list[str]:
     """Check, then write what is missing (all of it, or nothing); returns the lines to print."""
     layout = locate(folder)
     _refuse_unusable(folder, layout)
-    files = starter_files(layout)
+    files = starter_files(layout, site)
     planned = [(path, _plan(layout.top, path)) for path in files]
-    gitignore = _GitIgnore.planned(layout)
+    gitignore = _GitIgnore.planned(layout, IGNORED if site == "mkdocs" else ZENSICAL_IGNORED)
     where = _shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"]
     made: list[Path] = []
@@ -143,14 +155,16 @@ def init_knowledge_base(folder: Path) -> list[str]:
     if note:
         lines.append(f"note: {note}")
     root_option = "" if where == "." else f" --root {shell_word(os.path.relpath(layout.root))}"
-    config = "" if where == "." else f" -f {shell_word(os.path.relpath(layout.root / 'mkdocs.yml'))}"
+    config_file = "mkdocs.yml" if site == "mkdocs" else "zensical.toml"
+    config = "" if where == "." else f" -f {shell_word(os.path.relpath(layout.root / config_file))}"
     lines += ["next:",
               *([f"  git init {shell_word(os.path.relpath(layout.top))}   # the checks read git history"]
                 if not layout.in_git else []),
               f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
               "  git add -A && git commit -m 'Start a knowledge base'",
               f"  kb check{root_option}",
-              f"  mkdocs serve{config}   # the site, rebuilt as you edit"]
+              f"  mkdocs serve{config}   # the site, rebuilt as you edit" if site == "mkdocs" else
+              f"  kb render{root_option} && zensical serve{config}   # the site; kb render again after editing a record"]
     return lines
 
 
@@ -239,31 +253,32 @@ class _GitIgnore:
     old: bytes | None  # None: no .gitignore yet
     mode: int | None
     missing: tuple[str, ...]
+    ignored: tuple[str, ...] = IGNORED  # what it should ignore
 
     @classmethod
-    def planned(cls, layout: Layout) -> _GitIgnore:
+    def planned(cls, layout: Layout, ignored: tuple[str, ...] = IGNORED) -> _GitIgnore:
         path = layout.root / ".gitignore"
         if not os.path.lexists(path) or way_out(layout.top, path):
             _plan(layout.top, path)  # refuses a link that leads nowhere, or out of the repository
-            return cls(path, path, layout.top, None, None, IGNORED)
+            return cls(path, path, layout.top, None, None, ignored, ignored)
         try:
             old = read_bounded(path, GITIGNORE_LIMIT, layout.top)
         except UnreadableFile as exc:
-            raise KbError(f"{_shown(path)}: kb init cannot read it ({exc}); add {', '.join(IGNORED)} to it yourself, "
+            raise KbError(f"{_shown(path)}: kb init cannot read it ({exc}); add {', '.join(ignored)} to it yourself, "
                           "or replace it with a regular file; nothing was written") from None
         real = Path(os.path.realpath(path))
         present = {line.strip() for line in old.decode("utf-8", "surrogateescape").splitlines()}
-        missing = tuple(entry for entry in IGNORED if entry not in present and "/" + entry not in present)
+        missing = tuple(entry for entry in ignored if entry not in present and "/" + entry not in present)
         mode = os.stat(real).st_mode
         if missing and (not _writable(real, mode) or not _writable(real.parent, os.stat(real.parent).st_mode)):
             raise KbError(f"{_shown(path)} is read-only; kb init does not change it (add {', '.join(missing)} to it, "
                           "or make it writable); nothing was written")
-        return cls(path, real, layout.top, old, stat.S_IMODE(mode), missing)
+        return cls(path, real, layout.top, old, stat.S_IMODE(mode), missing, ignored)
 
     def write(self, made: list[Path]) -> str:
         name = _shown(self.path)
         if not self.missing:
-            return f"  kept    {name} (it ignores {', '.join(IGNORED)})"
+            return f"  kept    {name} (it ignores {', '.join(self.ignored)})"
         added = "".join(f"{entry}\n" for entry in self.missing).encode()
         if self.old is None:
             write_file(self.top, self.path, added, made=made)
@@ -302,12 +317,15 @@ def _shown(path: Path) -> str:
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
                         help="where the knowledge base goes (default: here); may be a subfolder of a repository")
+    parser.add_argument("--site", choices=SITES, default="mkdocs",
+                        help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
+                             "zensical, which builds the pages kb render writes")
 
 
 def run_init(args: argparse.Namespace) -> int:
-    print("\n".join(init_knowledge_base(args.folder)))
+    print("\n".join(init_knowledge_base(args.folder, args.site)))
     return 0
 
 
-INIT = Command(("init",), "start a knowledge base: record folders, schemas, mkdocs.yml, the PR workflow and "
+INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR workflow and "
                           "a pre-commit hook (never overwrites a file)", _arguments, run_init)

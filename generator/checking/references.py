@@ -29,7 +29,7 @@ from pathlib import Path
 from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, unmatchable_reason
-from ..records.vocabulary import DOCS_FOLDER, RecordKind
+from ..records.vocabulary import DOCS_FOLDER, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
@@ -53,9 +53,13 @@ class DocReference:
 
 def doc_paths(root: Path, catalog: Catalog) -> list[str]:
     """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
-    regular file inside the repository), plus any other file a record lists under `docs`."""
-    found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md") if not is_folder(p)} \
-        if is_folder(root / DOCS_FOLDER) else set()
+    regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
+    record lists under `docs`."""
+    found: set[str] = set()
+    if is_folder(root / DOCS_FOLDER):
+        rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]  # kb render's pages, not docs
+        found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md")
+                 if not is_folder(p) and not any(folder in p.parents for folder in rendered)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
             found.update(d for d in record.docs if is_file(root / d))

@@ -1,0 +1,177 @@
+"""View data for an incident's page: sorted, formatted and linked for `templates/incident.md.j2`.
+
+The heart of it is suspected vs actual: each hypothesis with its verdict, its evidence marked by
+kind (a revert made on correlation alone is called out), the knob changes made under it, and the
+confirmed root cause. Plain strings are escaped by the template environment; record text arrives
+already made safe (`record_text`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from .page_parts import (
+    Fact,
+    badge,
+    evidence_badge,
+    finding_box,
+    front_matter,
+    page_tags,
+    last_changed_fact,
+    source_line,
+    stance_badge,
+    when_cell,
+    when_text,
+)
+from .markup import code, plain, record_block, record_inline
+from ...records.schema import FollowUp, Hypothesis, Incident
+from ...records.vocabulary import HistoryStatus, RecordKind
+from ...records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
+from .context import SiteContext
+from .links import Links, hypothesis_anchor, incident_page
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    stance: Markup
+    kind: Markup
+    when: Markup
+    text: Markup
+
+
+@dataclass(frozen=True)
+class HypothesisView:
+    anchor: str
+    heading: str
+    status: Markup
+    statement: Markup
+    suspect: Markup | None
+    evidence: tuple[EvidenceRow, ...]
+    warning: Markup | None  # e.g. acted on with correlation alone
+    changes: tuple[Markup, ...]  # knob status changes made under it
+    overview: tuple[Markup, ...]  # the row of the suspected-vs-actual table
+
+
+@dataclass(frozen=True)
+class IncidentPage:
+    path: str
+    title: str
+    tags: tuple[str, ...]  # as page_tags gives them
+    status: Markup
+    facts: tuple[Fact, ...]
+    findings: tuple[Markup, ...]
+    summary: Markup | None
+    symptoms: tuple[Markup, ...]
+    hypotheses: tuple[HypothesisView, ...]
+    root_cause: Markup | None
+    root_cause_summary: Markup | None
+    timeline: tuple[tuple[Markup, Markup], ...]
+    follow_ups: tuple[Markup, ...]
+    lessons: tuple[Markup, ...]
+    docs: tuple[Markup, ...]
+    source: Markup
+    search_excluded: bool = False  # set by pages when the page passes the search limit
+
+    @property
+    def front_matter(self) -> Markup:
+        return front_matter(self.title, self.tags, boost=2, search_excluded=self.search_excluded)
+
+
+def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
+    incident = context.incident(incident.id) or incident  # asked like any other read: the page's first input
+    path = incident_page(incident.id)
+    links = Links(path, context)
+    tags = [f"status: {incident.status.value}"]
+    if incident.severity is not None:
+        tags.append(f"severity: {incident.severity}")
+    cause = incident.root_cause
+    return IncidentPage(
+        path=path,
+        tags=page_tags(tags),
+        title=incident.title,
+        status=badge("status", incident.status.value),
+        facts=(*_incident_facts(incident),
+               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id))),
+        findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.INCIDENT, incident.id)),
+        summary=record_block(incident.summary) if incident.summary else None,
+        symptoms=tuple(record_inline(s) for s in incident.symptoms),
+        hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
+        root_cause=links.root_cause(incident),
+        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
+        timeline=tuple((when_cell(e.at), record_inline(e.event)) for e in incident.timeline),
+        follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
+        lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
+        docs=tuple(links.repo_file(doc) for doc in context.docs_of(RecordKind.INCIDENT, incident.id)),
+        source=source_line(context.settings, context.source_path(RecordKind.INCIDENT, incident.id)),
+    )
+
+
+def _incident_facts(incident: Incident) -> Iterable[Fact]:
+    yield Fact("Status", badge("status", incident.status.value))
+    if incident.severity is not None:
+        yield Fact("Severity", badge("severity", str(incident.severity)))
+    yield Fact("Started", plain(when_text(incident.started)))
+    if incident.resolved is not None:
+        yield Fact("Resolved", plain(when_text(incident.resolved)))
+    if incident.systems:
+        yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
+    yield Fact("Id", code(incident.id))
+
+
+def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:
+    cause = incident.root_cause
+    is_cause = cause is not None and cause.hypothesis == hypothesis.id
+    status = hypothesis.status.value
+    heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
+    changes = context.changes_under(incident.id, hypothesis.id)
+    supporting = supporting_evidence(hypothesis)
+    basis = support(hypothesis)
+    reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
+    warning = None
+    if basis.is_weak and reverted:
+        names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
+        if basis is Support.CORRELATION_ONLY:
+            warning = Markup("Reverted on correlation alone: ") + names + Markup(
+                " was reverted under this hypothesis while the only evidence for it was correlation.")
+        else:
+            warning = Markup("Reverted without evidence: ") + names + Markup(
+                " was reverted under this hypothesis while no evidence supported it.")
+    elif basis is Support.CORRELATION_ONLY:
+        warning = Markup("The only evidence for this hypothesis is correlation.")
+    suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
+    change_lines = tuple(
+        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
+        + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
+        for knob, entry in changes)
+    against = len(evidence_against(hypothesis))
+    evidence = f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, {against} against"
+    overview = (
+        links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
+        badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),
+        suspect if suspect is not None else Markup("—"),
+        plain(evidence),
+        Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + when_cell(entry.date)
+                            for _, entry in changes) or Markup("—"),
+    )
+    return HypothesisView(
+        anchor=hypothesis_anchor(hypothesis.id),
+        heading=heading,
+        status=badge("hypothesis", status),
+        statement=record_inline(hypothesis.statement),
+        suspect=suspect,
+        evidence=tuple(EvidenceRow(stance_badge(e.stance, evidence_effect(incident, hypothesis, e)),
+                                   evidence_badge(e.kind), when_cell(e.date), record_inline(e.text))
+                       for e in hypothesis.evidence),
+        warning=warning,
+        changes=change_lines,
+        overview=overview,
+    )
+
+
+def _incident_follow_up(links: Links, item: FollowUp) -> Markup:
+    knob = Markup(" · ") + links.knob(item.knob) if item.knob else Markup()
+    owner = Markup(" (") + plain(item.owner) + Markup(")") if item.owner else Markup()
+    return badge("follow-up", item.status.value) + Markup(" ") + record_inline(item.action) + owner + knob

@@ -1,0 +1,259 @@
+"""The MkDocs plugin `incident-kb` (`plugins: [search, tags, incident-kb]` in mkdocs.yml): the record
+pages, indexes, tags page, home page and gain charts generated into the build, banners on the
+hand-written pages that findings are about, Material's partials it overrides, and the record
+folders watched under `mkdocs serve`.
+
+Registered under the `mkdocs.plugins` entry point, so a repository that adopts the knowledge base
+holds no Python file of ours. It drives mkdocs-gen-files' editor itself (gen-files' own `scripts:`
+takes file paths only, so `gen-files` need not be listed). Options are declared below and checked
+by MkDocs' config schema:
+
+    plugins:
+      - incident-kb:
+          root: .        # the folder holding knobs/ and incidents/ (default: mkdocs.yml's folder)
+          home: true     # generate the home page (index.md); false if docs/ has its own
+          tags: true     # generate tags.md for Material's tags plugin
+          charts: true   # gain charts on knob pages
+
+MkDocs glue only: the work of a build is in `glue` (and, under `mkdocs serve --dirty`, `preview`),
+imported afresh for each build so that `mkdocs serve` picks up edits to the generator itself in a
+development checkout (see `live_reload`).
+"""
+
+from __future__ import annotations
+
+# Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
+# nothing in the user's process. The Makefile and the generated workflow silence them, where the
+# user chose to (README: "The incident-kb plugin's options").
+import os
+import sysconfig
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options as opt
+from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.config.config_options import ExtraScriptValue
+from jinja2 import Environment
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
+from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
+from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
+
+from .idle_collection import IdleCollection
+from .save_watch import SaveWatch
+from ..core.bundle import site_needs
+from .live_reload import fresh_module
+
+_GLUE = "generator.website.mkdocs.glue"
+_PREVIEW = "generator.website.mkdocs.preview"
+# Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
+# page, a name for the search dialog).
+THEME_OVERRIDES = str(Path(__file__).parent / "theme")
+
+
+class IncidentKbConfig(Config):
+    root = opt.Optional(opt.Dir(exists=True))
+    home = opt.Type(bool, default=True)
+    tags = opt.Type(bool, default=True)
+    charts = opt.Type(bool, default=True)
+
+
+class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
+    supports_multiple_instances = False
+
+    def __init__(self) -> None:
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self._banners: dict[str, str] = {}
+        self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
+        self._preview: Any = None  # preview.Preview, kept between the builds of one serve
+        self._previewer: Any = None  # the preview module as this build imported it
+        self._built_once = False  # the live preview's first build is done
+        self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
+        self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
+        self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._live = command == "serve" and dirty
+
+    @property
+    def root(self) -> Path:
+        return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if self._live and self._built_once:
+            self._collection.rebuild_started()
+        self._config_file = config.config_file_path
+        needs = site_needs(self.root)
+        # Rebuild under `mkdocs serve` when a record changes.
+        for folder in map(str, needs.watch):
+            if folder not in config.watch:
+                config.watch.append(folder)
+        # The pages' one style sheet and script, served from the site itself.
+        for sheet in needs.stylesheets:
+            if sheet not in config.extra_css:
+                config.extra_css.append(sheet)
+        for script in needs.scripts:
+            if script not in [str(known) for known in config.extra_javascript]:
+                config.extra_javascript.append(ExtraScriptValue(script))
+        # After the site's own custom_dir, if it has one, so that its overrides win.
+        if config.theme.name == "material" and THEME_OVERRIDES not in config.theme.dirs:
+            config.theme.dirs.insert(1 if config.theme.custom_dir else 0, THEME_OVERRIDES)
+        for extension in needs.markdown_extensions:
+            if extension not in config.markdown_extensions:
+                config.markdown_extensions.append(extension)
+        if self._live:
+            list_theme_once(config, self._theme_names)
+        return config
+
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        self._cleanup()
+        glue: Any = fresh_module(_GLUE)
+        options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
+                                   charts=self.config.charts)
+        if self._live:
+            previewer: Any = fresh_module(_PREVIEW)
+            self._previewer = previewer
+            stamp = site_stamp(config, previewer)
+            if self._preview is None or self._preview.stamp != stamp:
+                self._drop_preview()
+                previewer.empty_folder(config.site_dir)  # what depends on all of it: everything again
+                self._preview = previewer.Preview(stamp)
+            generated = previewer.preview_files(self._preview, files, config, options)
+        else:
+            self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
+            generated = glue.generate_files(files, config, options, self._scratch.name)
+        self._banners = generated.banners
+        files_out: Files = generated.files
+        return files_out
+
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._preview.navigation = nav
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._previewer.note_read(self._preview, page)
+
+    @event_priority(100)  # the markdown as read, before other plugins change it
+    def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._previewer.note_markdown(self._preview, page, markdown)
+
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
+        search index: as markdown it would be indexed)."""
+        banner = self._banners.get(page.file.src_uri)
+        return banner + html if banner else html
+
+    @event_priority(200)  # before the tags plugin (100) reads the pages' tags
+    def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._previewer.restore_pages(self._preview, env, config, files)
+
+    @event_priority(99)  # right after the tags plugin (100) rendered its listings
+    def _give_back_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._previewer.give_back_pages(self._preview, config)
+
+    @event_priority(-200)  # after every other plugin changed the pages
+    def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
+        if self._preview is not None:
+            self._previewer.mark_changed_outputs(self._preview, files)
+
+    on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
+
+    def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
+                        nav: Navigation) -> None:
+        if self._preview is not None:
+            self._previewer.note_built(self._preview, page)
+
+    @event_priority(50)  # before Material's search plugin (0) writes its index
+    def _merge_search_index(self, config: MkDocsConfig) -> None:
+        if self._preview is not None:
+            self._previewer.merge_search_index(self._preview, config)
+
+    @event_priority(-100)  # after every other plugin has read the generated files
+    def _remove_scratch(self, config: MkDocsConfig) -> None:
+        self._cleanup()
+        # No gc.freeze(): it would keep every object of the process out of the collector's reach,
+        # other plugins' included. The collector only waits for the preview to be idle (see
+        # idle_collection), after each rebuild.
+        if self._preview is not None and not self._built_once:
+            self._built_once = True
+        elif self._live and self._built_once:
+            self._collection.rebuild_ended()
+
+    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
+
+    def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
+        """The live preview sees a save at once, from the operating system's notifications, besides
+        MkDocs' polling (see save_watch)."""
+        if self._live and self._save_watch is None:
+            watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
+            self._save_watch = watch if watch.start() else None
+        return server
+
+    def on_build_error(self, error: Exception) -> None:
+        self._drop_preview()  # the next build starts afresh: what this one left is unknown
+        self._collection.stop()
+
+    def on_shutdown(self) -> None:
+        if self._save_watch is not None:
+            self._save_watch.stop()
+            self._save_watch = None
+        self._collection.stop()
+        self._cleanup()
+        self._drop_preview()
+
+    def _cleanup(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None
+
+    def _drop_preview(self) -> None:
+        if self._preview is not None:
+            self._preview.close()
+            self._preview = None
+
+
+def site_stamp(config: MkDocsConfig, glue: object) -> object:
+    """What every page of the site depends on: the configuration file, the theme's files outside
+    installed packages (a site's custom_dir, this package's overrides when installed editable) and
+    the generator's code (this module, imported anew when the package's source changed)."""
+    config_file = Path(config.config_file_path or "")
+    return (config_file.read_bytes() if config_file.is_file() else b"", _theme_stamp(config.theme.dirs), id(glue))
+
+
+def _theme_stamp(folders: list[str]) -> tuple[tuple[str, int], ...]:
+    """The files of the theme's folders outside installed packages, with their times."""
+    installed = Path(sysconfig.get_paths()["purelib"]).resolve()
+    return tuple(sorted((str(p), p.stat().st_mtime_ns) for folder in folders
+                        if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file()))
+
+
+def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> None:
+    """on_config of the live preview: MkDocs lists every file of the theme on each build and filters
+    the names (to find its static files: 14,510 names in Material, a tenth of a second or more);
+    here once, and again only when the theme's folders, a file in those outside installed packages
+    or the filter (which function, and the theme's static templates it excludes) changed."""
+    theme = config.theme
+    stamp = (tuple(theme.dirs), _theme_stamp(theme.dirs), tuple(sorted(theme.static_templates)))
+    make_env = theme.get_env
+
+    def get_env() -> Environment:
+        env = make_env()
+        list_templates = env.list_templates
+
+        def listed(extensions: Any = None, filter_func: Any = None) -> list[str]:
+            key = (stamp, None if extensions is None else tuple(extensions), getattr(filter_func, "__code__", filter_func))
+            if key not in known:
+                for old in [old for old in known if old[0] != stamp]:  # type: ignore[index]
+                    del known[old]
+                known[key] = list_templates(extensions, filter_func)
+            return list(known[key])
+        env.list_templates = listed  # type: ignore[method-assign]
+        return env
+    theme.get_env = get_env  # type: ignore[method-assign]
