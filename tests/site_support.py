@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import http.server
 import io
+import json
 import logging
 import os
 import shutil
@@ -32,6 +34,20 @@ class Site:
     def html(self, page: str) -> str:
         return (self.out / page / "index.html").read_text(encoding="utf-8") if page else \
             (self.out / "index.html").read_text(encoding="utf-8")
+
+
+def search_pages(site_dir: Path, index: str = "pagefind") -> dict[str, dict[str, Any]]:
+    """What the site's Pagefind index holds of each page, by its address ('/knobs/x/'): its indexed
+    text ('content'), its title and its kind (Pagefind's fragments: gzip'd JSON after a marker)."""
+    pages: dict[str, dict[str, Any]] = {}
+    fragments = sorted((site_dir / index / "fragment").glob("*.pf_fragment"))
+    assert fragments, f"no Pagefind index in {site_dir / index}"
+    for fragment in fragments:
+        data = gzip.decompress(fragment.read_bytes())
+        assert data.startswith(b"pagefind_dcd"), f"{fragment} is not in the format this helper knows"
+        page = json.loads(data[len(b"pagefind_dcd"):])
+        pages[page["url"]] = page
+    return pages
 
 
 def copy_knowledge_base(root: Path) -> Path:

@@ -26,7 +26,7 @@ from .page_parts import (
     when_cell,
     when_text,
 )
-from .markup import code, plain, record_block, record_inline
+from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from ...records.schema import FollowUp, Hypothesis, Incident
 from ...records.vocabulary import HistoryStatus, RecordKind
 from ...records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
@@ -99,14 +99,19 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
-        root_cause=links.root_cause(incident),
-        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
+        root_cause=_weighted(links.root_cause(incident)),
+        root_cause_summary=search_weight(record_block(cause.summary), CAUSE_WEIGHT, block=True)
+        if cause and cause.summary else None,
         timeline=tuple((when_cell(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
         docs=tuple(links.repo_file(doc) for doc in context.docs_of(RecordKind.INCIDENT, incident.id)),
         source=source_line(context.settings, context.source_path(RecordKind.INCIDENT, incident.id)),
     )
+
+
+def _weighted(cause: Markup | None) -> Markup | None:
+    return search_weight(cause, CAUSE_WEIGHT) if cause is not None else None
 
 
 def _incident_facts(incident: Incident) -> Iterable[Fact]:
@@ -118,7 +123,7 @@ def _incident_facts(incident: Incident) -> Iterable[Fact]:
         yield Fact("Resolved", plain(when_text(incident.resolved)))
     if incident.systems:
         yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
-    yield Fact("Id", code(incident.id))
+    yield Fact("Id", search_weight(code(incident.id), NAME_WEIGHT))
 
 
 def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:

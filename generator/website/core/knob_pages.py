@@ -27,7 +27,7 @@ from .page_parts import (
     source_line,
     when_text,
 )
-from .markup import code, plain, record_block, record_inline
+from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...records.verdicts import Standing, evidence_against, standing
@@ -136,8 +136,11 @@ def _lead(knob: Knob) -> Markup:
 
 
 def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
-    yield Fact("Setting", code(knob.name) + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
-    yield Fact("Id", code(knob.id))
+    yield Fact("Setting", search_weight(code(knob.name), NAME_WEIGHT)
+               + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
+    yield Fact("Id", search_weight(code(knob.id), NAME_WEIGHT))
+    if knob.aliases:
+        yield Fact("Also called", search_weight(Markup(", ").join(code(a) for a in knob.aliases), NAME_WEIGHT))
     if knob.component:
         yield Fact("Component", plain(knob.component))
     for key, scope_value in knob.scope.items():

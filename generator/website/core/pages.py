@@ -23,7 +23,7 @@ from markupsafe import Markup
 from ...pipeline import KnowledgeBase
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
-from .bundle import Bundle, PageMeta, site_needs
+from .bundle import Bundle, PageMeta, SearchKind, site_needs
 from .overview_pages import HomePage, IndexPage, Rows, home_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
@@ -131,12 +131,14 @@ def knob_files(context: SiteContext, knob: Knob) -> RenderedPage:
     files: tuple[tuple[str, str], ...] = ((view.path, text),)
     if view.chart is not None:
         files += ((view.chart.light_file, view.chart.light_svg), (view.chart.dark_file, view.chart.dark_svg))
-    return RenderedPage(view.path, files, _record_meta(context, view, RecordKind.KNOB, knob.id))
+    names = (knob.id, knob.name, *knob.aliases)
+    return RenderedPage(view.path, files, _record_meta(context, view, RecordKind.KNOB, knob.id, names))
 
 
 def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
     view, text = _within_search_limit(incident_view(context, incident), render_incident_page)
-    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id))
+    names = (incident.id, incident.title)
+    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
@@ -153,14 +155,18 @@ def home_files(context: SiteContext) -> RenderedPage:
 
 def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
     view, text = _within_search_limit(view, render)
-    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded))
+    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded,
+                                                                  search_kind=SearchKind.OVERVIEW))
 
 
-def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str) -> PageMeta:
+def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str,
+                 names: tuple[str, ...]) -> PageMeta:
     """A record's page: out of the nav (in it, every page would embed every record page and the build
     would grow as the square of the records); "edit this page" opens the record's YAML."""
     return PageMeta(title=view.title, edit_path=context.settings.edit_path(context.source_path(kind, record_id)),
-                    in_nav=False, tags=view.tags, search_excluded=view.search_excluded)
+                    in_nav=False, tags=view.tags, search_excluded=view.search_excluded,
+                    search_kind=SearchKind.KNOB if kind is RecordKind.KNOB else SearchKind.INCIDENT,
+                    search_names=tuple(dict.fromkeys(names)))
 
 
 def fixed_files(settings: SiteSettings) -> dict[str, str]:
@@ -172,7 +178,7 @@ def fixed_files(settings: SiteSettings) -> dict[str, str]:
 
 
 def fixed_pages(settings: SiteSettings) -> dict[str, PageMeta]:
-    return {TAGS_PAGE: PageMeta(title="Tags")} if settings.tags else {}
+    return {TAGS_PAGE: PageMeta(title="Tags", search_kind=SearchKind.OVERVIEW)} if settings.tags else {}
 
 
 def banner_pages(context: SiteContext) -> dict[str, PageMeta]:

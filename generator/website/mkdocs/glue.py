@@ -23,7 +23,7 @@ from mkdocs_gen_files.editor import FilesEditor
 from ...findings import KbError, NotAKnowledgeBase
 from ...pipeline import KnowledgeBase, check_knowledge_base
 from ..core.site_config import settings_from_config
-from ..core.bundle import Bundle
+from ..core.bundle import Bundle, PageMeta
 from ..core.links import SiteSettings
 from ..core.pages import render_site
 
@@ -44,6 +44,7 @@ class SiteOptions:
 class Generated:
     files: Files  # the build's files, the generated ones included
     banners: dict[str, str]  # hand-written page (docs-relative) -> banner HTML for its top
+    pages: dict[str, PageMeta]  # what the bundle says of each page it knows (search reads its kind)
 
 
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
@@ -57,7 +58,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         built = editor.files
     apply_page_meta(built, site)
     log_findings(kb)
-    return Generated(built, site.banners)
+    return Generated(built, site.banners, site.pages)
 
 
 def check(root: Path) -> KnowledgeBase:

@@ -14,6 +14,7 @@ by MkDocs' config schema:
           home: true     # generate the home page (index.md); false if docs/ has its own
           tags: true     # generate tags.md for Material's tags plugin
           charts: true   # gain charts on knob pages
+          search: pagefind  # the site's search on Pagefind's index; `material` for Material's own
 
 MkDocs glue only: the work of a build is in `glue` (and, under `mkdocs serve --dirty`, `preview`),
 imported afresh for each build so that `mkdocs serve` picks up edits to the generator itself in a
@@ -25,6 +26,7 @@ from __future__ import annotations
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
 # nothing in the user's process. The Makefile and the generated workflow silence them, where the
 # user chose to (README: "The incident-kb plugin's options").
+import logging
 import os
 import sysconfig
 import tempfile
@@ -36,6 +38,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.config.config_options import ExtraScriptValue
 from jinja2 import Environment
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -44,14 +47,17 @@ from mkdocs.utils.templates import TemplateContext
 
 from .idle_collection import IdleCollection
 from .save_watch import SaveWatch
+from . import site_search
 from ..core.bundle import site_needs
 from .live_reload import fresh_module
 
+log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "generator.website.mkdocs.glue"
 _PREVIEW = "generator.website.mkdocs.preview"
 # Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
+_OWN_EXCLUDE = "incident_kb_excluded"  # in a page's `search` metadata: what its front matter said
 
 
 class IncidentKbConfig(Config):
@@ -59,6 +65,7 @@ class IncidentKbConfig(Config):
     home = opt.Type(bool, default=True)
     tags = opt.Type(bool, default=True)
     charts = opt.Type(bool, default=True)
+    search = opt.Choice(("pagefind", "material"), default="pagefind")
 
 
 class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
@@ -74,9 +81,15 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
+        self._serving = False  # `mkdocs serve`: the search index is written beside the preview, not before it
+        self._pagefind = False  # this build's search is the plugin's (site_search), on Pagefind's index
+        self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
+        self._files: Files | None = None  # this build's files
+        self._background_index = site_search.BackgroundIndex()
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
+        self._serving = command == "serve"
 
     @property
     def root(self) -> Path:
@@ -101,12 +114,33 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         # After the site's own custom_dir, if it has one, so that its overrides win.
         if config.theme.name == "material" and THEME_OVERRIDES not in config.theme.dirs:
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, THEME_OVERRIDES)
+        self._pagefind = self._use_pagefind(config)
+        search_theme = str(site_search.THEME)
+        if self._pagefind and search_theme not in config.theme.dirs:
+            config.theme.dirs.insert(config.theme.dirs.index(THEME_OVERRIDES), search_theme)
+            config.extra_css.append(site_search.STYLESHEET)
+            config.extra_javascript.append(ExtraScriptValue(site_search.SCRIPT))
         for extension in needs.markdown_extensions:
             if extension not in config.markdown_extensions:
                 config.markdown_extensions.append(extension)
         if self._live:
             list_theme_once(config, self._theme_names)
         return config
+
+    def _use_pagefind(self, config: MkDocsConfig) -> bool:
+        """Whether this build's search is the plugin's: asked for (the default), with Material's theme,
+        and Pagefind installed (if not, Material's own search, with a warning that says why)."""
+        if self.config.search != "pagefind" or config.theme.name != "material":
+            return False
+        if site_search.pagefind_program() is None:
+            log.warning("incident-kb: Pagefind (the pagefind-bin package) is not installed: the site falls back to "
+                        "Material's own search; install incident-kb's dependencies again, or set the plugin's "
+                        "`search: material` to choose it")
+            return False
+        if "material/search" not in config.plugins and "search" not in config.plugins:
+            log.info("incident-kb: Material's search plugin is not in mkdocs.yml, so the header has no search "
+                     "box: add `- search` to plugins (incident-kb's search answers it)")
+        return True
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
@@ -126,6 +160,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
             generated = glue.generate_files(files, config, options, self._scratch.name)
         self._banners = generated.banners
+        self._pages = generated.pages
+        self._files = generated.files
         files_out: Files = generated.files
         return files_out
 
@@ -144,9 +180,19 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
-        search index: as markdown it would be indexed)."""
+        search index: as markdown it would be indexed), and what the site's search reads of the page.
+        Material's search then leaves the page out of its own index: the plugin's search answers."""
         banner = self._banners.get(page.file.src_uri)
-        return banner + html if banner else html
+        html = banner + html if banner else html
+        if not self._pagefind:
+            return html
+        found = page.meta.get("search")
+        search: dict[str, Any] = found if isinstance(found, dict) else {}
+        # The page's own word (its front matter's `search: exclude`), kept beside ours: a page whose
+        # metadata a live preview carries into the next build is judged the same way again.
+        excluded = bool(search.get(_OWN_EXCLUDE, search.get("exclude")))
+        page.meta["search"] = {**search, "exclude": True, _OWN_EXCLUDE: excluded}
+        return site_search.mark_page(html, self._pages.get(page.file.src_uri), excluded)
 
     @event_priority(200)  # before the tags plugin (100) reads the pages' tags
     def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
@@ -186,7 +232,29 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         elif self._live and self._built_once:
             self._collection.rebuild_ended()
 
-    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
+    @event_priority(-150)  # once every page is written
+    def _write_search_index(self, config: MkDocsConfig) -> None:
+        if not self._pagefind:
+            return
+        named = list(self._named_pages())
+        if self._serving:
+            self._background_index.request(Path(config.site_dir), named)
+            return
+        try:
+            seconds = site_search.write_index(Path(config.site_dir), named)
+        except (site_search.SearchUnavailable, OSError) as exc:
+            raise PluginError(f"incident-kb: {exc}") from None
+        log.info("incident-kb: search index written in %.1f s", seconds)
+
+    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch, _write_search_index)
+
+    def _named_pages(self) -> Any:
+        """The records' pages with the words that name them, where this build wrote them."""
+        for path, meta in self._pages.items():
+            file = self._files.get_file_from_path(path) if self._files is not None else None
+            if meta.search_names and not meta.search_excluded and file is not None:
+                yield site_search.NamedPage(file.dest_uri, meta.title or meta.search_names[0], meta.search_kind,
+                                            meta.search_names)
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         """The live preview sees a save at once, from the operating system's notifications, besides

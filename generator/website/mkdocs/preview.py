@@ -115,7 +115,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     preview.raw, preview.read, preview.built = {}, set(), set()
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     log_findings(kb)
-    return Generated(built, site.banners)
+    return Generated(built, site.banners, site.pages)
 
 
 def _sort_key(preview: Preview, file: File) -> Any:
