@@ -162,6 +162,11 @@ class SiteContext:
         return tuple(item for _, item in sorted(self._reclaimable.items()))
 
     @query
+    def reclaimable_knob(self, knob_id: str) -> Reclaimable | None:
+        """The knob, if it is one to restore (`reclaimable` holds them all)."""
+        return self._reclaimable.get(knob_id)
+
+    @query
     def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
         return self._changes.last_change(kind, record_id)
 

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...findings import Severity
-from ...records.gain_verdicts import claimed_gains, describe_reclaimed
+from ...records.gain_verdicts import claimed_gains, describe_reclaimed, restore_check
 from ...records.model import best_gain, describe_gains, when_key
 from .gain_views import RestoreRow, restore_rows
 from .changes import Change
-from .page_parts import badge, change_when, when_cell, when_text
+from .page_parts import badge, change_when, facets, running_cell, when_cell, when_text
 from .markup import attribute, code, finding_message, plain, record_inline
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -33,10 +33,15 @@ RECENT_CHANGES = 15
 HOME_ROWS = 10  # knobs and incidents the home page lists before pointing to the index
 
 
+INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
+
+
 def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup:
-    """The marker before an index table: which columns get a filter, which hold comma lists."""
+    """The marker before an index table: which columns (or row facets) get a filter, which hold
+    comma lists; the table shows INDEX_PAGE_SIZE rows at a time. Without scripts every row shows."""
     return Markup(f'<div class="kb-table-tools" data-filters="{attribute(",".join(filters))}" '
-                  f'data-split="{attribute(",".join(split))}"></div>')
+                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"></div>\n'
+                  '<noscript><style>.md-typeset .kb-table-tools + table tbody tr { display: table-row !important; }</style></noscript>')
 
 
 @dataclass(frozen=True)
@@ -259,9 +264,11 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
         path=KNOB_INDEX,
         title="Knobs",
         intro=f"{plural(len(knobs), 'knob')}{_breakdown(Counter(k.status.value for k in knobs))}. "
-              "Click a column to sort; filter by status, component or tag.",
-        tools=table_tools(("Status", "Component", "Tags"), split=("Tags",)),
-        columns=("Name", "Component", "Status", "Value", "Best gain", "Last change", "Tags"),
+              "Running is the value that runs now: a knob that is not active runs its default. "
+              "Click a column to sort; filter by status, component, tag, whether it is reclaimable or how "
+              "its restore was checked. The address keeps the filters and the order.",
+        tools=table_tools(("Status", "Component", "Tags", "Reclaimable", "Restore"), split=("Tags",)),
+        columns=("Name", "Component", "Status", "Running", "Default", "Best gain", "Last change", "Tags"),
         rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob)) for knob in knobs),
     )
 
@@ -273,7 +280,11 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
         if best else Markup()
     change = context.last_change(RecordKind.KNOB, knob.id)
-    return (links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value), code(knob.value),
+    check = restore_check(knob, context.restore_verify_days(), context.min_gain_pct())
+    row_facets = facets(reclaimable="yes" if context.reclaimable_knob(knob.id) is not None else "no",
+                        restore=check.state.value if check is not None else "")
+    return (row_facets + links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value),
+            running_cell(knob), code(knob.default) if knob.default is not None else Markup(),
             best_text, change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
 
 

@@ -21,7 +21,9 @@ from markupsafe import Markup
 from .changes import Change
 from ...findings import Finding, Severity
 from ...pipeline import KnowledgeBase
-from .markup import attribute, code, finding_message, label, plain
+from .markup import attribute, code, finding_message, label, plain, showable
+from ...records.model import running_setting
+from ...records.schema import Knob
 from ...records.vocabulary import EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
@@ -213,3 +215,23 @@ def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
     """A finding about a knob at a line of one of its deploy files (drift, an unreadable setting)."""
     knob = kb.catalog.knobs.get(item.subject or "")
     return knob is not None and any(d.path == item.path for d in knob.applies_to)
+
+
+def running_cell(knob: Knob) -> Markup:
+    """What runs, for an index cell: the running value (sorted by it), and for a knob that does not
+    run its tuned value, where the value comes from and the tuned value it would get back
+    (records.model.running_setting decides)."""
+    running = running_setting(knob)
+    shown = code(running.value) if running.value is not None else plain("its default (not recorded)")
+    cell = Markup(f'<span data-sort="{attribute(showable(running.value if running.value is not None else ""))}">') \
+        + shown + Markup("</span>")
+    if not running.is_tuned:
+        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + code(knob.value) + Markup("</span>")
+    return cell
+
+
+def facets(**values: str) -> Markup:
+    """A row's facets for an index table's filters (an empty, hidden element in its first cell): the
+    values the site decided (reclaimable or not), which the script filters on and never decides."""
+    attributes = "".join(f' data-{name.replace("_", "-")}="{attribute(value)}"' for name, value in values.items())
+    return Markup(f"<span data-kb-facets{attributes} hidden></span>")
