@@ -162,6 +162,35 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     return Site(root, base / "site")
 
 
+EXTRA = 129  # with the seed's knob: 130, three pages of rows
+RECLAIMABLE = 13  # of them, reverted under the seed incident's refuted hypothesis (more than the home page lists)
+
+
+def extra_knob(i: int) -> str:
+    reverted = i < RECLAIMABLE
+    history = "  - date: 2026-11-01\n    status: active\n"
+    if reverted:
+        history += ("  - date: 2026-11-04\n    status: reverted\n    incident: multi-round-harness-hang\n"
+                    "    hypothesis: target-ctas-causes-hang\n")
+    return (f"id: extra-{i:03d}\nname: SGLANG_EXTRA_SETTING_{i:03d}\nsummary: Extra setting number {i}.\n"
+            f"value: {1000 + i}\ndefault: {i}\nstatus: {'reverted' if reverted else 'active'}\n"
+            f"component: {'decode' if i % 2 else 'prefill'}\n"
+            f"measurements:\n  - metric: output throughput\n    delta_pct: {i / 10:.1f}\n    date: 2026-10-30\n"
+            f"history:\n{history}")
+
+
+@pytest.fixture(scope="session")
+def many_knobs_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The seed plus EXTRA knobs (three pages of an index), RECLAIMABLE of them reverted under the
+    seed incident's refuted hypothesis, with gains that grow with their number; built once."""
+    base = tmp_path_factory.mktemp("many-knobs-site")
+    root = copy_knowledge_base(base / "kb")
+    for i in range(EXTRA):
+        (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
         pass

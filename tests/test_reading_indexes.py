@@ -13,37 +13,10 @@ import pytest
 from generator.website.core.overview_pages import INDEX_PAGE_SIZE
 from generator.website.core.pages import ASSETS
 
-from .site_support import Site, build_site, copy_knowledge_base, serve
+from .site_support import EXTRA, RECLAIMABLE, serve, many_knobs_site as site  # noqa: F401
 from .test_browser import Visit, browser  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
-
-EXTRA = 129  # with the seed's knob: 130, three pages of rows
-RECLAIMABLE = 7  # of them, reverted under the seed incident's refuted hypothesis
-
-
-def extra_knob(i: int) -> str:
-    reverted = i < RECLAIMABLE
-    history = "  - date: 2026-11-01\n    status: active\n"
-    if reverted:
-        history += ("  - date: 2026-11-04\n    status: reverted\n    incident: multi-round-harness-hang\n"
-                    "    hypothesis: target-ctas-causes-hang\n")
-    return (f"id: extra-{i:03d}\nname: SGLANG_EXTRA_SETTING_{i:03d}\nsummary: Extra setting number {i}.\n"
-            f"value: {1000 + i}\ndefault: {i}\nstatus: {'reverted' if reverted else 'active'}\n"
-            f"component: {'decode' if i % 2 else 'prefill'}\n"
-            f"measurements:\n  - metric: output throughput\n    delta_pct: {i / 10:.1f}\n    date: 2026-10-30\n"
-            f"history:\n{history}")
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    base = tmp_path_factory.mktemp("index-site")
-    root = copy_knowledge_base(base / "kb")
-    for i in range(EXTRA):
-        (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
-    build_site(root, base / "site")
-    return Site(root, base / "site")
-
 
 @pytest.fixture
 def visit(browser, site) -> Iterator[Visit]:  # noqa: F811

@@ -71,8 +71,12 @@ def test_reclaimable_knob_leads_the_home_page_and_boxes_the_knob_page(seed_kb):
     needs_action = home[home.index("## Needs action"):home.index("## Recent changes")]
     assert "[SGLANG\\_<wbr>SM120\\_<wbr>MMA\\_<wbr>TARGET\\_<wbr>CTAS](knobs/sglang-sm120-mma-target-ctas.md) | " \
            "+12.8% output throughput at concurrency 64, +5.7% at 96 | <span class=\"kb-nowrap\">2026-11-04</span> |" in needs_action
-    assert "kb check reports 1 error and 0 warnings." in needs_action
-    assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in needs_action.replace("\\_", "_")
+    assert "kb check reports 1 error and 0 warnings, by code below" in needs_action
+    # Summarised by code on the home page, each count linking to the code's list on the findings page.
+    assert ('| <code class="kb-nowrap">reclaimable-knob</code> | <span class="kb-badge kb-severity-error">error</span> | '
+            "[1](findings.md?code=reclaimable-knob&severity=error) |") in needs_action
+    findings = site.files["findings.md"]
+    assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in findings.replace("\\_", "_")
     knob = site.files[KNOB_PAGE]
     assert '<div class="admonition danger kb-finding" data-search-exclude>' in knob
     assert f"Error reclaimable-knob ({SEED_KNOB}:8)" in knob
@@ -86,8 +90,8 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
     assert "incidents/other-hang.md" not in site.files
     assert "other-hang.md" not in "".join(site.markdown.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
-    home = site.files["index.md"]
-    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in home
+    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in site.files["findings.md"]
+    assert '| <code class="kb-nowrap">yaml-syntax</code> |' in site.files["index.md"]
 
 
 def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
@@ -99,9 +103,9 @@ def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
     assert banner.startswith('<div class="admonition danger kb-finding kb-banner" data-search-exclude>')
     assert "kb check: 1 error about this page" in banner
     assert "stale &lt;b&gt;since&lt;/b&gt; the restore" in banner
-    home = site.files["index.md"]
-    assert "[docs/design/DSV4\\_PD\\_DEADLOCK\\_ISSUE.md:3](design/DSV4_PD_DEADLOCK_ISSUE.md)" in home
-    assert "<code>pyproject.toml:2</code>" in home
+    findings = site.files["findings.md"]  # every finding, on the page the home page's summary links to
+    assert "[docs/design/DSV4\\_PD\\_DEADLOCK\\_ISSUE.md:3](design/DSV4_PD_DEADLOCK_ISSUE.md)" in findings
+    assert "<code>pyproject.toml:2</code>" in findings
 
 
 def test_rendering_is_deterministic(seed_kb, tmp_path):
@@ -143,9 +147,9 @@ def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
 def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
     out = tmp_path / "out"
     result = kb("render", "--root", seed_kb, "--out", out)
-    # Outside the docs folder: a whole docs folder, the 10 generated files and a copy of the 3 docs
-    # (the record pages link to them).
-    assert result.code == 0 and result.out.startswith(f"kb render: wrote 13 files to {out}")
+    # Outside the docs folder: a whole docs folder, the 11 generated files (findings.md among them) and
+    # a copy of the 3 docs (the record pages link to them).
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 14 files to {out}")
     assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
     assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
     (seed_kb / SEED_INCIDENT).unlink()
@@ -195,7 +199,7 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
     assert '!!! success "Nothing needs action"' in home
     knobs = home[home.index("## Knobs"):home.index("## Incidents")]
     assert ("| [SGLANG\\_<wbr>SM120\\_<wbr>MMA\\_<wbr>TARGET\\_<wbr>CTAS](knobs/sglang-sm120-mma-target-ctas.md) | "
-            '<span class="kb-badge kb-status-active">active</span> | <code>512</code> | '
+            '<span class="kb-badge kb-status-active">active</span> | <span data-sort="512"><code>512</code></span> | '
             "+12.8% output throughput at concurrency 64, +5.7% at 96 |") in knobs
     assert "[the knobs index](knobs/index.md)" in knobs
     incidents = home[home.index("## Incidents"):home.index("## Recent changes")]
@@ -219,7 +223,8 @@ def test_code_in_finding_messages_is_shown_as_code(seed_kb):
     break_seed_story(seed_kb)
     site = render(seed_kb)
     assert "`" not in site.files["index.md"].split("## Needs action")[1].split("## Knobs")[0]
-    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files["index.md"]
+    assert "`" not in site.files["findings.md"]
+    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files["findings.md"]
     assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files[KNOB_PAGE]
     assert '| <code class="kb-nowrap">reclaimable-knob</code> |' in site.files["index.md"]
 

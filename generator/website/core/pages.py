@@ -24,13 +24,14 @@ from ...pipeline import KnowledgeBase
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, PageMeta, SearchKind, site_needs
-from .overview_pages import HomePage, IndexPage, Rows, home_view, incident_index_view, knob_index_view
+from .home_page import HomePage, home_view
+from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
 from .markup import plain
 from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, TAGS_PAGE, SiteSettings
+from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_PAGE, SiteSettings
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -95,7 +96,7 @@ def render_context(context: SiteContext) -> Bundle:
         page = incident_files(context, incident)
         files.update(page.files)
         pages[page.path] = page.meta
-    for page in (knob_index_files(context), incident_index_files(context),
+    for page in (knob_index_files(context), incident_index_files(context), findings_files(context),
                  *((home_files(context),) if context.settings.home else ())):
         files.update(page.files)
         pages[page.path] = page.meta
@@ -151,6 +152,12 @@ def incident_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = 
 
 def home_files(context: SiteContext) -> RenderedPage:
     return _overview(home_view(context), render_home_page)
+
+
+def findings_files(context: SiteContext) -> RenderedPage:
+    """Every finding: reached from the home page's summary, kept out of the nav."""
+    page = _overview(findings_view(context), render_index_page)
+    return replace(page, meta=replace(page.meta, in_nav=False))
 
 
 def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
