@@ -27,6 +27,7 @@ from ...wording import plural
 from .changes import Change
 from .context import SiteContext
 from .gain_views import RestoreRow, restore_rows
+from .incident_pages import status_badge
 from .links import FINDINGS_PAGE, HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 from .markup import code, finding_message, plain, record_inline
 from .overview_pages import breakdown
@@ -102,7 +103,7 @@ def home_view(context: SiteContext) -> HomePage:
     knobs_text = plural(len(knobs_all), "knob") + breakdown(Counter(k.status.value for k in knobs_all))
     incidents_text = plural(len(incidents_all), "incident") + breakdown(Counter(i.status.value for i in incidents_all))
     knobs, knobs_intro = _knob_overview(knobs_all, links, knobs_text, context.min_gain_pct())
-    incidents, incidents_intro = _incident_overview(incidents_all, links, incidents_text)
+    incidents, incidents_intro = _incident_overview(context, incidents_all, links, incidents_text)
     changes = tuple(
         ChangeRow(change_when(change),
                   links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
@@ -262,14 +263,15 @@ def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str, floor: f
                   + links.to(KNOB_INDEX, "the knobs index") + Markup("."))
 
 
-def _incident_overview(every: tuple[Incident, ...], links: Links, counted: str) -> tuple[tuple[Markup, ...], Markup]:
+def _incident_overview(context: SiteContext, every: tuple[Incident, ...], links: Links, counted: str
+                       ) -> tuple[tuple[Markup, ...], Markup]:
     """The newest incidents (at most HOME_ROWS): status, root cause, and the first lesson."""
     incidents = sorted(every, key=lambda i: (when_key(i.started), i.id), reverse=True)
     if not incidents:
         return (), Markup("No incident recorded yet: <code>kb new incident</code> records one.")
     lines = []
     for incident in incidents[:HOME_ROWS]:
-        line = (links.incident(incident.id) + Markup(" ") + badge("status", incident.status.value)
+        line = (links.incident(incident.id) + Markup(" ") + status_badge(context, incident)
                 + plain(f" started {when_text(incident.started)}"))
         cause = links.root_cause(incident)
         if cause is not None:

@@ -23,6 +23,7 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
 from .context import Read, SiteContext
+from .incident_pages import status_badge
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, Links
 
 INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
@@ -111,8 +112,9 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
         path=INCIDENT_INDEX,
         title="Incidents",
         intro=f"{plural(len(incidents), 'incident')}{breakdown(Counter(i.status.value for i in incidents))}, "
-              "newest first. Click a column to sort; filter by status or severity.",
-        tools=table_tools(("Status", "Severity")),
+              "newest first. Click a column to sort; filter by status, severity, or whether a knob reverted "
+              "under its hypotheses is still to restore.",
+        tools=table_tools(("Status", "Severity", "Still reverted")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
         rows=tuple(_row(context, rows, incident.id, lambda: _incident_row(context, links, incident)) for incident in incidents),
     )
@@ -121,7 +123,9 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
 def _incident_row(context: SiteContext, links: Links, incident: Incident) -> tuple[Markup, ...]:
     incident = context.incident(incident.id) or incident  # asked, so that the row is made again when it changes
     cause = links.root_cause(incident) or Markup()
-    return (links.incident(incident.id), badge("status", incident.status.value),
+    restorable = any(context.reclaimable_knob(revert.knob.id) is not None for revert in context.reverts_under(incident.id))
+    row_facets = facets(status=incident.status.value, still_reverted="yes" if restorable else "no")
+    return (row_facets + links.incident(incident.id), status_badge(context, incident),
             plain("" if incident.severity is None else incident.severity), when_cell(incident.started),
             when_cell(incident.resolved), cause)
 
