@@ -176,7 +176,7 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
 
         edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")  # a material change: indexes and home
         live.shows("knobs/", "<code>384</code>")
-        live.shows("", "not committed yet")
+        live.shows(KNOB_URL, "not committed yet: value 512 -&gt; 384")  # git's word, after the record's own date
 
         (root / "knobs/fresh-knob.yaml").write_text(NEW_KNOB)
         (root / "incidents/fresh-incident.yaml").write_text(NEW_INCIDENT)
@@ -202,7 +202,7 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
         edit(root / "docs/design/DSV4_DECODE_PERF_PLAN.md", "saved while serving", "saved after a commit")
         live.shows("design/DSV4_DECODE_PERF_PLAN/", "A paragraph saved after a commit.")
         live.shows(KNOB_URL, "committed")
-        live.wait_for("", lambda status, page: "not committed yet" not in page, "the commit not shown")
+        live.wait_for(KNOB_URL, lambda status, page: "not committed yet" not in page, "the commit not shown")
         _assert_same_site(live, root, tmp_path, "a doc saved, an incident retitled, a commit")
 
 

@@ -170,27 +170,32 @@ def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
     assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
 
 
-def test_last_change_and_recent_changes_come_from_git_when_there_is_history(tmp_path):
+def test_last_change_is_the_records_own_with_the_commit_second(tmp_path):
+    """One clock: the record's own dated change says when and what changed; git says second when the
+    record as it stands was committed (the restore below is dated 2026-11-07 in the record and was
+    committed that day at 15:00; a record written up later would keep its own date)."""
     from .story import KNOB, story_until
 
     root = tmp_path / "kb"
-    repo, ids = story_until(root, 4)  # step 4 restores the knob at 2026-11-07 15:00
+    repo, ids = story_until(root, 4)  # step 4 restores the knob, committed 2026-11-07 15:00 UTC
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
     knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
-    # Commit times in UTC with seconds, labelled as commits (the record's own dates say 2026-11-07).
-    assert f"2026-11-07 15:00:00 UTC (committed {ids[4]})" in untagged(knob_row)
-    assert (f"- **Last change:** 2026-11-07 15:00:00 UTC (committed {ids[4]}): "
-            "status reverted -&gt; active") in untagged(site.files[KNOB_PAGE])
+    assert "2026-11-07" in untagged(knob_row) and "reverted → restored" in untagged(knob_row)
+    assert "committed" not in knob_row
+    assert (f"- **Last change:** 2026-11-07, reverted → restored; committed {ids[4]} on 2026-11-07 15:00:00 UTC"
+            in untagged(site.files[KNOB_PAGE]))
     home = site.files["index.md"]
     recent = untagged(home[home.index("## Recent changes"):])
-    assert "'committed' times are when the change was committed, in UTC" in recent
-    assert recent.index(f"2026-11-07 15:00:00 UTC (committed {ids[4]})") < \
-        recent.index(f"2026-11-04 10:00:00 UTC (committed {ids[2]})")
-    assert "status active -&gt; reverted" in recent
+    assert "on the dates the records give" in recent
+    knob_rows = [line for line in recent.splitlines() if f"(knobs/{KNOB}.md)" in line]
+    assert [(line.split(" | ")[0], line.split(" | ")[-1]) for line in knob_rows] == [
+        ("| 2026-11-07", "reverted → restored |"), ("| 2026-11-04", "active → reverted |"),
+        ("| 2026-11-02", "active |")]  # newest first, each saying what changed
 
     (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
-    assert "- **Last change:** not committed yet: value 512 -&gt; 1024" in site.files[KNOB_PAGE]
+    assert ("- **Last change:** 2026-11-07, reverted → restored; not committed yet: value 512 -&gt; 1024"
+            in untagged(site.files[KNOB_PAGE]))
 
 
 def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed_kb):
@@ -208,9 +213,9 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
             "One of the user's client-side proxies corrupts or drops requests") in incidents
     assert "Lesson: A revert is a hypothesis test, not a fix." in incidents
     recent = home[home.index("## Recent changes"):]
-    assert "'recorded' dates are the dates written in the records" in recent
+    assert "on the dates the records give" in recent
     # with its seconds, and its zone (issue 21: a time written without one is UTC, labelled)
-    assert "| 2026-11-05 20:25:00 UTC (recorded) |" in untagged(recent)
+    assert "| 2026-11-05 20:25:00 UTC |" in untagged(recent)
 
 
 def test_an_empty_knowledge_base_says_how_to_start(empty_kb):

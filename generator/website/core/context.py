@@ -29,7 +29,7 @@ from ...records.model import Suspicion
 from ...records.verdicts import Revert, current_reverts
 from ...records.schema import FollowUp, HistoryEntry, Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
-from .changes import Change, ChangeLog, record_changes
+from .changes import Change, ChangeLog, Committed, record_changes
 from .charts import GainChart, draw_gain_chart, draw_gain_charts
 from .links import SiteSettings, site_has_file
 from .page_parts import FindingPlaces, place_findings
@@ -177,6 +177,11 @@ class SiteContext:
     @query
     def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
         return self._changes.last_change(kind, record_id)
+
+    @query
+    def committed_as(self, kind: RecordKind, record_id: str) -> Committed | None:
+        """Where git has the record as it stands (None: git knows nothing of it)."""
+        return self._changes.committed_as(kind, record_id)
 
     @query
     def recent_changes(self, count: int) -> tuple[Change, ...]:

@@ -24,14 +24,13 @@ from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
-from .changes import Change
 from .context import SiteContext
 from .gain_views import RestoreRow, restore_rows
 from .incident_pages import status_badge
 from .links import FINDINGS_PAGE, HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 from .markup import code, finding_message, plain, record_inline
 from .overview_pages import breakdown
-from .page_parts import badge, change_when, running_cell, when_cell, when_text
+from .page_parts import badge, change_what, change_when, running_cell, when_cell, when_text
 
 RECENT_CHANGES = 15
 HOME_ROWS = 10  # rows of each list before the link to the whole list
@@ -107,8 +106,7 @@ def home_view(context: SiteContext) -> HomePage:
     changes = tuple(
         ChangeRow(change_when(change),
                   links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
-                  plain(change.what) if change.from_git
-                  else badge("status", change.what) if change.kind is RecordKind.KNOB else record_inline(change.what))
+                  change_what(change))
         for change in context.recent_changes(RECENT_CHANGES))
     jump = tuple(part for part in (
         _jump("Reclaimable", "reclaimable-performance", len(reclaimable_all)) if reclaimable_all else None,
@@ -143,7 +141,8 @@ def home_view(context: SiteContext) -> HomePage:
         knobs=knobs,
         incidents_intro=incidents_intro,
         incidents=incidents,
-        changes_note=_changes_note(context.recent_changes(RECENT_CHANGES)),
+        changes_note=("Newest first, on the dates the records give (a knob's status history, an incident's "
+                      "start, timeline and resolution); each record's page says when it was committed."),
         changes=changes,
         browse=browse,
     )
@@ -287,15 +286,3 @@ def _incident_overview(context: SiteContext, every: tuple[Incident, ...], links:
     which = "newest first" if len(incidents) <= HOME_ROWS else f"the {HOME_ROWS} newest"
     return tuple(lines), (plain(f"{counted}; {which}. ") + Markup("All of them: ")
                           + links.to(INCIDENT_INDEX, "the incidents index") + Markup("."))
-
-
-def _changes_note(changes: tuple[Change, ...]) -> str:
-    """Says where the times come from, for the kinds of time the table shows."""
-    committed = any(c.from_git for c in changes)
-    recorded = any(not c.from_git for c in changes)
-    parts = []
-    if committed:
-        parts.append("'committed' times are when the change was committed, in UTC")
-    if recorded:
-        parts.append("'recorded' dates are the dates written in the records (for records git does not know yet)")
-    return ("Newest first; " + "; ".join(parts) + ".") if parts else ""

@@ -121,7 +121,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
                               "hypotheses although they fell" if restorable else
                               f"{plural(len(still), 'knob stays', 'knobs stay')} reverted under this incident's hypotheses"),
         facts=(*_incident_facts(context, incident),
-               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id))),
+               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id),
+                                 context.committed_as(RecordKind.INCIDENT, incident.id))),
         findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.INCIDENT, incident.id)),
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),

@@ -17,7 +17,8 @@ from markupsafe import Markup
 from ...findings import Severity
 from ...records.gain_verdicts import claimed_gains, restore_check
 from ...records.model import best_gain, describe_gains, when_key
-from .page_parts import badge, change_when, facets, running_cell, when_cell
+from .changes import Change
+from .page_parts import badge, change_what, change_when, facets, running_cell, when_cell
 from .markup import attribute, code, finding_message, plain
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -102,7 +103,15 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
                         restore=check.state.value if check is not None else "")
     return (row_facets + links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value),
             running_cell(knob), code(knob.default) if knob.default is not None else Markup(),
-            best_text, change_when(change) if change else Markup(), plain(", ".join(knob.tags)))
+            best_text, _last_change_cell(change), plain(", ".join(knob.tags)))
+
+
+def _last_change_cell(change: Change | None) -> Markup:
+    """The record's own date (sorted by it) and what changed then, on a second line."""
+    if change is None:
+        return Markup()
+    return (Markup(f'<span data-sort="{when_key(change.when).timestamp():.0f}">') + change_when(change) + Markup("</span>")
+            + Markup('<br><span class="kb-aside">') + change_what(change, badges=False) + Markup("</span>"))
 
 
 def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
