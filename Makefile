@@ -5,11 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 ADDR ?= 127.0.0.1:8000
 # Upstream's notices (Material's end of life, ProperDocs' MkDocs-2 warning), silenced for this
-# repository's own commands: the README says what they say. The plugin itself silences nothing.
+# repository's own commands: docs/reference/adopting.md says what they say. The plugin silences only MkDocs'
+# warning about dirty builds, under its live preview (which keeps the site whole).
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast check install schemas clean
+.PHONY: serve site test test-fast test-lowest check install schemas clean wheel
 
 # Reinstall when the project's dependencies change. constraints.txt holds the versions the suite was
 # run with (so CI tests what was tested); pyproject.toml the ranges an adopter may install.
@@ -21,11 +22,20 @@ $(STAMP): pyproject.toml constraints.txt
 
 install: $(STAMP)
 
+# The lowest versions admitted (Material 9.7.x, as Backstage TechDocs pins it): constraints-lowest.txt.
+LOWEST := .venv-lowest
+$(LOWEST)/.installed-stamp: pyproject.toml constraints-lowest.txt
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet --upgrade pip
+	$(LOWEST)/bin/python -m pip install --quiet -c constraints-lowest.txt -e '.[test]'
+	touch $@
+
 # Validate the records (findings are shown, not fatal: the site is where people see them), then
 # build and serve the site, rebuilding on every change under knobs/, incidents/ and docs/.
 # --dirty: a save rebuilds only the pages it touched (the incident-kb plugin keeps the nav, tags and
-# search whole, so MkDocs' warning about dirty builds does not apply); --no-strict: a warning while
-# editing (that one, a broken link) shows in the log instead of stopping the preview.
+# search whole, so MkDocs' warning about dirty builds does not apply, and the plugin leaves it out of
+# the log); --no-strict: a warning while editing (a broken link) shows in the log instead of
+# stopping the preview.
 serve: $(STAMP)
 	-$(BIN)/kb check
 	$(BIN)/mkdocs serve --dirty --no-strict --dev-addr $(ADDR)
@@ -38,6 +48,12 @@ site: $(STAMP)
 # shared builds and venvs are made once per file's worker, and timing tests are not split).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadfile
+
+# The whole suite on the lowest versions admitted; CI runs it after `make test` (the highest), so both
+# ends of what pyproject.toml admits are tested (the contract tests check Material's private state and
+# copied partials on each).
+test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
+	$(LOWEST)/bin/python -m pytest -n auto --dist loadfile
 
 # The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy and bulk
 # runs of the real command (tests marked slow), on every core.
@@ -52,5 +68,14 @@ schemas: $(STAMP)
 	$(BIN)/kb schema knob > schemas/knob.schema.json
 	$(BIN)/kb schema incident > schemas/incident.schema.json
 
+# A wheel of this checkout (dist/incident_kb-VERSION-py3-none-any.whl), to install incident-kb where the
+# checks run: `kb init` copies it into the knowledge base and the workflow installs it (README: "Adopt in
+# five minutes").
+# Built from a clean build/ folder: setuptools packs whatever an old one holds.
+wheel:
+	rm -rf build dist
+	$(PYTHON) -m pip wheel --quiet --no-deps --wheel-dir dist .
+	rm -rf build
+
 clean:
-	rm -rf $(VENV) site .pytest_cache .cache
+	rm -rf $(VENV) $(LOWEST) site .pytest_cache .cache build dist

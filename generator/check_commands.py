@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from .check_memo import Checked, Result, check_remembering
+from .cache import cache_enabled
+from .check_memo import Checked, Result, check_remembering, ledger_text
 from .checking.formats import FORMATS, displayable, format_github_summary
 from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
-from .records.disk_cache import cache_enabled
-from .records.vocabulary import KB_FOLDERS, RecordKind
+from .records.vocabulary import RecordKind
 from .reference_date import TODAY_VARIABLE, reference_date
 from .wording import plural
 
@@ -75,9 +75,8 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is None and not args.staged and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
-        result = check_remembering(root, today, args.allow_shallow, KB_FOLDERS,
-                                   lambda: _checked(root, args, today),
-                                   lambda ledger, edited: _rechecked(root, args, today, ledger, edited))
+        result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
+                                   lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return _print_result(result, args.format)
     from .checking.staged import staged_changes
     from .pipeline import check_knowledge_base, load_knowledge_base
@@ -109,20 +108,23 @@ def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
     from .pipeline import check_knowledge_base
 
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today, ledger=True)
-    return Result(kb.findings, kb.summary, kb.notes), kb.ledger
+    return Result(kb.findings, kb.summary, kb.notes), ledger_text(kb.ledger.to_json()) if kb.ledger else None
 
 
-def _rechecked(root: Path, args: argparse.Namespace, today: date, ledger: object, edited: list[str]) -> Checked | None:
-    from .pipeline import Ledger
+def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edited: list[str],
+               moved: bool) -> Checked | None:
+    from .ledger import Ledger
     from .recheck import recheck
 
-    if not isinstance(ledger, Ledger):
+    try:
+        ledger = Ledger.from_json(json.loads(text))
+    except (ValueError, TypeError, KeyError):
         return None
-    done = recheck(root, ledger, edited, today, args.allow_shallow)
+    done = recheck(root, ledger, edited, today, args.allow_shallow, history_moved=moved)
     if done is None:
         return None
     findings, ledger = done
-    return Result(findings, ledger.summary, ledger.notes), ledger
+    return Result(findings, ledger.summary, ledger.notes), ledger_text(ledger.to_json())
 
 
 def _print_result(result: Result, output_format: str) -> int:

@@ -1,7 +1,9 @@
 """The `kb` command: mounts the commands each stage declares, runs one, and turns the one error
 that stops the tool into a line on stderr and exit 2.
 
-Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run.
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run, 3 kb crashed
+(an exception it did not expect: one line names the log file that holds the traceback, as
+pre-commit does, so CI never reads a crash as findings).
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ import argparse
 import errno
 import os
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 from . import check_commands
 from .authoring import commands as authoring_commands
 from .authoring.init import INIT
+from .cache import is_inside, repository_top, user_cache_folder
 from .command import Command, Parser
 from .checking.formats import displayable
 from .findings import KbError
@@ -62,7 +67,8 @@ class _Version(argparse.Action):
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit code, or 2 with one line on stderr when the tool could not run
-    (bad arguments, an unusable root, output that cannot be written)."""
+    (bad arguments, an unusable root, output that cannot be written), or 3 when it crashed."""
+    args: argparse.Namespace | None = None
     try:
         if sys.stdout is None:  # started with stdout closed (`kb check >&-`)
             raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
@@ -79,10 +85,48 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as exc:
         if not _is_output_error(exc):
-            raise
+            return _crashed(exc, args)
         _discard_output()
         _say(f"kb: cannot write the output ({_output_problem(exc)}); nothing more was written")
         return 2
+    except Exception as exc:  # noqa: BLE001 - a bug: one line and a log, never a traceback read as findings
+        return _crashed(exc, args)
+
+
+def _crashed(exc: BaseException, args: argparse.Namespace | None) -> int:
+    """Write the traceback to the log file, say where in one line, exit 3."""
+    where = _write_log("".join(traceback.format_exception(exc)), getattr(args, "root", None))
+    _say(f"kb: kb crashed ({displayable(type(exc).__name__)}: {displayable(str(exc).splitlines()[0] if str(exc) else '')})"
+         f"; this is a bug in kb, not a finding: the traceback is in {where}")
+    return 3
+
+
+def _write_log(text: str, root: Path | None) -> str:
+    """The log file's path: kb.log in the user's cache folder, else (it is inside the repository, or
+    cannot be written) a new temporary file; or why none could be written."""
+    import tempfile
+    from datetime import datetime, timezone
+
+    header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(timezone.utc).isoformat()} (Python {sys.version.split()[0]})\n"
+    try:
+        folder = user_cache_folder()
+        if is_inside(folder, repository_top(root or Path.cwd())):
+            raise OSError("the cache folder is inside the repository")
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path = folder / "kb.log"
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        try:
+            descriptor, name = tempfile.mkstemp(prefix="kb-crash-", suffix=".log")
+            path = Path(name)
+        except OSError as exc:
+            return f"no file (none could be written: {exc.strerror or exc})"
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace") as log:
+            log.write(header + text)
+    except OSError as exc:
+        return f"{path} (incomplete: {exc.strerror or exc})"
+    return str(path)
 
 
 def _show_what_cannot_be_encoded(stream: TextIO | None) -> None:

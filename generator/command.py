@@ -36,8 +36,10 @@ def add_root(parser: argparse.ArgumentParser) -> None:
 
 
 def root_of(args: argparse.Namespace) -> Path:
+    """The knowledge base's folder, spelled one way (its real, absolute path) however it was given:
+    `kb check` from inside it and `kb check --root .` are the same run and print the same."""
     if args.root is not None:
-        return args.root
+        return Path(os.path.realpath(args.root))
     try:
         here = Path.cwd()
     except OSError:  # the folder kb was started in was deleted (or may no longer be read)

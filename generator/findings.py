@@ -113,6 +113,15 @@ class Finding:
     def with_severity(self, severity: Severity) -> Finding:
         return replace(self, severity=severity)
 
+    def to_json(self) -> list[object]:
+        """The finding as JSON values (for the cache), read back by `finding_from_json`."""
+        return [self.code, self.severity.value, self.path, self.line, self.column, self.subject, self.message, self.key]
+
+
+def finding_from_json(values: list[object]) -> Finding:
+    code, severity, path, line, column, subject, message, key = values
+    return Finding(code, Severity(severity), path, line, column, subject, message, key)  # type: ignore[arg-type]
+
 
 def finding(code: str, path: str, line: int, column: int, subject: str | None, message: str,
             key: str | None = None) -> Finding:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
+import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -25,12 +26,15 @@ from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
+from .history.versions import consultations_recorded
+from .ledger import FileFacts, Ledger
 from .records.consistency import check_consistency
-from .records.files import describe_error, is_file
+from .records.files import describe_error, folder_entries, is_file, is_folder
 from .records.links import named_records
 from .records.model import Catalog, RecordSource
 from .records.schema import Incident, Knob
-from .records.vocabulary import DOCS_FOLDER, RECORD_SUFFIXES, RecordKind, record_kind_of
+from .records.docs_folder import docs_folder
+from .records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
 from .wording import plural
@@ -88,20 +92,14 @@ def _record_paths(root: Path, kind: RecordKind) -> list[str]:
     """`record_files`, relative to root, in the same order (plain strings: at 10,000 records, paths
     objects cost more than the listing)."""
     folder = root / kind.folder
-    problems: list[OSError] = []
+    if not is_folder(folder):
+        return []
     try:
-        if not folder.is_dir():
-            return []
-        prefix = os.path.join(root, "")  # '/kb/', './' or '/': each listed path starts with it
-        found = [os.path.join(top, name)[len(prefix):].replace(os.sep, "/")
-                 for top, folders, names in os.walk(prefix + kind.folder, onerror=problems.append)
-                 for name in (*names, *folders) if name.endswith(RECORD_SUFFIXES)]
+        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder) if rel.endswith(RECORD_SUFFIXES)]
     except OSError as exc:
-        problems.append(exc)
-    if problems:
-        where = Path(problems[0].filename or folder)
+        where = Path(exc.filename or folder)
         rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
-        raise KbError(f"cannot list {rel}/ in {root} ({describe_error(problems[0])}); kb reads every record, so it "
+        raise KbError(f"cannot list {rel}/ in {root} ({describe_error(exc)}); kb reads every record, so it "
                       "stops here: make the folder readable") from None
     return sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
 
@@ -149,16 +147,23 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
-    and the history pass under .cache/incident-kb/ (verified, never changing a result; off where
-    the work tree must stay untouched, as in PR mode). `ledger`: keep where each finding came from
+    and the history pass in the knowledge base's store in the user's cache folder (`generator.cache`;
+    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`: keep where each finding came from
     (`KnowledgeBase.ledger`), for `recheck`."""
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings.of(today, config)
-    for item in (item for rule in RULES for item in rule(catalog, root, settings)):
-        loaded.by_file.setdefault(item.path, []).append(item)
+    with consultations_recorded() as consulted:  # the records whose findings asked git for old versions
+        for item in (item for rule in RULES for item in rule(catalog, root, settings)):
+            loaded.by_file.setdefault(item.path, []).append(item)
     others: list[Finding] = []
+    docs = docs_folder(root)
+    if docs.problem is not None and docs.config_file is not None:
+        others.append(finding("bad-config", docs.config_file, 1, 1, None,
+                              f"{docs.problem}; so kb reads the docs under {docs.rel_path}/, which the site may not "
+                              f"render: give the site's docs folder as docs_dir, or as docs-dir under "
+                              f"[tool.incident-kb] in pyproject.toml (a folder inside the knowledge base)"))
     unreadable: dict[str, str] = {}
     references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
     others.extend(finding("unreadable-file", doc, 1, 1, None,
@@ -176,7 +181,8 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
         kb = dataclasses.replace(kb, ledger=Ledger(
             loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
-            (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes))
+            (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes,
+            history.uncommitted_new if history is not None else frozenset(), frozenset(consulted)))
     return kb
 
 
@@ -196,33 +202,6 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
         catalog = load_records(root, {}, cache=True).catalog
     history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
     return history.changes if history is not None else {}
-
-
-class FileFacts(NamedTuple):
-    """What one record file is to the rest of the knowledge base: a re-check after an edit compares
-    these to tell what the edit can have changed. (A tuple: 10,000 of them pickle fast.)"""
-
-    kind: RecordKind
-    record_id: str | None  # its id (as written, for a broken record; None when not text)
-    valid: bool
-    in_catalog: bool  # valid, and the first with its id
-    seen_by_docs: tuple[object, ...]  # what decides which docs refer to it: id, names, its docs
-    names: frozenset[RecordKey]  # the records it names (`links.named_records`)
-
-
-@dataclass(frozen=True)
-class Ledger:
-    """Where a check's findings came from, kept so that `recheck` can redo only what an edit reaches:
-    the findings of loading, consistency and rules by the record file they are in, and the rest.
-    Plain mappings, not to be changed: it is pickled with the remembered result."""
-
-    files: Mapping[str, FileFacts]  # every record file, root-relative
-    by_file: Mapping[str, tuple[Finding, ...]]  # unconfigured; a file with none may be absent
-    others: tuple[Finding, ...]  # unconfigured: configuration, unreadable and stale docs
-    broken_ids: Mapping[RecordKind, frozenset[str]]
-    references: tuple[DocReference, ...]
-    summary: str
-    notes: tuple[str, ...]
 
 
 @dataclass
@@ -245,9 +224,9 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
     try:
-        if not root.is_dir():
+        if not is_folder(root, strict=True):
             raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
-        if not any((root / kind.folder).is_dir() for kind in RecordKind):
+        if not any(is_folder(root / kind.folder, strict=True) for kind in RecordKind):
             raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
                                     "is --root the knowledge base's repository?")
     except OSError as exc:
@@ -274,7 +253,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             if record is None:
                 broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
                 if with_facts:
-                    facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, (), frozenset())
+                    facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, "", frozenset())
                 continue
             first = seen.setdefault((kind, record.id), rel_path)
             if with_facts:
@@ -294,9 +273,9 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     return _Loaded(catalog, config, config_findings, by_file, facts)
 
 
-def _seen_by_docs(record: Knob | Incident) -> tuple[object, ...]:
-    """What decides which docs refer to a record (see `checking.references`)."""
-    return (record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ()))
+def _seen_by_docs(record: Knob | Incident) -> str:
+    """What decides which docs refer to a record (see `checking.references`), as JSON text."""
+    return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 
 def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
@@ -308,7 +287,8 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
-    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(DOCS_FOLDER + "/")})
+    docs = docs_folder(root).rel_path
+    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
         history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
                                allow_shallow=allow_shallow, cache=cache)

@@ -18,7 +18,6 @@ compares two checks.
 
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 from collections.abc import Hashable, Iterable, Sequence
@@ -31,17 +30,20 @@ from .findings import Finding, KbError, Severity
 from .history.gitio import NotARepository, Oversized, TreeEntry, iter_blobs, list_tree, open_repository, \
     repository_state, resolve_commit
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .records.links import files_named
+from .records.writes import write_new_file
 from .records.model import Catalog
-from .records.vocabulary import DOCS_FOLDER, RecordKind
+from .records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
+from .records.vocabulary import RecordKind
 
 if TYPE_CHECKING:
     import git
 
-_CONFIG = "pyproject.toml"
+# The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
+_CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
 # Above every reader's limit (deploy files: 10 MiB): a larger file at the base is laid out by its size
 # alone, so the check refuses it as it would in the work tree, and git's bytes are never held.
 _MAX_BLOB = 64 << 20
-_URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -57,12 +59,14 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                 raise KbError(f"--base {ref}: no such commit in {state.toplevel}; fetch it first (e.g. `git fetch "
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
             folders = [kind.folder for kind in RecordKind]
-            entries = list_tree(repo, commit, state.prefix, [*folders, DOCS_FOLDER, _CONFIG])
+            entries = list_tree(repo, commit, state.prefix, [*folders, *_CONFIG])
             if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
                 return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
                 written = _write_entries(repo, entries, base_root, ref)
+                docs = docs_folder(base_root).rel_path  # as the base's configuration says
+                written |= _write_entries(repo, list_tree(repo, commit, state.prefix, [docs]), base_root, ref)
                 named = sorted(set(_named_paths(load_knowledge_base(base_root).catalog)) - written)
                 _write_entries(repo, [e for e in list_tree(repo, commit, state.prefix, named) if e.path in named],
                                base_root, ref)
@@ -117,13 +121,9 @@ def _relocated(kb: KnowledgeBase, base_root: Path) -> list[Finding]:
 
 
 def _named_paths(catalog: Catalog) -> Iterable[str]:
-    """The files the records name, which the checks read or look for: deploy files, docs, evidence."""
-    for knob in catalog.knobs.values():
-        yield from (deployment.path for deployment in knob.applies_to)
-        yield from knob.docs
-        yield from (m.evidence for m in knob.measurements if m.evidence and not _URL.match(m.evidence))
-    for incident in catalog.incidents.values():
-        yield from incident.docs
+    """The files the records name, which the checks read or look for (the fields the schema marks
+    `NamesPath`: deploy files, docs, evidence...)."""
+    return files_named((*catalog.knobs.values(), *catalog.incidents.values()))
 
 
 def _write_entries(repo: git.Repo, entries: Iterable[TreeEntry], dest: Path, ref: str) -> set[str]:
@@ -153,17 +153,11 @@ def _refuse_escaping(path: str, ref: str) -> None:
 def _write_new_file(dest: Path, path: str, content: bytes | Oversized, ref: str) -> None:
     """Create `dest/path`; `dest` is a private folder holding only what was written here, so
     no part of the path can be a link, and the result is checked to be inside `dest` all the same."""
-    target = dest.joinpath(*path.split("/"))
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.parent.resolve().is_relative_to(dest.resolve()):
-            raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing")
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-        with os.fdopen(fd, "wb") as handle:
-            if isinstance(content, Oversized):  # as large as at the base, so readers refuse it alike; never read
-                handle.truncate(content.size)
-            else:
-                handle.write(content)
+        # An oversized blob is laid out as large as at the base, so readers refuse it alike; never read.
+        write_new_file(dest, path, content.size if isinstance(content, Oversized) else content)
+    except ValueError:
+        raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing") from None
     except OSError as exc:
         raise KbError(f"--base {ref}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
                       "is the tree well-formed?") from None

@@ -50,9 +50,11 @@ def session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
 
 @pytest.fixture(autouse=True)
 def cache_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every test has its own XDG_CACHE_HOME: no test reads what another, or the user, cached."""
+    """Every test has its own XDG_CACHE_HOME, outside every repository it makes, like a fresh machine:
+    no test reads what another, or the user, cached. The cache is on."""
     folder = tmp_path_factory.mktemp("xdg-cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(folder))
+    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
     return folder
 
 
@@ -61,6 +63,12 @@ def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rules that count days (revert-overdue) count from a fixed date, not the clock: a test's
     outcome must not depend on when it runs. Tests about the date itself set their own."""
     monkeypatch.setenv("KB_TODAY", STORY_TODAY)
+
+
+@pytest.fixture
+def user_cache(cache_home: Path) -> Path:
+    """kb's folder in this test's user cache folder (its store and crash log go there)."""
+    return cache_home / "incident-kb"
 
 
 @dataclass

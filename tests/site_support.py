@@ -69,6 +69,14 @@ def build_site(root: Path, out: Path) -> str:
     its command runs it (a subprocess would prove nothing more; the command itself is run by
     test_site_build's option test, test_adoption and test_properdocs). Fails the test with MkDocs'
     log when the build fails; returns the log."""
+    failure, logged = try_build_site(root, out)
+    if failure is not None:
+        pytest.fail(f"mkdocs build failed: {failure}\n{logged}")
+    return logged
+
+
+def try_build_site(root: Path, out: Path, strict: bool = True, config_file: str = "mkdocs.yml") -> tuple[str | None, str]:
+    """`build_site` that returns (why the build failed or None, MkDocs' log)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
@@ -76,19 +84,22 @@ def build_site(root: Path, out: Path) -> str:
     logged = io.StringIO()
     handler = logging.StreamHandler(logged)
     handler.setLevel(logging.INFO)
-    logging.getLogger("mkdocs").addHandler(handler)
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    level, logger.level = logger.level, logging.INFO  # as the mkdocs command sets it
     try:
-        config = load_config(str(root / "mkdocs.yml"), site_dir=str(out), strict=True)
+        config = load_config(str(root / config_file), site_dir=str(out), strict=strict)
         config.plugins.on_startup(command="build", dirty=False)
         try:
             build(config)
         finally:
             config.plugins.on_shutdown()
     except MkDocsException as exc:
-        pytest.fail(f"mkdocs build failed: {exc}\n{logged.getvalue()}")
+        return str(exc) or type(exc).__name__, logged.getvalue()
     finally:
-        logging.getLogger("mkdocs").removeHandler(handler)
-    return logged.getvalue()
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    return None, logged.getvalue()
 
 
 def add_hostile_records(root: Path) -> None:

@@ -1,4 +1,4 @@
-"""The package's shape, as the README draws it: stages whose imports flow one way, no cycles (lazy
+"""The package's shape, as docs/reference/architecture.md draws it: stages whose imports flow one way, no cycles (lazy
 imports inside functions count), MkDocs imported only by its glue, modules of a readable size."""
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ PACKAGE = REPO / "generator"
 # website and authoring are siblings: both consume the pipeline, neither imports the other.
 STAGES = {
     "generator.findings": 0, "generator.command": 0, "generator.wording": 0, "generator.reference_date": 0,
+    "generator.cache": 0,
     "generator.records": 1,
     "generator.history": 2,
     "generator.checking": 3,
     "generator.pipeline": 4, "generator.pr_mode": 4, "generator.check_memo": 4, "generator.recheck": 4,
+    "generator.ledger": 4,
     "generator.website": 5, "generator.authoring": 5,
     "generator.check_commands": 6, "generator.cli": 6,
 }
@@ -69,7 +71,7 @@ def _stage(module: str) -> tuple[int, str]:
     for prefix, rank in sorted(STAGES.items(), key=lambda item: -len(item[0])):
         if module == prefix or module.startswith(prefix + "."):
             return rank, prefix
-    raise AssertionError(f"{module} belongs to no stage; add it to STAGES and to the README's architecture")
+    raise AssertionError(f"{module} belongs to no stage; add it to STAGES and to docs/reference/architecture.md")
 
 
 def test_every_module_belongs_to_a_stage():
@@ -163,3 +165,58 @@ def test_no_two_modules_differ_only_by_a_suffix():
     stems = sorted({p.stem for p in PACKAGE.rglob("*.py")} - {"__init__"})
     clashes = [(a, b) for a in stems for b in stems if a != b and b.startswith(a + "_")]
     assert not clashes, clashes
+
+
+# ---- one reader: every look at a file in stages 1 to 4 goes through records/files.py -------------------
+#
+# The remembered `kb check` result is keyed by every look the check made, which records/files.py writes
+# down; a look made anywhere else would be an input no key holds. So stages 1 to 4 may not open, stat,
+# list or resolve a path themselves. (Writing is not looking: pr_mode writes the base's files through
+# files.write_new_file too.) git is run by history/ and reports through git_view, the other input.
+READER = "generator.records.files"
+WRITER = "generator.records.writes"  # kb's one writer (init, edits, render): `kb check` never runs it
+# os, os.path and shutil functions that look at a path; Path methods that do (on any object: a method of
+# that name elsewhere must be renamed or go through the reader too).
+LOOKING_FUNCTIONS = {"open", "stat", "lstat", "scandir", "listdir", "walk", "readlink", "access", "exists",
+                     "lexists", "isfile", "isdir", "islink", "realpath", "getsize", "getmtime", "getctime",
+                     "samefile", "copy", "copyfile", "copytree"}
+LOOKING_METHODS = {"read_text", "read_bytes", "open", "exists", "is_file", "is_dir", "is_symlink", "is_fifo",
+                   "is_socket", "is_block_device", "is_char_device", "stat", "lstat", "iterdir", "glob", "rglob",
+                   "resolve", "readlink", "samefile"}
+NOT_LOOKS = {"catalog.exists": "the catalog's ids, not a path"}
+
+
+def _looks(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "open":
+            found.append(f"{path.name}:{node.lineno}: open()")
+        elif isinstance(func, ast.Attribute):
+            owner = ast.unparse(func.value)
+            if owner in ("os", "os.path", "shutil"):
+                if func.attr in LOOKING_FUNCTIONS:
+                    found.append(f"{path.name}:{node.lineno}: {owner}.{func.attr}()")
+            elif func.attr in LOOKING_METHODS and f"{owner}.{func.attr}" not in NOT_LOOKS:
+                found.append(f"{path.name}:{node.lineno}: .{func.attr}()")
+    return found
+
+
+def test_stages_1_to_4_look_at_files_only_through_records_files():
+    looks = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = _module_name(path)
+        if name in (READER, WRITER) or name == "generator" or _stage(name)[0] not in (1, 2, 3, 4):
+            continue
+        looks += _looks(path)
+    assert not looks, ("look at files through generator/records/files.py (which writes each look down for the "
+                       "remembered result's key):\n" + "\n".join(looks))
+
+
+def test_the_look_finder_sees_looks(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("import os\nfrom pathlib import Path\n\ndef f(p):\n    os.stat(p)\n    Path(p).read_text()\n"
+                     "    os.path.exists(p)\n    p.resolve()\n    open(p)\n    list(os.scandir(p))\n")
+    assert len(_looks(probe)) == 6, _looks(probe)

@@ -8,7 +8,6 @@ editor's save does."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from generator import pipeline, recheck
-from generator.records import disk_cache
 
 from .conftest import SEED_KNOB, edit
 from .gitrepo import GitRepo
@@ -26,10 +24,8 @@ from .test_rules import _seed_mid_investigation
 
 
 @pytest.fixture(autouse=True)
-def own_cache_key(tmp_path, monkeypatch, git_env):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))
-    monkeypatch.delenv("INCIDENT_KB_CACHE", raising=False)
-    monkeypatch.setattr(disk_cache, "_key", None)
+def no_git_configuration(git_env):
+    """Git as the tests' repositories are made (conftest gives each test its own user cache)."""
 
 
 @pytest.fixture
@@ -159,52 +155,6 @@ def test_a_remembered_result_is_not_taken_to_another_folder(kb, repo, tmp_path, 
     assert runs == [1, 1]  # the copy's check, then the cold one
 
 
-# Every look at the file system in what `kb check` runs, outside records/files.py (whose helpers write
-# each look down) and the caches (whose entries are no input): each is inside the folders the
-# remembered result watches whole, or is written down with `noted()` just before.
-LOOK = re.compile(r"lexists|os\.path\.(exists|isfile|isdir|islink|realpath)|\.(exists|is_file|is_dir|is_symlink|"
-                  r"resolve|rglob|glob|iterdir|read_text|read_bytes|open)\(|os\.(stat|lstat|walk|listdir|scandir|"
-                  r"access|open)\(|\bopen\(|(?<![\w.])(status|signature)\(")
-WATCHED_OR_NOTED = {
-    ("generator/pipeline.py", "if not folder.is_dir():"): "a record folder: watched",
-    ("generator/pipeline.py", "for top, folders, names in os.walk(prefix + kind.folder, onerror=problems.append)"):
-        "watched",
-    ("generator/pipeline.py", "if not root.is_dir():"): "the root: its path is in the key, its folders watched",
-    ("generator/pipeline.py", "if not any((root / kind.folder).is_dir() for kind in RecordKind):"): "watched",
-    ("generator/records/consistency.py", "(root / kind.folder / f\"{record_id}{suffix}\").is_file() for suffix in "
-                                         "RECORD_SUFFIXES)"): "a record folder: watched",
-    ("generator/records/consistency.py", "return catalog.exists(kind, record_id) or any("): "no look: the catalog",
-    ("generator/records/record_cache.py", "found = status(path)"): "a record file: watched",
-    ("generator/records/consistency.py", "resolved = (root / posix).resolve()"): "noted",
-    ("generator/records/consistency.py", "if not resolved.is_relative_to(root.resolve()):"): "noted",
-    ("generator/records/consistency.py", "if not resolved.exists():"): "noted",
-    ("generator/checking/references.py", "found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER)"
-                                         ".rglob(\"*.md\")"): "docs/: watched",
-    ("generator/checking/references.py", "rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]"
-                                         "  # kb render's pages, not docs"): "docs/: watched",
-    ("generator/checking/severities.py", "if not os.path.lexists(path):"): "noted",
-    ("generator/history/gitio.py", "toplevel = Path(str(repo.working_tree_dir)).resolve()"): "git's state is in the key",
-    ("generator/history/gitio.py", "relative = folder.resolve().relative_to(toplevel).as_posix()"): "the root's path",
-}
-
-
-def test_every_look_at_the_file_system_is_watched_or_written_down():
-    repo = Path(__file__).resolve().parent.parent
-    modules = [repo / "generator/pipeline.py", repo / "generator/recheck.py",
-               *sorted((repo / "generator").glob("[rch]*/*.py"))]
-    found = set()
-    for module in modules:
-        name = module.relative_to(repo).as_posix()
-        # writes.py: what kb writes with (init, edits, render), which `kb check` never runs
-        if name in ("generator/records/files.py", "generator/records/disk_cache.py", "generator/records/writes.py") or \
-                name.startswith("generator/authoring/"):
-            continue
-        for line in module.read_text().splitlines():
-            if LOOK.search(line) and not line.strip().startswith("#"):
-                found.add((name, line.strip()))
-    assert found == set(WATCHED_OR_NOTED), "route new looks through records/files.py (or noted()), then list them"
-
-
 def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, repo):
     """What makes it fast: the models (pydantic), git's library and the YAML parser stay unimported."""
     first = kb("check", "--root", repo)
@@ -213,3 +163,126 @@ def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, re
     done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
                           env={**os.environ}, check=False)
     assert done.stdout == first.out + "[]\n"
+
+
+# ---- git's view: what changes git's answers without changing a file kb reads ---------------------------
+
+DOCS = ("docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md")
+
+
+def _docs_executable(root: Path) -> None:
+    for doc in DOCS:
+        (root / doc).chmod(0o755)  # a change to git while core.fileMode is on: the docs look fresh
+
+
+def _docs_crlf(root: Path) -> None:
+    for doc in DOCS:
+        (root / doc).write_bytes((root / doc).read_bytes().replace(b"\n", b"\r\n"))  # a change, unless git normalizes
+
+
+def _user_level(monkeypatch, tmp_path: Path) -> tuple[Path, Path]:
+    """git reads the user's and the system's configuration from files of the test's ($HOME, $XDG_CONFIG_HOME,
+    GIT_CONFIG_SYSTEM) instead of none."""
+    home, xdg = tmp_path / "home", tmp_path / "xdg"
+    (xdg / "git").mkdir(parents=True, exist_ok=True)
+    home.mkdir(exist_ok=True)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_NOSYSTEM", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", str(tmp_path / "system-config"))
+    return home, xdg
+
+
+def _git_config(file: Path, key: str, value: str) -> None:
+    subprocess.run(["git", "config", "--file", str(file), key, value], check=True)
+
+
+GIT_VIEWS: dict[str, tuple[Callable[[Path], None], Callable[[Path, object, Path], None]]] = {
+    "core.fileMode in the repository's configuration": (
+        _docs_executable, lambda root, patch, tmp: git(root, "config", "core.fileMode", "false")),
+    "core.fileMode in $HOME/.gitconfig": (
+        _docs_executable, lambda root, patch, tmp: _git_config(_user_level(patch, tmp)[0] / ".gitconfig",
+                                                               "core.fileMode", "false")),
+    "core.fileMode in $XDG_CONFIG_HOME/git/config": (
+        _docs_executable, lambda root, patch, tmp: _git_config(_user_level(patch, tmp)[1] / "git/config",
+                                                               "core.fileMode", "false")),
+    "core.fileMode in the system's configuration": (
+        _docs_executable, lambda root, patch, tmp: (_user_level(patch, tmp),
+                                                    _git_config(tmp / "system-config", "core.fileMode", "false"))),
+    "core.fileMode in GIT_CONFIG_* of the environment": (
+        _docs_executable, lambda root, patch, tmp: (patch.setenv("GIT_CONFIG_COUNT", "1"),
+                                                    patch.setenv("GIT_CONFIG_KEY_0", "core.fileMode"),
+                                                    patch.setenv("GIT_CONFIG_VALUE_0", "false"))),
+    "core.autocrlf": (_docs_crlf, lambda root, patch, tmp: git(root, "config", "core.autocrlf", "true")),
+    ".gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / ".gitattributes").write_text("*.md text\n")),
+    "docs/.gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / "docs/.gitattributes").write_text("*.md text\n")),
+    ".git/info/attributes": (_docs_crlf, lambda root, patch, tmp: (root / ".git/info/attributes").write_text("*.md text\n")),
+    "the user's attributes file": (_docs_crlf, lambda root, patch, tmp: (
+        _user_level(patch, tmp)[1] / "git/attributes").write_text("*.md text\n")),
+}
+
+
+@pytest.mark.parametrize("change", GIT_VIEWS)
+def test_a_change_of_git_s_view_is_seen(kb, repo, monkeypatch, tmp_path, change):
+    """git's configuration and attributes at every level change what it reports as uncommitted: the docs
+    made executable (or CRLF) look fresh until git is told not to count that."""
+    git(repo, "config", "--unset", "core.fileMode")  # `git init` writes it; a level below can then decide
+    if change.startswith("core.fileMode in") and "repository" not in change:
+        _user_level(monkeypatch, tmp_path)  # the same files before the change, so that only the change counts
+    setup, make = GIT_VIEWS[change]
+    setup(repo)
+    first = kb("check", "--root", repo)
+    assert first == cold(kb, repo, monkeypatch) and "stale-doc" not in first.out
+    runs = checks_run(monkeypatch)
+    assert kb("check", "--root", repo) == first and runs == []  # remembered
+    make(repo, monkeypatch, tmp_path)
+    after = kb("check", "--root", repo)
+    assert after == cold(kb, repo, monkeypatch) and "stale-doc" in after.out
+
+
+def test_git_s_view_in_a_linked_worktree_reads_the_common_configuration(kb, repo, monkeypatch, tmp_path):
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked), "HEAD")
+    git(repo, "config", "--unset", "core.fileMode")
+    _docs_executable(linked)
+    first = kb("check", "--root", linked)
+    assert "stale-doc" not in first.out
+    git(repo, "config", "core.fileMode", "false")  # in the common folder's config, not the worktree's
+    after = kb("check", "--root", linked)
+    assert after == cold(kb, linked, monkeypatch) and "stale-doc" in after.out
+
+
+def test_history_remembered_in_a_shallow_clone_is_not_reused_after_unshallow(kb, repo, monkeypatch, tmp_path):
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(clone))
+    shallow = kb("check", "--root", clone, "--allow-shallow")
+    assert "stale-doc" not in shallow.out and "shallow clone" in shallow.err  # everything at the boundary
+    git(clone, "fetch", "-q", "--unshallow")  # the same HEAD, a longer history
+    whole = kb("check", "--root", clone, "--allow-shallow")
+    assert whole == cold(kb, clone, monkeypatch) and "stale-doc" in whole.out
+
+
+def test_a_file_reached_through_a_linked_folder_is_watched(kb, repo, monkeypatch):
+    """docs/ops -> ../deploy, and the knob's applies_to names docs/ops/decode.sh: an edit there is seen."""
+    (repo / "docs/ops").symlink_to("../deploy")
+    edit(repo / SEED_KNOB, "  - path: deploy/decode.sh", "  - path: docs/ops/decode.sh")
+    first = kb("check", "--root", repo)
+    assert "knob-drift" not in first.out
+    edit(repo / "deploy/decode.sh", "TARGET_CTAS=640", "TARGET_CTAS=700")
+    after = kb("check", "--root", repo)
+    assert after == cold(kb, repo, monkeypatch) and "knob-drift" in after.out
+
+
+def test_when_git_s_view_cannot_be_known_nothing_is_remembered(kb, repo, monkeypatch, user_cache):
+    """An answer kb does not know (an older git refusing an option, say): no key can hold git's view,
+    so every run checks, and the store keeps no result."""
+    from generator.history import git_view
+
+    original = git_view.run_git
+    monkeypatch.setattr(git_view, "run_git", lambda folder, *args: (129, "", "error: unknown option") if
+                        args[0] == "rev-parse" else original(folder, *args))
+    runs = checks_run(monkeypatch)
+    first, second = kb("check", "--root", repo), kb("check", "--root", repo)
+    assert first == second == cold(kb, repo, monkeypatch) and len(runs) == 3
+    assert not any(path.name == "check-result" for path in user_cache.rglob("*"))

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +236,79 @@ def test_a_deleted_working_folder_exits_2_with_one_line(tmp_path):
                            sys.executable, "-m", "generator.cli", "check"],
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert_could_not_run(proc.returncode, proc.stderr, "the current folder no longer exists")
+
+
+# ---- a crash is not a finding: one line naming a log file with the traceback, exit 3 --------------------
+
+def _check_that_raises(monkeypatch, error: Exception) -> None:
+    """`kb check` replaced by a command that raises `error` (a bug, as far as kb knows)."""
+    from generator import cli
+
+    def broken(args):
+        raise error
+
+    commands = tuple(c if c.words != ("check",) else type(c)(c.words, c.help, c.arguments, broken)
+                     for c in cli.COMMANDS)
+    monkeypatch.setattr(cli.build_parser, "__defaults__", (commands,))
+
+
+def test_a_crash_prints_one_line_naming_its_log_and_exits_3(kb, seed_kb, monkeypatch, user_cache):
+    _check_that_raises(monkeypatch, ValueError("an unexpected state\nwith a second line"))
+    result = kb("check", "--root", seed_kb)
+    assert (result.code, result.out) == (3, "")
+    assert result.err.count("\n") == 1 and result.err.startswith("kb: kb crashed (ValueError: an unexpected state)")
+    log = user_cache / "kb.log"
+    assert result.err.rstrip().endswith(f"the traceback is in {log}")
+    text = log.read_text()
+    assert "Traceback (most recent call last)" in text and "ValueError: an unexpected state" in text and \
+        "in broken" in text
+
+
+def test_a_crash_never_writes_its_log_inside_the_repository(kb, seed_kb, monkeypatch):
+    _check_that_raises(monkeypatch, RuntimeError("boom"))
+    (seed_kb / ".git").mkdir()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(seed_kb / ".cache"))
+    result = kb("check", "--root", seed_kb)
+    assert result.code == 3
+    where = Path(result.err.rstrip().rsplit(" ", 1)[1])
+    assert not where.is_relative_to(seed_kb) and "RuntimeError: boom" in where.read_text()
+    where.unlink()
+    assert not (seed_kb / ".cache").exists()
+
+
+def test_a_crash_of_the_installed_command_exits_3(seed_kb, tmp_path):
+    """The same through a real process: a bug planted at start-up (sitecustomize) makes `kb check` raise."""
+    plant = tmp_path / "plant"
+    plant.mkdir()
+    (plant / "sitecustomize.py").write_text(
+        "import generator.check_commands as c\n"
+        "def boom(args):\n    raise KeyError('planted')\n"
+        "c.COMMANDS = tuple(x if x.words != ('check',) else type(x)(x.words, x.help, x.arguments, boom) "
+        "for x in c.COMMANDS)\n")
+    done = subprocess.run([sys.executable, "-m", "generator.cli", "check", "--root", str(seed_kb)], cwd=REPO,
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": f"{plant}{os.pathsep}{REPO}",
+                                                               "XDG_CACHE_HOME": str(tmp_path / "c")})
+    assert (done.returncode, done.stdout) == (3, ""), done.stderr
+    assert done.stderr.count("\n") == 1 and "KeyError" in done.stderr and str(tmp_path / "c") in done.stderr
+
+
+@pytest.mark.parametrize("git", [False, True])
+def test_the_root_spelled_any_way_prints_the_same(kb, seed_kb, monkeypatch, tmp_path, git):
+    """From inside, --root ., --root with a trailing slash or '..', through a link: one run, one output."""
+    from .gitrepo import GitRepo
+
+    break_seed_story(seed_kb)
+    if git:
+        repo = GitRepo(seed_kb)
+        repo.commit("the story", "2026-11-07T00:00:00Z")
+        repo.git("checkout", "-q", "--detach")  # a note that names the commit
+    (tmp_path / "link").symlink_to(seed_kb)
+    outputs = set()
+    for where, spelled in [(seed_kb, None), (seed_kb / "docs", None), (seed_kb, "."), (seed_kb, "./"),
+                           (seed_kb.parent, "kb/../kb"), (tmp_path, "link"), (seed_kb, str(seed_kb))]:
+        monkeypatch.chdir(where)
+        for cache in ("on", "off"):
+            monkeypatch.setenv("INCIDENT_KB_CACHE", cache)
+            result = kb("check", *(("--root", spelled) if spelled else ()))
+            outputs.add((result.code, result.out, result.err))
+    assert len(outputs) == 1, outputs

@@ -56,7 +56,7 @@ def test_init_twice_keeps_every_file_and_adds_only_missing_ignores(kb, here):
     (here / ".gitignore").write_text("*.pyc\nsite/")
     (here / "mkdocs.yml").write_text("site_name: ours\n")
     first = kb("init")
-    assert "  kept    mkdocs.yml (it exists)" in first.out.splitlines()
+    assert "  kept    mkdocs.yml (kb init --merge adds the knowledge base to it)" in first.out.splitlines()
     assert (here / "mkdocs.yml").read_text() == "site_name: ours\n"
     assert "  added   .cache/, .*.tmp to .gitignore" in first.out.splitlines()
     assert (here / ".gitignore").read_text() == "*.pyc\nsite/\n.cache/\n.*.tmp\n"

@@ -220,6 +220,7 @@ def test_plugin_options_turn_off_the_home_page_tags_and_charts(tmp_path):
     (root / "docs/index.md").write_text("# Our own home page\n")
     build_site(root, tmp_path / "site")
     assert "Our own home page" in (tmp_path / "site/index.html").read_text()
+    assert "kb check reports" in (tmp_path / "site/needs-action/index.html").read_text()  # what needs action, still
     assert not (tmp_path / "site/tags").exists()
     assert not list((tmp_path / "site/knobs").glob("*.svg"))
     assert (tmp_path / "site/knobs/sglang-sm120-mma-target-ctas/index.html").is_file()

@@ -198,3 +198,71 @@ def test_material_changes_include_uncommitted_ones(tmp_path, git_env):
     assert [(c.summary, c.commit is None) for c in timeline][-1] == ("value 512 -> 1024", True)
     assert str(timeline[-1].at) == "uncommitted changes in the work tree"
     assert timeline[0].date is not None and timeline[0].date.isoformat().startswith(WHEN[1][:10])
+
+
+# ---- noise during an open incident: what is material about an incident ----------------------------------
+
+_HYPOTHESIS = ("  - id: {id}\n    statement: Something else entirely.\n    status: {status}\n")
+_EVIDENCE = ("      - kind: observation\n        stance: against\n        date: 2026-11-05\n"
+             "        text: The hang recurred with the knob reverted.\n")
+
+
+def _incident_edit(root, change: str) -> None:
+    path = root / SEED_INCIDENT
+    text = path.read_text()
+    if change == "a hypothesis added":
+        text = text.replace("\ndocs:\n", "\n" + _HYPOTHESIS.format(id="dns-flap", status="open") + "docs:\n")
+    elif change == "evidence added":
+        text = text.replace("        text: The hang appeared around the time TARGET_CTAS=512 was deployed.\n",
+                            "        text: The hang appeared around the time TARGET_CTAS=512 was deployed.\n" + _EVIDENCE)
+    elif change == "an open hypothesis dropped":
+        start = text.index("  - id: client-proxy-fault")
+        end = text.index("docs:\n")
+        text = text[:start] + text[end:]
+    elif change == "a hypothesis refuted":
+        text = text.replace("    status: open\n    suspect:", "    status: refuted\n    suspect:")
+    elif change == "a hypothesis confirmed":
+        text = text.replace("    status: open\n    suspect:", "    status: confirmed\n    suspect:")
+    elif change == "a hypothesis added already refuted":
+        text = text.replace("hypotheses:\n", "hypotheses:\n" + _HYPOTHESIS.format(id="dns-flap", status="refuted"))
+    elif change == "the incident's status":
+        text = text.replace("\nstatus: open\n", "\nstatus: mitigated\n")
+    elif change == "a root cause":
+        text = text.replace("    status: open\n    suspect:", "    status: confirmed\n    suspect:") \
+            + "root_cause: {hypothesis: target-ctas-causes-hang}\n"
+    assert text != path.read_text(), change
+    path.write_text(text)
+
+
+@pytest.mark.parametrize("change, material", [
+    ("a hypothesis added", False), ("evidence added", False), ("an open hypothesis dropped", False),
+    ("a hypothesis refuted", True), ("a hypothesis confirmed", True), ("a hypothesis added already refuted", True),
+    ("the incident's status", True), ("a root cause", True),
+])
+def test_an_open_incident_s_new_hypotheses_and_evidence_leave_its_docs_fresh(kb, tmp_path, change, material):
+    """A runbook that names an incident goes stale on a verdict, a status or a root cause, not on every
+    hypothesis or piece of evidence added while the incident is worked on."""
+    root = tmp_path / "kb"
+    repo, _ = story_until(root, 2)
+    _incident_edit(root, change)
+    for committed in (False, True):  # uncommitted (the pre-commit view), then committed
+        if committed:
+            repo.commit(change, "2026-11-05T10:00:00Z")
+        stale = [f for f in check(kb, root)[1] if f["code"] == "stale-doc" and f["subject"] == INCIDENT]
+        assert bool(stale) == material, (change, committed, stale)
+        if material:
+            assert len(stale) == 2  # both design docs name the incident
+
+
+def test_a_timeline_lists_verdicts_not_hypotheses_added(tmp_path, git_env):
+    from generator.pipeline import material_changes
+
+    root = tmp_path / "kb"
+    repo, _ = story_until(root, 2)
+    _incident_edit(root, "a hypothesis added")
+    repo.commit("another hypothesis", "2026-11-05T10:00:00Z")
+    _incident_edit(root, "a hypothesis refuted")
+    refuted = repo.commit("refuted", "2026-11-05T11:00:00Z")
+    timeline = material_changes(root)[("incident", INCIDENT)]
+    assert [(c.commit[:7] if not c.created else "created", c.summary) for c in timeline][1:] == [
+        (refuted, "hypothesis 'target-ctas-causes-hang' open -> refuted")]

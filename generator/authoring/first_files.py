@@ -10,6 +10,7 @@ a later build. Writes nothing.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from pathlib import Path
 from ..checking.formats import displayable
 from ..findings import KbError
@@ -42,11 +43,13 @@ def fill(name: str, values: dict[str, str]) -> str:
     return text
 
 
-def check_reads_back(texts: dict[Path, str], expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
+def check_reads_back(texts: Mapping[Path, str | bytes], expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
     """Raise unless each filled-in file parses, in YAML 1.1 and 1.2, with the value at each path of
     keys as given."""
     for path, keys, value in expected:
-        for dialect, found in _parsed(texts[path]):
+        text = texts[path]
+        assert isinstance(text, str), f"{path.name} is not a text kb init fills in"
+        for dialect, found in _parsed(text):
             for key in keys:
                 found = found[key]  # type: ignore[index]
             if found != value:  # pragma: no cover - a quoting bug; never write a file that says something else

@@ -27,21 +27,27 @@ from pathlib import Path
 from ..checking.formats import displayable
 from ..command import Command
 from ..findings import KbError
+from ..records.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 from ..records.files import UnreadableFile, read_bounded
-from ..records.vocabulary import DOCS_FOLDER, RecordKind
-from ..records.writes import Unwritable, is_inside, way_out, write_file
+from ..records.vocabulary import RecordKind
+from ..records.writes import Unwritable, is_inside, make_folders, way_out, write_file
 from ..wording import shell_word
 from . import first_files
+from .setup_advice import config_state, next_steps, what_to_add
+from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
+from .site_merge import CannotMerge, SiteSetup, read_site_setup
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
-# What `mkdocs build` and the chart cache write, and the temporary files a killed edit leaves.
+# What `mkdocs build` writes, tools' caches (kb keeps its own outside the repository), and the
+# temporary files a killed edit leaves.
 IGNORED = ("site/", ".cache/", ".*.tmp")
 ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
 SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
 # The Zensical the workflow installs: the version tested (0.1.x needs a package not in every index).
 ZENSICAL_REQUIREMENT = "zensical>=0.0.73,<0.1"
 GITIGNORE_LIMIT = 1 << 20  # a .gitignore larger than 1 MiB is no .gitignore kb init adds to
+SITE_CONFIGS = (*MKDOCS_CONFIGS, ZENSICAL_TOML)  # a site's configuration kb init finds (and never replaces)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,101 +77,128 @@ def locate(folder: Path) -> Layout:
     return Layout(root, root, False)
 
 
-def pinned_requirement() -> tuple[str, str | None]:
-    """How CI installs the incident-kb running now (PEP 610 says where it came from), and a note
-    when that cannot be repeated elsewhere (a local file or folder)."""
-    from importlib import metadata  # imported by `kb init` alone: it costs every other command its start
-
-    dist = metadata.distribution("incident-kb")
-    direct = json.loads(dist.read_text("direct_url.json") or "{}")
-    url, vcs = direct.get("url", ""), direct.get("vcs_info")
-    if vcs and not url.startswith("file:"):
-        return f"incident-kb @ {vcs['vcs']}+{url}@{vcs.get('requested_revision') or vcs['commit_id']}", None
-    if url.startswith(("https://", "http://")):
-        return f"incident-kb @ {url}", None
-    pinned = f"incident-kb=={dist.version}"
-    if url:
-        return pinned, (f"incident-kb {dist.version} was installed from {url}; change the install step of "
-                        f"{WORKFLOW} to where your team installs it from")
-    return pinned, None
-
-
-def starter_files(layout: Layout, site: str = "mkdocs") -> dict[Path, str]:
-    """Every file `kb init` writes, by path, with its text."""
+def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path, str | bytes]:
+    """Every file `kb init` writes, by path, with its text (an existing site configuration is not
+    among them: see `init_knowledge_base`)."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
+    setup = site if isinstance(site, SiteSetup) else SiteSetup(site, "mkdocs.yml" if site == "mkdocs" else "zensical.toml",
+                                                               False, DEFAULT_DOCS, "", "site")
     kb_dir = layout.kb_dir
     prefix = "" if kb_dir == "." else kb_dir + "/"
-    requirement, _ = pinned_requirement()
+    install = pinned_requirement()
+    requirement = install.requirement
     values = {
         "site_name": first_files.site_name(layout.root.name),
-        "docs_path": f"{prefix}{DOCS_FOLDER}/",
+        "docs_path": f"{prefix}{setup.docs}/",
         "kb_dir": kb_dir,
         "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
-                   + ("" if site == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
+                   + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
         "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(kb_dir)}"),
+        "branch": workflow_branch(layout.in_git, layout.top),
     }
-    files: dict[Path, str] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
-    files[layout.root / DOCS_FOLDER / "about.md"] = first_files.fill("about.md", {})
+    files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
+    if install.wheel is not None:
+        try:
+            files[layout.root / WHEELS / install.wheel.name] = read_bounded(install.wheel, MAX_WHEEL)
+        except UnreadableFile as exc:
+            raise KbError(f"kb init: cannot copy the wheel incident-kb was installed from ({install.wheel}: {exc}), "
+                          "which the workflow installs; nothing was written") from None
+    files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
-    config = "mkdocs.yml" if site == "mkdocs" else "zensical.toml"
-    files[layout.root / config] = first_files.fill(config, {
-        "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
-    workflow = first_files.fill("kb-check.yml", {"kb_dir": values["kb_dir"], "install": values["install"]})
-    if site == "zensical":  # the site is built by Zensical from what kb render writes
-        assert "run: mkdocs build --strict\n" in workflow, "the starter workflow no longer builds with mkdocs"
+    if not setup.existing:
+        files[layout.root / setup.config_name] = first_files.fill(setup.config_name, {
+            "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
+    workflow = first_files.fill("kb-check.yml", {"kb_dir": values["kb_dir"], "install": values["install"],
+                                                 "branch": values["branch"]})
+    assert "run: mkdocs build --strict\n" in workflow, "the starter workflow no longer builds with mkdocs"
+    if setup.generator == "zensical":  # the site is built by Zensical from what kb render writes
         workflow = workflow.replace("run: mkdocs build --strict\n", "run: kb render && zensical build\n")
+    elif setup.builder != "mkdocs" or setup.config_name != "mkdocs.yml":
+        build = f"{setup.builder} build --strict" + ("" if setup.config_name == f"{setup.builder}.yml"
+                                                      else f" -f {first_files.shell_quoted(setup.config_name)}")
+        workflow = workflow.replace("run: mkdocs build --strict\n", f"run: {build}\n")
     files[layout.top / WORKFLOW] = workflow
     files[layout.top / PRE_COMMIT_CONFIG] = first_files.fill("pre-commit-config.yaml", {"entry": values["entry"]})
     first_files.check_reads_back(files, [
-        *([(layout.root / "mkdocs.yml", ("site_name",), values["site_name"])] if site == "mkdocs" else []),
+        *([(layout.root / "mkdocs.yml", ("site_name",), values["site_name"])]
+          if setup.generator == "mkdocs" and not setup.existing else []),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "defaults", "run", "working-directory"), values["kb_dir"]),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "steps", 2, "run"), values["install"]),
         (layout.top / PRE_COMMIT_CONFIG, ("repos", 0, "hooks", 0, "entry"), values["entry"])])
-    if site == "zensical":
-        first_files.check_toml_reads_back(files[layout.root / config], ("project", "site_name"), values["site_name"])
+    if setup.generator == "zensical" and not setup.existing:
+        first_files.check_toml_reads_back(str(files[layout.root / setup.config_name]), ("project", "site_name"),
+                                          values["site_name"])
     return files
 
 
-def init_knowledge_base(folder: Path, site: str = "mkdocs") -> list[str]:
-    """Check, then write what is missing (all of it, or nothing); returns the lines to print."""
+def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> list[str]:
+    """Check, then write what is missing (all of it, or nothing); returns the lines to print. Beside
+    an existing site configuration (mkdocs.yml, properdocs.yml), say what it must add to show the
+    knowledge base, or add it with `merge` (never without)."""
     layout = locate(folder)
     _refuse_unusable(folder, layout)
-    files = starter_files(layout, site)
+    for name in SITE_CONFIGS:  # one that is there must be a regular file inside the repository, as if written
+        if os.path.lexists(layout.root / name):
+            _plan(layout.top, layout.root / name)
+    try:
+        setup = read_site_setup(layout.root, site, lambda path: read_bounded(path, GITIGNORE_LIMIT, layout.top)
+                                .decode("utf-8"))
+    except (CannotMerge, UnreadableFile, UnicodeDecodeError) as exc:
+        raise KbError(f"kb init: the site's configuration in {_shown(layout.root)} cannot be used: {exc}; nothing "
+                      "was written") from None
+    if merge and setup.cannot_merge is not None:
+        raise KbError(f"kb init --merge cannot add the knowledge base to {setup.config_name} line by line "
+                      f"({setup.cannot_merge}); run kb init without --merge to see what to add by hand; nothing was "
+                      "written")
+    files = starter_files(layout, setup)
     planned = [(path, _plan(layout.top, path)) for path in files]
-    gitignore = _GitIgnore.planned(layout, IGNORED if site == "mkdocs" else ZENSICAL_IGNORED)
+    config_path = layout.root / setup.config_name
+    merged = setup.additions.new_text if merge and setup.additions is not None else None
+    if merged is not None:
+        _plan(layout.top, config_path)  # refuses a link out, a FIFO... in its place
+    ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else ZENSICAL_IGNORED
+    gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
-    lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"]
+    lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"
+             if not setup.existing else
+             f"kb init: a knowledge base in {where}, for the site of {displayable(setup.config_name)}"]
     made: list[Path] = []
     try:
+        if not layout.in_git and not os.path.lexists(layout.root):  # a new folder outside any repository
+            make_folders(layout.root, made)
         for path, create in planned:
             if create:
-                write_file(layout.top, path, files[path].encode("utf-8"), made=made)
+                content = files[path]
+                write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content, made=made)
                 made.append(path)
                 lines.append(f"  created {_shown(path)}")
             else:
                 lines.append(f"  kept    {_shown(path)} (it exists)")
+        if merged is not None and setup.old_text is not None:
+            write_file(layout.top, config_path, merged.encode("utf-8"), replace=True,
+                       expected=setup.old_text.encode("utf-8"), mode=stat.S_IMODE(os.stat(config_path).st_mode))
+            lines.append(f"  added   the knowledge base to {_shown(config_path)} (its comments and order kept)")
+        elif setup.existing:
+            lines.append(f"  kept    {_shown(config_path)} ({config_state(setup)})")
         lines.append(gitignore.write(made))
     except (Unwritable, OSError) as exc:
         _take_back(made)
         why = f"{_shown(exc.path)} {exc.why}" if isinstance(exc, Unwritable) else exc.strerror or str(exc)
         raise KbError(f"cannot write the knowledge base into {folder}: {why}; nothing was written") from None
-    _, note = pinned_requirement()
+    note = pinned_requirement().note
     if note:
         lines.append(f"note: {note}")
-    root_option = "" if where == "." else f" --root {shell_word(os.path.relpath(layout.root))}"
-    config_file = "mkdocs.yml" if site == "mkdocs" else "zensical.toml"
-    config = "" if where == "." else f" -f {shell_word(os.path.relpath(layout.root / config_file))}"
-    lines += ["next:",
-              *([f"  git init {shell_word(os.path.relpath(layout.top))}   # the checks read git history"]
-                if not layout.in_git else []),
-              f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
-              "  git add -A && git commit -m 'Start a knowledge base'",
-              f"  kb check{root_option}",
-              f"  mkdocs serve{config}   # the site, rebuilt as you edit" if site == "mkdocs" else
-              f"  kb render{root_option} && zensical serve{config}   # the site; kb render again after editing a record"]
-    return lines
+    if setup.existing and merged is None:
+        lines += what_to_add(setup)
+    return lines + next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
+                              merged is not None)
+
+
+def _site_ignored(setup: SiteSetup) -> tuple[str, ...]:
+    """What the site's build writes, for .gitignore: its own site_dir (none when outside the root)."""
+    return (f"{setup.site_dir}/",) if setup.site_dir else ()
 
 
 def _refuse_unusable(folder: Path, layout: Layout) -> None:
@@ -174,7 +207,7 @@ def _refuse_unusable(folder: Path, layout: Layout) -> None:
     if root.parent == root:
         raise KbError(f"{folder} is the file system's root; kb init needs a folder with a name (the site is named "
                       "after it)")
-    if any(part.casefold() == ".git" for part in Path(layout.kb_dir).parts) or _in_git_folder(root):
+    if any(part.casefold() == ".git" for part in (*Path(layout.kb_dir).parts, *root.parts)) or _in_git_folder(root):
         raise KbError(f"{folder} is inside a repository's .git folder, which git keeps for itself; give a folder of "
                       "the work tree")
     if os.path.lexists(root) and not os.path.isdir(root):
@@ -320,10 +353,14 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site", choices=SITES, default="mkdocs",
                         help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
                              "zensical, which builds the pages kb render writes")
+    parser.add_argument("--merge", action="store_true",
+                        help="add the knowledge base to an existing mkdocs.yml or properdocs.yml (the plugin, search "
+                             "separator, tags, nav entries), keeping its comments and order; without it, kb init says "
+                             "what to add and never changes the file")
 
 
 def run_init(args: argparse.Namespace) -> int:
-    print("\n".join(init_knowledge_base(args.folder, args.site)))
+    print("\n".join(init_knowledge_base(args.folder, args.site, args.merge)))
     return 0
 
 

@@ -26,10 +26,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..records.files import TooLarge, UnreadableFile, is_file, is_folder, read_bounded
+from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, unmatchable_reason
-from ..records.vocabulary import DOCS_FOLDER, RENDER_MANIFEST, RecordKind
+from ..records.docs_folder import docs_folder
+from ..records.vocabulary import RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
@@ -52,14 +53,19 @@ class DocReference:
 
 
 def doc_paths(root: Path, catalog: Catalog) -> list[str]:
-    """Markdown files under docs/ (anything so named but a folder: reading refuses what is not a
+    """Markdown files under the docs folder (docs/, or the one the site renders: see
+    records/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
     record lists under `docs`."""
     found: set[str] = set()
-    if is_folder(root / DOCS_FOLDER):
-        rendered = [p.parent for p in (root / DOCS_FOLDER).rglob(RENDER_MANIFEST)]  # kb render's pages, not docs
-        found = {p.relative_to(root).as_posix() for p in (root / DOCS_FOLDER).rglob("*.md")
-                 if not is_folder(p) and not any(folder in p.parents for folder in rendered)}
+    docs = docs_folder(root).rel_path
+    if is_folder(root / docs):
+        entries = folder_entries(root / docs, skip_unlistable=True)  # as a glob: what cannot be listed holds no doc
+        rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
+                    if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
+        found = {f"{docs}/{rel}" for rel, is_dir in entries
+                 if rel.endswith(".md") and not is_dir and not is_folder(root / docs / rel)
+                 and not any(folder == "" or rel.startswith(folder + "/") for folder in rendered)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
             found.update(d for d in record.docs if is_file(root / d))

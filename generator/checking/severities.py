@@ -17,15 +17,14 @@ settings are findings on pyproject.toml, not exceptions.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
+from ..records.files import UnreadableFile, lexists, read_bounded
 from ..wording import article
-from ..records.files import UnreadableFile, noted, read_bounded
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
@@ -36,6 +35,7 @@ SETTINGS = {
     "min-gain-pct": "the smallest improvement, in percent, that counts as a gain (smaller ones are noise)",
     "restore-verify-days": "days a restored knob may go without a measurement that shows its gain back",
     "unmeasured-value-days": "days a knob's new value may go without a measurement at it",
+    "docs-dir": "the folder of hand-written docs (default: the site's docs_dir; see records/docs_folder.py)",
 }
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
 _MAX_CONFIG_BYTES = 1 << 20
@@ -62,8 +62,7 @@ class Config:
 
 def load_config(root: Path) -> tuple[Config, list[Finding]]:
     path = root / "pyproject.toml"
-    noted(path)  # an input even when missing (see check_memo)
-    if not os.path.lexists(path):
+    if not lexists(path):  # an input even when missing: the look is written down (see check_memo)
         return Config(), []
     try:
         text = read_bounded(path, _MAX_CONFIG_BYTES, root).decode("utf-8")

@@ -18,11 +18,13 @@ from pathlib import Path
 
 from ..findings import KbError
 from ..history.gitio import NotARepository, open_repository, repository_state, staged_paths
-from ..records.consistency import URL_PATTERN
+from ..records.links import files_named
 from ..records.model import Catalog
-from ..records.vocabulary import DOCS_FOLDER, record_kind_of
+from ..records.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
+from ..records.vocabulary import record_kind_of
 
 SETTINGS_FILE = "pyproject.toml"
+OWN_SETTINGS = (SETTINGS_FILE, *MKDOCS_CONFIGS, ZENSICAL_TOML)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,25 +42,21 @@ def staged_changes(root: Path, load_catalog: Callable[[], Catalog]) -> Staged:
             paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
     except NotARepository as exc:
         raise KbError(f"--staged checks the commit being made: {exc}") from None
-    touched = [path for path in paths if is_own_file(path)]
+    docs = docs_folder(root).rel_path
+    touched = [path for path in paths if is_own_file(path, docs)]
     if paths and len(touched) < len(paths):
         named = files_named_by_records(load_catalog())
         touched = [path for path in paths if path in touched or path in named]
     return Staged(tuple(touched), "HEAD" if state.head is not None else None)
 
 
-def is_own_file(rel_path: str) -> bool:
-    """A file of the knowledge base itself: a record, a doc, or its settings."""
-    return record_kind_of(rel_path) is not None or rel_path.startswith(DOCS_FOLDER + "/") or rel_path == SETTINGS_FILE
+def is_own_file(rel_path: str, docs: str = DEFAULT_DOCS) -> bool:
+    """A file of the knowledge base itself: a record, a doc (under `docs`, its docs folder), or its
+    settings (pyproject.toml, and the site's configuration, which says where the docs are)."""
+    return record_kind_of(rel_path) is not None or rel_path.startswith(docs + "/") or rel_path in OWN_SETTINGS
 
 
 def files_named_by_records(catalog: Catalog) -> set[str]:
-    """The files the records name: deploy files (`applies_to`), docs, measurement evidence."""
-    named: set[str] = set()
-    for knob in catalog.knobs.values():
-        named.update(deployment.path for deployment in knob.applies_to)
-        named.update(knob.docs)
-        named.update(m.evidence for m in knob.measurements if m.evidence and not URL_PATTERN.match(m.evidence))
-    for incident in catalog.incidents.values():
-        named.update(incident.docs)
-    return named
+    """The files the records name (the fields the schema marks `NamesPath`: deploy files, docs,
+    measurement evidence...)."""
+    return files_named((*catalog.knobs.values(), *catalog.incidents.values()))

@@ -8,6 +8,7 @@ nothing of knobs, incidents or docs, and never decides what a change means.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 import threading
 from collections.abc import Iterable, Iterator
 from typing import IO
@@ -15,6 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+
+from ..records.files import copy_if_there, resolved
+from .git_view import GIT_ENVIRONMENT, refuse_dubious_ownership
 
 try:  # gitpython refuses to import when no git executable can be found
     import git
@@ -88,14 +92,20 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
     except GitCommandNotFound as exc:
         raise NotARepository(f"git cannot run here ({exc})") from None
     with repo:
+        repo.git.update_environment(**GIT_ENVIRONMENT)  # --no-optional-locks: reading never rewrites .git/index
+        try:
+            repo.git.rev_parse("--git-dir")
+        except GitCommandError as exc:
+            refuse_dubious_ownership(str(exc.stderr))
+            raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") from None
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
         yield repo
 
 
 def repository_state(repo: git.Repo, folder: Path) -> RepoState:
-    toplevel = Path(str(repo.working_tree_dir)).resolve()
-    relative = folder.resolve().relative_to(toplevel).as_posix()
+    toplevel = resolved(Path(str(repo.working_tree_dir)))
+    relative = resolved(folder).relative_to(toplevel).as_posix()
     prefix = "" if relative == "." else relative + "/"
     shallow = repo.git.rev_parse("--is-shallow-repository") == "true"
     try:
@@ -166,8 +176,12 @@ def commit_date(text: str) -> datetime | None:
 def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange]:
     """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored)."""
     paths = list(paths)
-    out = repo.git.diff("HEAD", "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--", *paths,
-                        stdout_as_string=False)
+    with _private_index(repo) as index:
+        # A file touched (or edited and undone) differs from the index by its times only: `git diff`
+        # compares its content, then refreshes the index it read, rewriting it whatever
+        # --no-optional-locks says (git 2.39). So it reads a private copy, and .git/index is never written.
+        out = repo.git(c="core.splitIndex=false").diff("HEAD", "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--",
+                                                       *paths, stdout_as_string=False, env={"GIT_INDEX_FILE": index})
     changes = list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
     untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *paths,
                                   stdout_as_string=False)
@@ -175,6 +189,20 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange
         if path:
             changes.append(FileChange("A", path, None, NULL_ID, NULL_ID, None))
     return changes
+
+
+@contextmanager
+def _private_index(repo: git.Repo) -> Iterator[str]:
+    """A copy of the repository's index in a private temporary folder (removed afterwards), where git
+    may refresh it. Split indexes are written whole there (`core.splitIndex` off for that diff), so
+    nothing is written in the repository's git folder either."""
+    index = Path(repo.git.rev_parse("--git-path", "index"))
+    if not index.is_absolute():
+        index = Path(str(repo.working_tree_dir)) / index
+    with tempfile.TemporaryDirectory(prefix="kb-index-") as folder:
+        copy = Path(folder) / "index"
+        copy_if_there(index, copy)  # no index (nothing staged yet): none in the copy either
+        yield str(copy)
 
 
 def staged_paths(repo: git.Repo) -> list[str]:

@@ -1,7 +1,10 @@
-"""The history pass remembered between runs, under .cache/incident-kb/ (`records.disk_cache`:
-signed entries, ignored when they do not verify): the walk over the committed mainline up to a
-commit, continued from there when the mainline has grown, and each committed record version's
-material fields by blob id (a blob id is a hash of the content, so its fields never change).
+"""The history pass remembered between runs, in the knowledge base's store (`generator.cache`): the
+walk over the committed mainline up to a commit, continued from there when the mainline has grown,
+and each committed record version's material fields by blob id (a blob id is a hash of the
+content, so its fields never change; the marks that say which fields are material are code, in the
+store's fingerprint). The walk's key holds git's view of history (`git_view.GitView.history`: the
+shallow boundary, grafts, the configuration that changes rename detection, the git program), so a
+walk remembered before `git fetch --unshallow` or a configuration change is never continued.
 Uncommitted changes are never cached: the caller applies them anew on every run.
 """
 
@@ -11,18 +14,19 @@ import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
+from ..cache import Store
+from .git_view import GitView
 from .gitio import RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
-from ..records.disk_cache import read_entry, write_entry
+from ..records.materiality import MaterialFields
 from ..records.vocabulary import RecordKind
 
 
 @dataclass(slots=True)
 class _SavedWalk:
-    """The walk, packed: a few large strings unpickle in no time where 60,000 small objects would not."""
+    """The walk, packed: a few large strings read in no time where 60,000 small objects would not."""
 
     head: str
     commits: str  # commit ids by moment index, '\0'-separated
@@ -33,15 +37,32 @@ class _SavedWalk:
     def moments(self) -> list[tuple[str, str]]:
         return list(zip(self.commits.split("\0"), self.dates.split("\0"))) if self.commits else []
 
+    @classmethod
+    def read(cls, store: Store, name: str, key: object) -> _SavedWalk | None:
+        found = store.read(name, key)
+        try:
+            return cls(**found) if isinstance(found, dict) else None
+        except TypeError:
+            return None
 
-def committed_walk(repo: Any, root: Path | None, state: RepoState, head: str, pathspecs: list[str]) -> tuple[Walk, int]:
-    """The walk over the mainline up to commit `head`, and how many commits it read."""
-    scope = ("walk", str(state.toplevel), state.prefix, tuple(pathspecs))
-    name = "history-" + hashlib.sha256(repr(scope).encode()).hexdigest()[:16] + ".pickle"
-    saved = read_entry(root, name, scope) if root is not None else None
-    if isinstance(saved, _SavedWalk) and saved.head == head:
+
+_KEPT = 3  # the walks kept (by head): after an amend, a reset or a switch back, one is continued
+
+
+def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: RepoState, head: str,
+                   pathspecs: list[str]) -> tuple[Walk, int]:
+    """The walk over the mainline up to commit `head`, and how many commits it read (remembered in
+    `store` under git's `view` of history, when both are given: the last few walks, by head, so a
+    walk is continued from any of them that lies on `head`'s mainline)."""
+    scope = ["walk", str(state.toplevel), state.prefix, pathspecs, view.history if view is not None else None]
+    base = "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
+    found = store.read(base, scope) if store is not None and view is not None else None
+    heads = [h for h in found if isinstance(h, str)] if isinstance(found, list) else []
+    old = head if head in heads else next((h for h in heads if is_on_mainline(repo, h, head)), None)
+    saved = _SavedWalk.read(store, f"{base}-{old}", scope) if store is not None and old is not None else None
+    if saved is not None and saved.head == head:
         return _restored(saved, state.prefix), saved.commits.count("\0") + bool(saved.commits)
-    if isinstance(saved, _SavedWalk) and is_on_mainline(repo, saved.head, head):
+    if saved is not None:
         walk, moments = _restored(saved, state.prefix), saved.moments()
         commits = read_log(repo, f"{saved.head}..{head}", pathspecs)
     else:
@@ -50,11 +71,15 @@ def committed_walk(repo: Any, root: Path | None, state: RepoState, head: str, pa
     for commit in commits:
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
         moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)
-    if root is not None and len(head) == 40:  # a commit id, not a name that may move
-        write_entry(root, name, scope, _SavedWalk(
-            head, "\0".join(c for c, _ in moments), "\0".join(d for _, d in moments),
-            _packed_lineages(walk.lineages),
-            {path: at.index for path, at in walk.doc_changes.items()}))
+    if store is not None and view is not None and len(head) == 40:  # a commit id, not a name that may move
+        if store.write(f"{base}-{head}", scope, {
+                "head": head, "commits": "\0".join(c for c, _ in moments), "dates": "\0".join(d for _, d in moments),
+                "lineages": _packed_lineages(walk.lineages),
+                "doc_changes": {path: at.index for path, at in walk.doc_changes.items()}}):
+            kept = [head, *(h for h in heads if h != head)]
+            store.write(base, scope, kept[:_KEPT])
+            for dropped in kept[_KEPT:]:
+                store.remove(f"{base}-{dropped}")
     return walk, len(moments)
 
 
@@ -131,26 +156,25 @@ class _Lineages(dict[str, list["Version"]]):
 class FieldsMemo:
     """Material fields of committed record versions, by (kind, blob id), kept between runs."""
 
-    _NAME, _KEY = "material-fields.pickle", "material fields"
+    _NAME, _KEY = "material-fields", "material fields"
 
-    def __init__(self, root: Path | None) -> None:
-        self.root = root
-        saved = read_entry(root, self._NAME, self._KEY) if root is not None else None
-        self.known: dict[tuple[str, str], tuple[tuple[str, str | None], ...] | None] = \
-            saved if isinstance(saved, dict) else {}
+    def __init__(self, store: Store | None) -> None:
+        self.store = store
+        saved = store.read(self._NAME, self._KEY) if store is not None else None
+        self.known: dict[str, Any] = saved if isinstance(saved, dict) else {}  # 'kind:blob' -> fields, or None
         self.added = False
 
     def knows(self, kind: RecordKind, blob: str) -> bool:
-        return (kind.value, blob) in self.known
+        return f"{kind.value}:{blob}" in self.known
 
-    def get(self, kind: RecordKind, blob: str) -> dict[str, str | None] | None:
-        fields = self.known[(kind.value, blob)]
-        return dict(fields) if fields is not None else None
+    def get(self, kind: RecordKind, blob: str) -> MaterialFields | None:
+        fields = self.known[f"{kind.value}:{blob}"]
+        return MaterialFields.from_json(fields) if fields is not None else None
 
-    def put(self, kind: RecordKind, blob: str, fields: dict[str, str | None] | None) -> None:
-        self.known[(kind.value, blob)] = tuple(fields.items()) if fields is not None else None
+    def put(self, kind: RecordKind, blob: str, fields: MaterialFields | None) -> None:
+        self.known[f"{kind.value}:{blob}"] = fields.to_json() if fields is not None else None
         self.added = True
 
     def save(self) -> None:
-        if self.added and self.root is not None:
-            write_entry(self.root, self._NAME, self._KEY, self.known)
+        if self.added and self.store is not None:
+            self.store.write(self._NAME, self._KEY, self.known)

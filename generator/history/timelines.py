@@ -2,9 +2,10 @@
 
 One pass over the mainline (first-parent) history of knobs/, incidents/ and the docs, following
 renames; each version of a record is read once (one `git cat-file --batch` process), parsed with
-`parse_yaml`, and compared with the version before it on its material fields only (knob: status,
-value, default; incident: status, root cause, each hypothesis's status). Uncommitted changes in the
-work tree count as the newest change. Reads git and the work tree; judges nothing (the stale-doc
+`parse_yaml`, and compared with the version before it on its material fields only (the fields the
+schema marks `Material`, see `records.materiality`: a knob's status, value, default; an incident's
+status, root cause, each hypothesis's verdict). Uncommitted changes in the work tree count as the
+newest change. Reads git and the work tree; judges nothing (the stale-doc
 rule does) and never reports findings. The pass over committed history and each committed
 version's material fields are kept between runs (`memo`), so a re-check reads only
 the commits since the last run.
@@ -12,12 +13,10 @@ the commits since the last run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from ..findings import KbError
 from .gitio import (
@@ -32,9 +31,13 @@ from .gitio import (
     uncommitted_changes,
 )
 from .walk import Moment, Version
+from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
+from ..cache import open_store
 from ..records.files import UnreadableFile, read_bounded
-from ..records.vocabulary import DOCS_FOLDER, KB_FOLDERS, RecordKind
+from ..records.docs_folder import kb_folders
+from ..records.materiality import MaterialFields, material_fields
+from ..records.vocabulary import RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)
@@ -87,6 +90,9 @@ class History:
     doc_changes: dict[str, Moment]  # doc path -> its last content change (a pure rename is not one)
     state: RepoState
     notes: list[str] = field(default_factory=list)  # one-line remarks for the user (detached HEAD...)
+    # Record paths the uncommitted changes add (or rename to), root-relative: git pairs a deleted record
+    # with the most similar of them, so their content decides whose history they continue.
+    uncommitted_new: frozenset[str] = frozenset()
 
 
 def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
@@ -98,21 +104,26 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     repository containing `repo_folder` (default: `root`), whose files stand for those of `root`.
     `extra_docs` are doc paths outside docs/ whose changes matter. Raises HistoryUnavailable when
     there is no history, KbError for a shallow clone unless `allow_shallow`. `cache`: continue
-    from the pass an earlier run kept under `root`'s .cache/incident-kb/ (see below)."""
+    from the pass an earlier run kept in `root`'s store (`generator.cache`; see `memo`)."""
     repo_folder = repo_folder or root
     try:
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
             notes = _check_state(state, rev is None, allow_shallow)
-            paths = [*KB_FOLDERS, *(d for d in extra_docs if not d.startswith(DOCS_FOLDER + "/"))]
+            folders = kb_folders(root)  # the record folders and the docs folder
+            paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
-            walk, count = committed_walk(repo, root if cache else None, state, head or rev or "HEAD", pathspecs)
+            store = open_store(root) if cache else None
+            view = read_git_view(repo_folder, 0) if store is not None else None
+            walk, count = committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
             uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
             if uncommitted:
                 walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
+            new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
+                            if path.startswith(state.prefix))
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
-            fields = FieldsMemo(root if cache else None)
+            fields = FieldsMemo(store)
             blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
                                       if v.blob and not fields.knows(records[path][0], v.blob)], MAX_BYTES)
     except NotARepository as exc:
@@ -121,7 +132,7 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     changes = {records[path]: _material_changes(records[path], lineage, blobs, root, fields)
                for path, lineage in wanted.items()}
     fields.save()
-    return History(changes, walk.doc_changes, state, notes)
+    return History(changes, walk.doc_changes, state, notes, new)
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
@@ -147,7 +158,7 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
                       root: Path, memo: FieldsMemo) -> list[MaterialChange]:
     kind, record_id = key
     changes: list[MaterialChange] = []
-    previous: dict[str, str | None] | None = None
+    previous: MaterialFields | None = None
     for version in lineage:
         if version.blob is not None and memo.knows(kind, version.blob):
             fields = memo.get(kind, version.blob)
@@ -159,12 +170,10 @@ def _material_changes(key: RecordKey, lineage: list[Version], blobs: Mapping[str
         if fields is None:
             continue  # unreadable or not a mapping: compare the next good version with the last one
         if previous is None:
-            created = tuple(FieldChange(name, None, value) for name, value in fields.items())
+            created = tuple(FieldChange(name, None, value) for name, value in fields.values.items())
             changes.append(MaterialChange(kind, record_id, version.path, version.at, created, created=True))
         else:
-            differ = tuple(FieldChange(name, previous.get(name), fields.get(name))
-                           for name in dict.fromkeys([*previous, *fields])
-                           if previous.get(name) != fields.get(name))
+            differ = tuple(FieldChange(name, old, new) for name, old, new in fields.changes(previous))
             if differ:
                 changes.append(MaterialChange(kind, record_id, version.path, version.at, differ))
         previous = fields
@@ -184,30 +193,3 @@ def _version_text(version: Version, blobs: Mapping[str, bytes | Oversized], root
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         return None
-
-
-def material_fields(kind: RecordKind, value: Any) -> dict[str, str | None] | None:
-    """The fields whose change is material, as display strings; None when `value` is no record."""
-    if not isinstance(value, dict):
-        return None
-    if kind == RecordKind.KNOB:
-        return {name: _shown(value.get(name)) for name in ("status", "value", "default")}
-    cause = value.get("root_cause")
-    fields = {"status": _shown(value.get("status")),
-              "root cause": _shown(cause.get("hypothesis") if isinstance(cause, dict) else cause)}
-    hypotheses = value.get("hypotheses")
-    for hypothesis in hypotheses if isinstance(hypotheses, list) else []:
-        if isinstance(hypothesis, dict) and isinstance(hypothesis.get("id"), str):
-            fields[f"hypothesis '{hypothesis['id']}'"] = _shown(hypothesis.get("status"))
-    return fields
-
-
-def _shown(value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return json.dumps(value, sort_keys=True, default=str)
-

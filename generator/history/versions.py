@@ -5,25 +5,48 @@ One `git log --follow` for the file's mainline commits (renames followed) and on
 --batch` process for their contents, read lazily so a caller that finds its answer early stops
 git early. Outside a repository, or for a file git does not know, there are none. Knows nothing of
 records; judges nothing.
+
+Whoever asks here makes its answer depend on git's history, not only on the files: while
+`consultations_recorded()` is active each file asked about is written down, so a remembered check
+knows which findings to decide again when git's view moves (`recheck`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from .gitio import NotARepository, iter_blobs, open_repository, repository_state
-from ..records.yaml_source import MAX_BYTES
 
-try:
-    from git.exc import GitCommandError
-except ImportError:  # pragma: no cover - only on a machine without git (open_repository says so)
-    GitCommandError = OSError  # type: ignore[assignment,misc]
+
+_recorders: list[set[str]] = []
+
+
+@contextmanager
+def consultations_recorded() -> Iterator[set[str]]:
+    """The files (relative to the root) whose committed versions were asked for inside the block."""
+    consulted: set[str] = set()
+    _recorders.append(consulted)
+    try:
+        yield consulted
+    finally:
+        _recorders.remove(consulted)
 
 
 def committed_versions(root: Path, rel_path: str) -> Iterator[bytes]:
     """The contents of `rel_path` (relative to `root`) as committed on the mainline up to HEAD, newest
     first, following renames."""
+    for consulted in _recorders:
+        consulted.add(rel_path)
+    # git's library is imported when a version is asked for, not with this module (the pipeline
+    # imports it for the recorder, and a re-check that needs no git imports none).
+    from ..records.yaml_source import MAX_BYTES
+    from .gitio import NotARepository, iter_blobs, open_repository, repository_state
+
+    try:
+        from git.exc import GitCommandError
+    except ImportError:  # pragma: no cover - only on a machine without git (open_repository says so)
+        GitCommandError = OSError  # type: ignore[assignment,misc]
     try:
         with open_repository(root) as repo:
             state = repository_state(repo, root)

@@ -14,7 +14,8 @@ from pathlib import Path, PurePosixPath
 
 from ..findings import Finding, finding
 from .deployments import deploy_pattern
-from .files import describe_error, noted
+from .files import describe_error, exists, is_file, resolved
+from .links import named_paths
 from .patterns import pattern_problem
 from .estimates import median
 from .setting_names import unmatchable_reason
@@ -24,8 +25,6 @@ from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, Recor
 from .validate import dotted
 from .yaml_source import Key
 from ..wording import day
-
-URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
 def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
@@ -83,14 +82,10 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
                          f"applies_to[{i}].pattern is not a regular expression kb can run ({problem}); patterns "
                          "use RE2 syntax, which runs in linear time: no backreferences or lookaround; e.g. "
                          f"'^export {knob.name}=' ")
-        yield from _check_path(report, root, ("applies_to", i, "path"), deployment.path)
-    for i, doc in enumerate(knob.docs):
-        yield from _check_path(report, root, ("docs", i), doc)
     yield from _check_names(report, knob)
     for i, measurement in enumerate(knob.measurements):
         yield from _check_measurement(report, i, measurement)
-        if measurement.evidence and not URL_PATTERN.match(measurement.evidence):
-            yield from _check_path(report, root, ("measurements", i, "evidence"), measurement.evidence)
+    yield from _check_paths(report, root, knob)
 
 
 def _check_names(report: _Reporter, knob: Knob) -> Iterator[Finding]:
@@ -191,15 +186,14 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
         if follow_up.knob is not None and not _exists(catalog, root, RecordKind.KNOB, follow_up.knob):
             yield report("dangling-ref", ("follow_ups", i, "knob"),
                          f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
-    for i, doc in enumerate(incident.docs):
-        yield from _check_path(report, root, ("docs", i), doc)
+    yield from _check_paths(report, root, incident)
 
 
 def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> bool:
     """A record with that id, or a record file of that name (whose id differs from it: id-mismatch
     reports that, and a reference by the file's name is not dangling too)."""
     return catalog.exists(kind, record_id) or any(
-        (root / kind.folder / f"{record_id}{suffix}").is_file() for suffix in RECORD_SUFFIXES)
+        is_file(root / kind.folder / f"{record_id}{suffix}") for suffix in RECORD_SUFFIXES)
 
 
 def _check_id(report: _Reporter, kind: RecordKind, record_id: str) -> Iterator[Finding]:
@@ -218,10 +212,12 @@ def _check_order(report: _Reporter, dated: list[tuple[Key, date | datetime]], wh
                          "list them oldest first and check the dates")
 
 
-def _check_path(report: _Reporter, root: Path, key: Key, rel: str) -> Iterator[Finding]:
-    problem = path_problem(root, rel)
-    if problem is not None:
-        yield report(problem[0], key, f"{dotted(key)}: {problem[1]}")
+def _check_paths(report: _Reporter, root: Path, record: Knob | Incident) -> Iterator[Finding]:
+    """Every file the record names (`links.named_paths`) is inside the repository and there."""
+    for named in named_paths(record):
+        problem = path_problem(root, named.path)
+        if problem is not None:
+            yield report(problem[0], named.key, f"{dotted(named.key)}: {problem[1]}")
 
 
 def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
@@ -231,12 +227,11 @@ def path_problem(root: Path, rel: str) -> tuple[str, str] | None:
         return "bad-path", f"'{rel}' is absolute; write it relative to the repository root, e.g. docs/design/plan.md"
     if ".." in posix.parts:
         return "bad-path", f"'{rel}' leaves the repository through '..'; name a file inside it"
-    noted(root / posix)  # its state is an input of this check (see check_memo)
     try:
-        resolved = (root / posix).resolve()
-        if not resolved.is_relative_to(root.resolve()):
+        found = resolved(root / posix)
+        if not found.is_relative_to(resolved(root)):
             return "bad-path", f"'{rel}' resolves outside the repository (a symbolic link?); name a file inside it"
-        if not resolved.exists():
+        if not exists(found):
             return "missing-path", f"'{rel}' does not exist; fix the path or add the file"
     except PermissionError:
         return "unreadable-file", f"'{rel}' cannot be reached: permission denied on a folder on its way"

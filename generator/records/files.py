@@ -8,9 +8,11 @@ the caller's size limit, which is checked again while reading (a file can grow).
 `UnreadableFile` with a few words the caller puts after the file's name. Nothing here decides
 what a file means.
 
-Every look at a path (a read, `is_file`, `is_folder`, `noted`) is also written down while
-`probes_recorded()` is active, with the path's `signature`: `check_memo` reuses a result only while
-every path it looked at is unchanged.
+This is the one module of stages 1 to 4 that looks at the file system (`tests/test_architecture.py`
+holds the others to it). Every look at a path (a read, `is_file`, `is_folder`, `exists`, `resolved`,
+`noted`) and every folder listed (`folder_entries`) is written down while `probes_recorded()` is
+active, with the path's `signature` or the folder's `listing`: `check_memo` reuses a result only
+while every look it made would see the same.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import errno
 import functools
 import hashlib
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _CHUNK = 1 << 16
@@ -40,53 +44,134 @@ class TooLarge(UnreadableFile):
         self.limit = limit
 
 
-Signature = tuple[object, ...]
-_recorders: list[tuple[dict[str, Signature], tuple[str, ...], int]] = []
+Signature = str  # what tells a path's state apart without reading it (see `signature`)
+
+
+@dataclass
+class Probes:
+    """Every look at the repository a run made: each path looked at, by its `signature` at the first
+    look, and each folder listed, by its `listing`."""
+
+    changed_after: int  # ns since the epoch: a file changed after this is signed by its content too
+    files: dict[str, Signature] = field(default_factory=dict)
+    listings: dict[str, Signature] = field(default_factory=dict)
+
+    def changed(self) -> tuple[list[str], list[str]]:
+        """The paths and the folders whose state is no longer the one written down."""
+        files = [path for path, seen in self.files.items() if signature(path, self.changed_after) != seen]
+        folders = [folder for folder, seen in self.listings.items() if listing(folder) != seen]
+        return files, folders
+
+
+_recorders: list[Probes] = []
 
 
 @contextmanager
-def probes_recorded(covered: tuple[str, ...], changed_after: int) -> Iterator[dict[str, Signature]]:
-    """Absolute path -> `signature(path, changed_after)`, for every path looked at inside the block (at
-    its first look), but those inside the `covered` folders (absolute; the caller watches them whole)."""
-    recorded: dict[str, Signature] = {}
-    entry = (recorded, tuple(folder.rstrip(os.sep) + os.sep for folder in covered), changed_after)
-    _recorders.append(entry)
+def probes_recorded(changed_after: int) -> Iterator[Probes]:
+    """Every path looked at and every folder listed inside the block, written down at its first look."""
+    recorded = Probes(changed_after)
+    _recorders.append(recorded)
     try:
         yield recorded
     finally:
-        _recorders.remove(entry)
+        _recorders.remove(recorded)
 
 
 def noted(path: str | Path) -> None:
-    """Write down a look at `path` made without the helpers here (a `resolve()`, an `exists()`)."""
+    """Write down a look at `path` (every helper here does; `resolved` and `exists` too)."""
     if _recorders:
-        where = os.fspath(path)
-        if not where.startswith(os.sep) or f"{os.sep}." in where:  # relative, or with . or ..: made plain
-            where = os.path.abspath(where)
-        for recorded, covered, changed_after in _recorders:
-            if where not in recorded and not where.startswith(covered):
-                recorded[where] = signature(where, changed_after)
+        where = _plain(path)
+        for recorded in _recorders:
+            if where not in recorded.files:
+                recorded.files[where] = signature(where, recorded.changed_after)
 
 
-def signature(path: str | Path, changed_after: int, whole: bool = True) -> Signature:
-    """What tells a path's state apart without reading it: its status (kind, size, change times), and
-    with `whole` also the file it names (links followed), the link's target and its real path; or
-    why it cannot be looked at. A file last changed after `changed_after` (ns since the epoch) is also
-    read and hashed: a second change within the clock's granularity would not show in its times."""
+def _plain(path: str | Path) -> str:
+    where = os.fspath(path)
+    if not where.startswith(os.sep) or f"{os.sep}." in where:  # relative, or with . or ..: made plain
+        where = os.path.abspath(where)
+    return where
+
+
+def signature(path: str | Path, changed_after: int) -> Signature:
+    """A path's state without reading it: its own status (kind, place, size, change times) and, for a
+    link, the link's target and the status of what it names; or why it cannot be looked at. A file
+    last changed after `changed_after` (ns since the epoch) is also read and hashed: a second change
+    within the clock's granularity would not show in its times. Starts with the last change time."""
     own = status(path)
-    if not whole and not (isinstance(own, tuple) and stat.S_ISLNK(own[0])):
-        return (own, _digest_if_changed(path, own, changed_after))
-    named = status(path, follow_links=True)
-    return (named, own, _link(path), os.path.realpath(path), _digest_if_changed(path, named, changed_after))
+    named, link = own, ""
+    if isinstance(own, tuple) and stat.S_ISLNK(own[0]):
+        named, link = status(path, follow_links=True), _link(path) or ""
+    if isinstance(named, tuple) and stat.S_ISDIR(named[0]):  # a folder's times move with its entries:
+        return f"0:{_shown(own[:3] if isinstance(own, tuple) else own)}|{_shown(named[:3])}|{link}"  # its listing tells
+    changed = last_change(named) if isinstance(named, tuple) else 0
+    text = f"{changed}:{_shown(own)}|{_shown(named) if link else ''}|{link}"
+    digest = _digest_if_changed(path, named, changed_after)
+    return f"{text}#{digest}" if digest is not None else text
+
+
+def _shown(found: tuple[int, ...] | str) -> str:
+    return ",".join(map(str, found)) if isinstance(found, tuple) else found
 
 
 def resigned(seen: Signature, changed_after: int) -> Signature:
     """`seen` as `signature(path, changed_after)` gives it, for a later `changed_after`: without the
     digest of a file last changed before that."""
-    named, digest = seen[0], seen[-1]
-    if digest is not None and isinstance(named, tuple) and last_change(named) <= changed_after:
-        return (*seen[:-1], None)
+    text, hashed, _ = seen.partition("#")
+    if hashed and int(text.partition(":")[0]) <= changed_after:
+        return text
     return seen
+
+
+def listing(folder: str | Path) -> Signature:
+    """What a folder holds: each entry's name and kind (folder, file, link, other), sorted; or why it
+    cannot be listed."""
+    try:
+        with os.scandir(folder) as entries:
+            return "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
+    except OSError as exc:
+        return "!" + errno.errorcode.get(exc.errno or 0, "error")
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    try:
+        if entry.is_symlink():
+            return "l"
+        return "d" if entry.is_dir(follow_symlinks=False) else "f" if entry.is_file(follow_symlinks=False) else "o"
+    except OSError:
+        return "?"
+
+
+def folder_entries(folder: str | Path, skip_unlistable: bool = False) -> list[tuple[str, bool]]:
+    """Every entry under `folder`, as (path relative to it, '/'-separated; whether it is a folder
+    itself, not a link), descending into folders but not into links to folders; each folder's
+    listing written down. A folder that cannot be listed raises OSError, or with `skip_unlistable`
+    is left out."""
+    found: list[tuple[str, bool]] = []
+    pending = [""]
+    while pending:
+        current = pending.pop()
+        where = os.path.join(folder, current) if current else os.fspath(folder)
+        try:
+            with os.scandir(where) as listed:
+                entries = sorted(listed, key=lambda entry: entry.name)
+        except OSError as exc:
+            for recorded in _recorders:
+                recorded.listings.setdefault(_plain(where), "!" + errno.errorcode.get(exc.errno or 0, "error"))
+            if skip_unlistable:
+                continue
+            raise
+        if _recorders:
+            shown = "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
+            for recorded in _recorders:
+                recorded.listings.setdefault(_plain(where), shown)
+        for entry in entries:
+            rel = f"{current}/{entry.name}" if current else entry.name
+            is_dir = _entry_kind(entry) == "d"
+            found.append((rel, is_dir))
+            if is_dir:
+                pending.append(rel)
+    return found
 
 
 # Wider than any file system's time granularity (FAT's is 2 s): a file changed less than this ago may
@@ -106,6 +191,13 @@ def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | st
     except OSError as exc:
         return errno.errorcode.get(exc.errno or 0, "error")
     return (found.st_mode, found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns)
+
+
+def regular_file_status(path: str) -> tuple[int, ...] | None:
+    """A regular file's own status (a link, anything else or an error: None); the look written down."""
+    noted(path)
+    found = status(path)
+    return found if isinstance(found, tuple) and stat.S_ISREG(found[0]) else None
 
 
 def _digest_if_changed(path: str | Path, status: tuple[int, ...] | str, changed_after: int) -> str | None:
@@ -135,10 +227,12 @@ def _link(path: str | Path) -> str | None:
         return None
 
 
-def read_bounded(path: str | Path, limit: int, root: Path | None = None) -> bytes:
+def read_bounded(path: str | Path, limit: int, root: Path | None = None, note: bool = True) -> bytes:
     """The bytes of the regular file at `path`, at most `limit` of them; with `root`, the file
-    (after following symbolic links) must lie inside `root`. Raises UnreadableFile."""
-    noted(path)
+    (after following symbolic links) must lie inside `root`. Raises UnreadableFile. `note=False`
+    only for git's own files (git's view holds them)."""
+    if note:
+        noted(path)
     try:
         before = os.stat(path)  # follows links, and opens nothing: a device may act when opened
     except OSError as exc:
@@ -221,12 +315,53 @@ def is_file(path: Path) -> bool:
         return False
 
 
-def is_folder(path: Path) -> bool:
+def is_folder(path: Path, strict: bool = False) -> bool:
+    """Whether `path` is a folder (following links); with `strict`, an OSError when that cannot be
+    told (permission denied on a folder on its way), else False."""
     noted(path)
     try:
         return path.is_dir()
     except OSError:
+        if strict:
+            raise
         return False
+
+
+def exists(path: Path) -> bool:
+    """Whether `path` names anything (following links); raises OSError when that cannot be told
+    (permission denied on a folder on its way), as `Path.exists` does."""
+    noted(path)
+    return path.exists()
+
+
+def lexists(path: Path) -> bool:
+    """Whether `path` names anything (a link counts, whatever it points to)."""
+    noted(path)
+    return os.path.lexists(path)
+
+
+def resolved(path: Path) -> Path:
+    """`path` with every link followed (`Path.resolve`), the look written down; raises OSError,
+    RuntimeError (a loop, Python 3.11) or ValueError."""
+    noted(path)
+    return path.resolve()
+
+
+def real_path(path: str | Path) -> str:
+    """`os.path.realpath(path)`, the look written down."""
+    noted(path)
+    return os.path.realpath(path)
+
+
+def copy_if_there(path: Path, copy: Path) -> None:
+    """Copy the file at `path` (a file of git's, as git would read it) to `copy`, if there is one, with
+    its times: git tells a file changed within the same second as the index was written by comparing
+    with the index file's own time ('racy git'), and a copy with a new time would hide such a change.
+    Not written down: git's own files are part of git's view, which the key holds as git reports it."""
+    try:
+        shutil.copy2(path, copy)
+    except FileNotFoundError:
+        pass
 
 
 def describe_error(exc: BaseException) -> str:

@@ -1,31 +1,32 @@
 """Loaded and validated records remembered between runs, by content.
 
 Parsing and validating 10,000 records costs seconds; most runs change none or one of them. Each
-record file's result (the model or the findings, and its source map) is kept under
-`.cache/incident-kb/` keyed by its kind, path and git blob id (computed here from the bytes read,
-without git), in an entry `disk_cache` signs and checks. A file whose bytes changed is parsed
-again; a cached result is exactly what parsing would give, so findings never depend on the cache.
-Knows nothing of what comes after validation.
+record file's result (the model as JSON, or the findings, and its source map) is kept in the
+knowledge base's store (`generator.cache`: outside the repository, JSON that runs no code) keyed by
+its kind, path and git blob id (computed here from the bytes read, without git). A file whose bytes
+changed is parsed again; a model is kept only when reading it back gives the same model, so a
+cached result is exactly what parsing would give, and findings never depend on the cache. Knows
+nothing of what comes after validation.
 """
 
 from __future__ import annotations
 
-import pickle
-import stat
+import hashlib
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..findings import Finding
-from .disk_cache import blob_id, read_entry, write_entry
-from .files import SETTLE_NS, UnreadableFile, last_change, read_bounded, status
-from .schema import Incident, Knob
+from ..cache import Store, open_store
+from ..findings import Finding, finding_from_json
+from .files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
+from .schema import MODELS, Incident, Knob
 from .vocabulary import RecordKind
 from .validate import validate_record
 from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
 
-_NAME, _KEY = "records.pickle", "validated records, statuses"
+_NAME, _KEY = "records", "validated records, statuses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +39,17 @@ class LoadedRecord:
     raw_id: str | None  # the file's 'id' as written, when it is text (named in duplicate and broken ids)
 
 
-_Saved = tuple[Knob | Incident | None, tuple[Finding, ...], bytes, str | None]  # source map pickled apart
+# As stored: the model as JSON (None: no model, or one JSON does not give back), the findings as
+# lists, the source map as JSON text (read when first asked), the raw id.
+_Saved = list[Any]
 
 
 class _PackedSourceMap(SourceMap):
-    """A source map unpickled when first asked (most records never are: only findings need lines)."""
+    """A source map read from its JSON when first asked (most records never are: only findings need lines)."""
 
     __slots__ = ("_packed",)
 
-    def __init__(self, packed: bytes) -> None:  # noqa: D107 - `positions` is filled on first use
+    def __init__(self, packed: str) -> None:  # noqa: D107 - `positions` is filled on first use
         self._packed = packed
 
     @property
@@ -54,11 +57,16 @@ class _PackedSourceMap(SourceMap):
         try:
             return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
         except AttributeError:
-            _POSITIONS.__set__(self, pickle.loads(self._packed))
+            _POSITIONS.__set__(self, {tuple(key): (line, column) for key, line, column in json.loads(self._packed)})
             return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
 
 
 _POSITIONS: Any = SourceMap.__dict__["positions"]  # the slot's descriptor
+
+
+def blob_id(data: bytes) -> str:
+    """Git's id for a file with this content (`git hash-object`), without running git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 class RecordCache:
@@ -72,71 +80,101 @@ class RecordCache:
 
     def __init__(self, root: Path, enabled: bool = True) -> None:
         self.root = root
-        self.enabled = enabled
-        saved = (_HELD.get(str(root)) or read_entry(root, _NAME, _KEY)) if enabled else None
-        entries, statuses = saved if isinstance(saved, tuple) and len(saved) == 2 else ({}, {})
-        if enabled and _holding:
-            _HELD[str(root)] = (entries, statuses)
-        self.saved: dict[tuple[str, str, str], _Saved] = entries
-        self.used: dict[tuple[str, str, str], _Saved | LoadedRecord] = {}
-        self.statuses: dict[str, tuple[tuple[int, ...], str]] = statuses  # rel path -> (status, blob id)
-        self.seen: dict[str, tuple[tuple[int, ...], str]] = {}
+        self.store: Store | None = open_store(root) if enabled else None
+        self.enabled = self.store is not None
+        held = _HELD.get(str(root)) if self.enabled else None
+        saved = self.store.read(_NAME, _KEY) if self.store is not None and held is None else None
+        if held is not None:
+            rows, statuses, self.held = held
+        elif isinstance(saved, dict) and isinstance(saved.get("rows"), dict):
+            rows, statuses, self.held = saved["rows"], saved.get("statuses") or {}, {}
+        else:
+            rows, statuses, self.held = {}, {}, {}
+        self.rows: dict[str, _Saved] = rows  # 'kind\0path\0blob' -> the stored result
+        self.used: dict[str, LoadedRecord] = {}
+        self.statuses: dict[str, list[Any]] = statuses  # rel path -> [status, blob id]
+        self.seen: dict[str, list[Any]] = {}
 
     def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None) -> LoadedRecord:
         """The file at `path` (or `text` in its place, never cached) loaded and validated."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
-        status = _regular_file_status(path) if self.enabled else None
+        status = regular_file_status(path) if self.enabled else None
         known = self.statuses.get(rel_path)
-        if status is not None and known is not None and known[0] == status:
-            saved = self.saved.get((kind.value, rel_path, known[1]))
-            if saved is not None:
+        if status is not None and known is not None and tuple(known[0]) == status:
+            found = self._reuse(f"{kind.value}\0{rel_path}\0{known[1]}", kind)
+            if found is not None:
                 self.seen[rel_path] = known
-                return self._reuse((kind.value, rel_path, known[1]), saved)
+                return found
         try:  # a regular file inside the repository, bounded (a str path: pathlib costs more than the read)
             raw = read_bounded(path, MAX_BYTES, self.root)
         except UnreadableFile:  # the loader says what is wrong
             return _loaded(kind, rel_path, read_yaml_file(Path(path), self.root))
         if not self.enabled:
             return _loaded(kind, rel_path, parse_yaml_bytes(raw))
-        key = (kind.value, rel_path, blob_id(raw))
+        blob = blob_id(raw)
+        key = f"{kind.value}\0{rel_path}\0{blob}"
         if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
-            self.seen[rel_path] = (status, key[2])  # read after it settled: a later change shows in its times
-        saved = self.saved.get(key)
-        if saved is not None:
-            return self._reuse(key, saved)
-        found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            self.seen[rel_path] = [list(status), blob]  # read after it settled: a later change shows in its times
+        found = self._reuse(key, kind)
+        if found is None:
+            found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
         return found
 
-    def _reuse(self, key: tuple[str, str, str], saved: _Saved) -> LoadedRecord:
-        self.used[key] = saved
-        record, problems, packed, raw_id = saved
-        return LoadedRecord(record, problems, _PackedSourceMap(packed), raw_id)
+    def _reuse(self, key: str, kind: RecordKind) -> LoadedRecord | None:
+        """The stored result under `key`, or None."""
+        found = self.held.get(key)
+        if found is None:
+            row = self.rows.get(key)
+            if row is None:
+                return None
+            model, problems, positions, raw_id = row
+            record = MODELS[kind].model_validate_json(model) if model is not None else None
+            found = LoadedRecord(record, tuple(finding_from_json(item) for item in problems),
+                                 _PackedSourceMap(positions), raw_id)
+        self.used[key] = found
+        return found
 
     def save(self) -> None:
-        if not self.enabled:
+        if self.store is None:
             return
-        fresh = sum(1 for key in self.used if key not in self.saved)
-        gone = len(self.saved) - (len(self.used) - fresh)
+        fresh = sum(1 for key in self.used if key not in self.rows)
+        gone = len(self.rows) - (len(self.used) - fresh)
         restated = sum(1 for path, known in self.seen.items() if self.statuses.get(path) != known)
         changed = fresh + gone + restated
         if changed == 0:
             return
-        entries: dict[tuple[str, str, str], _Saved] = {}
-        for key, entry in self.used.items():
-            if isinstance(entry, LoadedRecord):
-                entry = (entry.record, entry.problems, pickle.dumps(entry.source_map.positions, 5), entry.raw_id)
-            entries[key] = entry
+        rows: dict[str, _Saved] = {}
+        for key, loaded in self.used.items():
+            row = self.rows.get(key) or _row(loaded)
+            if row is not None:
+                rows[key] = row
         if _holding:
-            _HELD[str(self.root)] = (entries, self.seen)
+            _HELD[str(self.root)] = (rows, self.seen, dict(self.used))
         if changed * 100 >= len(self.used):  # under 1%: reading those again costs less than rewriting the entry
-            write_entry(self.root, _NAME, _KEY, (entries, self.seen))
+            self.store.write(_NAME, _KEY, {"rows": rows, "statuses": self.seen})
+
+
+def _row(loaded: LoadedRecord) -> _Saved | None:
+    """A result as stored; None when its model would not read back as the same model."""
+    model = None
+    if loaded.record is not None:
+        # The fields as written (a default need not validate: `runs` is at least one run, or absent).
+        model = loaded.record.model_dump_json(exclude_unset=True)
+        try:
+            if type(loaded.record).model_validate_json(model) != loaded.record:
+                return None
+        except ValueError:  # pydantic's ValidationError: a model JSON cannot give back stays uncached
+            return None
+    positions = [[list(key), line, column] for key, (line, column) in loaded.source_map.positions.items()]
+    return [model, [item.to_json() for item in loaded.problems], json.dumps(positions, separators=(",", ":")),
+            loaded.raw_id]
 
 
 # The entries this process last read or kept, by root, once `hold_in_memory()` was called: a process
 # that checks again and again (`mkdocs serve` rebuilding after each save) reads 10,000 records'
-# entry once. Its own, so trusted.
-_HELD: dict[str, tuple[dict[tuple[str, str, str], _Saved], dict[str, tuple[tuple[int, ...], str]]]] = {}
+# entry once, and keeps the models it made. Its own, so trusted.
+_HELD: dict[str, tuple[dict[str, _Saved], dict[str, list[Any]], dict[str, LoadedRecord]]] = {}
 _holding = False
 
 
@@ -144,11 +182,6 @@ def hold_in_memory() -> None:
     """Keep the entries in this process between checks (for a long-lived process)."""
     global _holding
     _holding = True
-
-def _regular_file_status(path: str) -> tuple[int, ...] | None:
-    """A regular file's own status (a link, anything else or an error: None, and the file is read)."""
-    found = status(path)
-    return found if isinstance(found, tuple) and stat.S_ISREG(found[0]) else None
 
 
 def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:

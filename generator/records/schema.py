@@ -5,7 +5,9 @@ and the field reference come from these declarations; each field's `description`
 Field order is the canonical key order of a record (`kb fmt`, `kb new`): what identifies it, then
 short values, then prose, then lists; in list entries the long text comes last.
 Validated instances are the immutable model the rest of the tool reads. Rules about how fields and
-records relate (references, dates in order) live in `checks.py`, not here.
+records relate (references, dates in order) live in `consistency.py`, not here. What a field is to
+the rest of the tool is a mark on it, read by one derivation each: `RefersTo` (the records it
+names), `NamesPath` (the files it names) and `Material` (a change of it is material).
 """
 
 from __future__ import annotations
@@ -69,6 +71,38 @@ class RefersTo:
 
 KnobRef = Annotated[Slug, RefersTo(RecordKind.KNOB)]
 IncidentRef = Annotated[Slug, RefersTo(RecordKind.INCIDENT)]
+
+
+@dataclass(frozen=True)
+class NamesPath:
+    """Marks a field that names a file of the repository (relative to the knowledge base's root): the
+    checks read or look for it, so the pre-commit check runs when it is staged, PR mode lays it out
+    from the base, the consistency checks report it missing or outside, pages link it
+    (`links.named_paths` derives them all from this mark). `role` says what the file is to the
+    record; `urls`: a web address may stand instead (it is then no path)."""
+
+    role: str  # 'deploy', 'doc', 'evidence'
+    urls: bool = False
+
+
+@dataclass(frozen=True)
+class Material:
+    """Marks a field whose change is material: a doc about the record is stale once it changes, and
+    the record's timeline lists the change (`materiality.material_fields` derives them from this mark).
+    `label` names the field in a change ('status'; in a list of entries with ids, "{id}" stands for
+    the entry's); `via`: for a field holding an entry, the entry's field that stands for it; `quiet`:
+    values whose coming or going is no change (a hypothesis added or dropped while open is no verdict);
+    `rank`: where the field is listed in a change, before the declaration order."""
+
+    label: str
+    rank: int = 0
+    via: str | None = None
+    quiet: tuple[str, ...] = ()
+
+
+DeployPath = Annotated[Text, NamesPath("deploy")]
+DocPath = Annotated[Text, NamesPath("doc")]
+EvidencePlace = Annotated[Text, NamesPath("evidence", urls=True)]
 Flag = Annotated[bool, Strict()]
 MAX_MAGNITUDE = 1e15  # a measured number beyond this is a slip (units, a pasted id), and breaks charts
 
@@ -98,7 +132,7 @@ class Record(BaseModel):
 # ---- knob ------------------------------------------------------------------------------------
 
 class Deployment(Record):
-    path: Text = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
+    path: DeployPath = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
     pattern: Text | None = Field(default=None, description="Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Default: built from the knob's kind, name and current value.")
 
 
@@ -117,7 +151,7 @@ class Measurement(Record):
     software: Text | None = Field(default=None, description="What was measured: the version or commit of the software.")
     command: Text | None = Field(default=None, description="The benchmark invocation.")
     source: Text | None = Field(default=None, description="The file the runs were imported from (`kb measurement import`).")
-    evidence: Text | None = Field(default=None, description="Repository path or URL of the benchmark output.")
+    evidence: EvidencePlace | None = Field(default=None, description="Repository path or URL of the benchmark output.")
     note: Text | None = Field(default=None, description="Anything a reader needs to interpret the number.")
     invalid: Text | None = Field(default=None, description="Why this measurement must not count (e.g. taken in a contaminated period).")
     baseline_runs: tuple[Number, ...] = Field(default=(), min_length=1, description="The metric without the tuned value, one entry per run; the baseline is their median.")
@@ -138,17 +172,17 @@ class Knob(Record):
     id: Slug = Field(description="Slug equal to the file name: lowercase letters, digits, dashes.")
     name: Text = Field(description="The setting as written in config, e.g. the environment variable.")
     summary: Text = Field(description="One line: what the setting does.")
-    value: Scalar = Field(description="The tuned value.")
-    status: KnobStatus = Field(description="Current status: that of the last history entry, where `restored` counts as active.")
+    value: Annotated[Scalar, Material("value", rank=1)] = Field(description="The tuned value.")
+    status: Annotated[KnobStatus, Material("status", rank=0)] = Field(description="Current status: that of the last history entry, where `restored` counts as active.")
     kind: KnobKind | None = Field(default=None, description="How the setting is applied.")
     component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
-    default: Scalar | None = Field(default=None, description="The value when the setting is not given.")
+    default: Annotated[Scalar | None, Material("default", rank=2)] = Field(default=None, description="The value when the setting is not given.")
     description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
     tags: tuple[Text, ...] = Field(default=(), description="Free-form tags.")
     aliases: tuple[Text, ...] = Field(default=(), description="Other names docs use for the setting (an old name, a config key); a doc that contains one as a whole word refers to the knob.")
     owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
     scope: dict[str, Scalar] = Field(default_factory=dict, description="Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}.")
-    docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
+    docs: tuple[DocPath, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
     keep_reverted: Text | None = Field(default=None, description="Why it stays reverted although its revert was not justified: an explicit decision.")
     applies_to: tuple[Deployment, ...] = Field(default=(), description="Files where it is deployed, with a pattern that matches when the tuned value is set.")
     measurements: tuple[Measurement, ...] = Field(default=(), description="Measured gains and their conditions.")
@@ -171,7 +205,7 @@ class Suspect(Record):
 class Hypothesis(Record):
     id: Slug = Field(description="Slug, unique within the incident.")
     statement: Text = Field(description="The suspected cause, as a claim that evidence can support or refute.")
-    status: HypothesisStatus = Field(description="open | confirmed | refuted.")
+    status: Annotated[HypothesisStatus, Material("hypothesis '{id}'", rank=2, quiet=("open",))] = Field(description="open | confirmed | refuted.")
     decided: When | None = Field(default=None, description="When it was refuted or confirmed (kb refute and kb confirm write it).")
     suspect: Suspect | None = Field(default=None, description="The knob this hypothesis blames, if any.")
     evidence: tuple[Evidence, ...] = Field(default=(), description="Evidence for and against.")
@@ -197,7 +231,7 @@ class FollowUp(Record):
 class Incident(Record):
     id: Slug = Field(description="Slug equal to the file name.")
     title: Text = Field(description="One line.")
-    status: IncidentStatus = Field(description="open | mitigated | resolved.")
+    status: Annotated[IncidentStatus, Material("status", rank=0)] = Field(description="open | mitigated | resolved.")
     started: When = Field(description="When the symptoms began.")
     severity: Text | StrictInt | None = Field(default=None, description="Your scale, e.g. sev2.")
     resolved: When | None = Field(default=None, description="When it was resolved; required when status is resolved.")
@@ -205,11 +239,11 @@ class Incident(Record):
     systems: tuple[Text, ...] = Field(default=(), description="Systems involved.")
     symptoms: tuple[Text, ...] = Field(default=(), description="What users and operators saw.")
     hypotheses: tuple[Hypothesis, ...] = Field(default=(), description="Suspected causes with their evidence.")
-    root_cause: RootCause | None = Field(default=None, description="The confirmed cause; required when resolved.")
+    root_cause: Annotated[RootCause | None, Material("root cause", rank=1, via="hypothesis")] = Field(default=None, description="The confirmed cause; required when resolved.")
     timeline: tuple[TimelineEntry, ...] = Field(default=(), description="What happened when, oldest first.")
     follow_ups: tuple[FollowUp, ...] = Field(default=(), description="Actions that came out of it.")
     lessons: tuple[Text, ...] = Field(default=(), description="What to do differently.")
-    docs: tuple[Text, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
+    docs: tuple[DocPath, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
 
 
 MODELS: dict[RecordKind, type[Knob] | type[Incident]] = {RecordKind.KNOB: Knob, RecordKind.INCIDENT: Incident}

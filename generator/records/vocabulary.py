@@ -123,8 +123,6 @@ class RecordKind(str, enum.Enum):
 
 
 RECORD_SUFFIXES = (".yaml", ".yml")
-DOCS_FOLDER = "docs"  # hand-written docs, relative to the knowledge base's root
-KB_FOLDERS = (*(kind.folder for kind in RecordKind), DOCS_FOLDER)  # what kb reads whole: records and docs
 # The manifest `kb render` keeps in a folder it writes: a folder that holds one inside the docs
 # folder (`kb render --out docs/kb`) is generated pages, never docs the check reads.
 RENDER_MANIFEST = ".incident-kb-render"

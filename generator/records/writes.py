@@ -194,6 +194,17 @@ def _current(folder: int, path: Path, limit: int) -> bytes | None:
         os.close(fd)
 
 
+def make_folders(folder: Path, made: list[Path]) -> None:
+    """Make `folder` and the missing folders on its way (each appended to `made`), below the nearest
+    folder that exists, without following a link: a folder that is not there yet has no repository
+    around it to be the boundary (kb init into a new folder outside any repository)."""
+    existing = Path(os.path.abspath(folder))
+    while not os.path.lexists(existing) and existing.parent != existing:
+        existing = existing.parent
+    with opened_folder(existing, Path(os.path.abspath(folder)), create=True, links=False, made=made):
+        pass
+
+
 def remove_file(boundary: Path, path: Path, *, links: bool = True) -> None:
     """Remove the file `path` under `boundary` (a link there is removed, never what it names)."""
     with opened_folder(boundary, path.parent, links=links) as folder:
@@ -229,3 +240,20 @@ def _words(exc: OSError) -> str:
     if exc.errno in (errno.EACCES, errno.EPERM):
         return "permission denied"
     return (exc.strerror or str(exc)).lower()
+
+
+def write_new_file(folder: Path, rel_path: str, content: bytes | int) -> None:
+    """Create `folder/rel_path` (and the folders on its way) and write `content` (or, for a number,
+    a file of that many bytes, none written): never through a link, never over an existing file,
+    never outside `folder`, a private folder kb made (PR mode lays out the base there). Raises
+    OSError, or ValueError when the path would leave `folder`."""
+    target = folder.joinpath(*rel_path.split("/"))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.parent.resolve().is_relative_to(folder.resolve()):
+        raise ValueError(f"{rel_path!r} would be written outside {folder}")
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    with os.fdopen(fd, "wb") as handle:
+        if isinstance(content, int):
+            handle.truncate(content)
+        else:
+            handle.write(content)

@@ -27,7 +27,7 @@ from ...wording import plural
 from .context import SiteContext
 from .gain_views import RestoreRow, restore_rows
 from .incident_pages import status_badge
-from .links import FINDINGS_PAGE, HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE, Links
 from .markup import code, finding_message, plain, record_inline
 from .overview_pages import breakdown
 from .page_parts import badge, change_what, change_when, running_cell, when_cell, when_text
@@ -92,7 +92,7 @@ class HomePage:
 
 
 def home_view(context: SiteContext) -> HomePage:
-    links = Links(HOME_PAGE, context)
+    links = Links(context.settings.home_path, context)
     knobs_all, incidents_all = context.knobs(), context.incidents()
     reclaimable_all = context.reclaimable()
     findings = context.findings()
@@ -123,8 +123,8 @@ def home_view(context: SiteContext) -> HomePage:
         + ((links.to(FINDINGS_PAGE, "Findings") + plain(f": every one of the {plural(len(findings), 'finding')}"),)
            if findings else ())
     return HomePage(
-        path=HOME_PAGE,
-        title=context.settings.site_name,
+        path=context.settings.home_path,
+        title=context.settings.home_title,
         intro="What was tuned and what it gains, the incidents that touched it and what they taught, "
               "and what changed lately.",
         jump=jump,

@@ -23,7 +23,7 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
-from .links import FINDINGS_PAGE, HOME_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
 from .pages import (TEMPLATES, RenderedPage, banner_pages, findings_files, fixed_files, fixed_pages, home_files,
                     incident_files, incident_index_files, knob_files, knob_index_files)
@@ -90,8 +90,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
     page(FINDINGS_PAGE, lambda: findings_files(context))
-    if settings.home:
-        page(HOME_PAGE, lambda: home_files(context))
+    page(settings.home_path, lambda: home_files(context))
     files: dict[str, str] = {}
     for kept in pages.values():
         files.update(kept.rendered.files)

@@ -22,6 +22,9 @@ from ...records.vocabulary import RecordKind
 from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"
+# Where the knowledge base's home (what needs action first) goes when it is not the site's home
+# page: `home: false`, or the site's own index.md kept in its place.
+ACTION_PAGE = "needs-action.md"
 TAGS_PAGE = "tags.md"
 KNOB_INDEX = "knobs/index.md"
 INCIDENT_INDEX = "incidents/index.md"
@@ -45,10 +48,21 @@ class SiteSettings:
     site_name: str = "incident-kb"
     docs_dir: str = "docs"  # repository-relative
     edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
-    home: bool = True  # generate the home page (index.md); off when the docs have their own
+    home: bool = True  # the knowledge base's home is the site's home page (index.md), else ACTION_PAGE
     tags: bool = True  # generate the tags page (tags.md, for Material's tags plugin)
     charts: bool = True  # draw gain charts on knob pages
     prefix: str = ""  # the folder inside the docs folder that holds the generated pages ('' its top)
+    action_page: str = ACTION_PAGE  # the knowledge base's home when it is not the site's (see placement)
+
+    @property
+    def home_path(self) -> str:
+        """The knowledge base's home page, which leads with what needs action: always generated."""
+        return HOME_PAGE if self.home else self.action_page
+
+    @property
+    def home_title(self) -> str:
+        """The site's name on the site's own home page; elsewhere the page is one part of the site."""
+        return self.site_name if self.home and not self.prefix else "Knowledge base"
 
     def docs_path(self, rel_path: str) -> str | None:
         """A repository-relative path as a path inside the docs folder, or None if outside it."""

@@ -28,6 +28,7 @@ from ...records.vocabulary import EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
 from ...records.files import is_file
+from ...records.links import named_paths
 from .links import SiteSettings
 
 
@@ -228,9 +229,10 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
 
 
 def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
-    """A finding about a knob at a line of one of its deploy files (drift, an unreadable setting)."""
+    """A finding about a knob at a line of one of its deploy files (drift, an unreadable setting): a
+    file the knob names as its deployment (`links.named_paths`)."""
     knob = kb.catalog.knobs.get(item.subject or "")
-    return knob is not None and any(d.path == item.path for d in knob.applies_to)
+    return knob is not None and any(named.path == item.path for named in named_paths(knob, role="deploy"))
 
 
 def running_cell(knob: Knob) -> Markup:

@@ -97,7 +97,7 @@ def render_context(context: SiteContext) -> Bundle:
         files.update(page.files)
         pages[page.path] = page.meta
     for page in (knob_index_files(context), incident_index_files(context), findings_files(context),
-                 *((home_files(context),) if context.settings.home else ())):
+                 home_files(context)):
         files.update(page.files)
         pages[page.path] = page.meta
     files.update(fixed_files(context.settings))

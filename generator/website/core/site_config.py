@@ -24,13 +24,10 @@ from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 
+from ...records.docs_folder import ZENSICAL_DOCS, ZENSICAL_TOML, docs_folder, site_config_file
 from ...records.files import UnreadableFile, read_bounded
-from ...records.vocabulary import DOCS_FOLDER
 from .links import SiteSettings
 
-MKDOCS_YML = "mkdocs.yml"
-ZENSICAL_TOML = "zensical.toml"
-ZENSICAL_DOCS = "kb-site/docs"  # what Zensical builds: generated pages and copies of docs/
 ZENSICAL_THEME = "kb-site/theme"  # the theme overrides kb render writes for Zensical
 _MAX_BYTES = 1 << 20  # a regular file inside the repository, of a sane size: never /dev/zero
 
@@ -89,17 +86,20 @@ def _zensical_project(root: Path) -> dict[str, Any] | None:
 
 
 def read_site_settings(root: Path) -> SiteSettings:
-    """SiteSettings from root/zensical.toml if there is one, else root/mkdocs.yml, else the defaults.
-    In a Zensical set-up whose docs_dir is ZENSICAL_DOCS the hand-written docs are under docs/."""
+    """SiteSettings from root/zensical.toml if there is one, else the MkDocs configuration
+    (properdocs.yml or mkdocs.yml), else the defaults; the docs folder as the check reads it
+    (records/docs_folder.py: in a Zensical set-up whose docs_dir is ZENSICAL_DOCS, docs/)."""
+    docs = docs_folder(root).rel_path
     project = _zensical_project(root)
     if project is not None:
-        if project.get("docs_dir") == ZENSICAL_DOCS:
-            project = {**project, "docs_dir": DOCS_FOLDER}
-        return settings_from_config(project, root)
-    yaml = YAML(typ="safe", pure=True)
-    yaml.Constructor = _LenientConstructor
-    try:
-        config = yaml.load(read_bounded(root / MKDOCS_YML, _MAX_BYTES, root).decode("utf-8"))
-    except (UnreadableFile, UnicodeDecodeError, YAMLError, RecursionError):
-        config = None
-    return settings_from_config(config if isinstance(config, dict) else {}, root)
+        return settings_from_config({**project, "docs_dir": docs}, root)
+    config_file = site_config_file(root)
+    config = None
+    if config_file is not None:
+        yaml = YAML(typ="safe", pure=True)
+        yaml.Constructor = _LenientConstructor
+        try:
+            config = yaml.load(read_bounded(root / config_file, _MAX_BYTES, root).decode("utf-8"))
+        except (UnreadableFile, UnicodeDecodeError, YAMLError, RecursionError):
+            config = None
+    return settings_from_config({**(config if isinstance(config, dict) else {}), "docs_dir": docs}, root)

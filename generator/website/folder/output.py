@@ -35,6 +35,7 @@ from ...records.vocabulary import RENDER_MANIFEST
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site
+from ..core.placement import kept_pages_message, place_bundle, place_settings
 from ..core.site_config import ZENSICAL_TOML, read_site_settings, read_zensical_setup
 from .zensical import theme_files
 
@@ -42,6 +43,8 @@ MANIFEST = RENDER_MANIFEST
 _ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
 _MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
 _MAX_MANIFEST = 64 << 20  # 64 MiB: a manifest line per page, at ~100 bytes a line
+_HOW_TO_PLACE = ("Move those pages, or add the knowledge base's home to the site's nav; a site with a home page of "
+                 "its own can also take the generated pages as a folder of its docs (kb render --out DOCS/kb).")
 
 
 @dataclass(frozen=True)
@@ -74,14 +77,21 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
         raise KbError(f"kb render: {out} is the docs folder itself; write into a folder of its own inside it "
                       f"(e.g. --out {out / 'kb'}), so that generated pages never mix with hand-written ones")
     kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
-    settings = replace(settings, prefix=prefix or "")
-    bundle = render_site(kb, settings)
-    files = {path: text.encode("utf-8") for path, text in _with_edit_urls(bundle, settings).items()}
     notes: list[str] = []
+    if prefix is None:  # a whole docs folder: the generated pages beside copies of the docs, never over one
+        hand_written, asked = _docs_files(docs), settings
+        settings = place_settings(asked, hand_written)
+        placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
+        bundle = placed.bundle
+        kept = kept_pages_message(placed, settings.docs_dir, _HOW_TO_PLACE)
+        notes += [kept] if kept is not None else []
+    else:  # a folder of its own inside the docs folder (which kb render refuses to share with a doc)
+        settings = replace(settings, prefix=prefix)
+        bundle = render_site(kb, settings)
+        notes += _needs_in_subfolder(bundle, prefix)
+    files = {path: text.encode("utf-8") for path, text in _with_edit_urls(bundle, settings).items()}
     if prefix is None:
         files.update(_copied_docs(root, docs, bundle, files, notes))
-    else:
-        notes += _needs_in_subfolder(bundle, prefix)
     write_folder(out, files)
     if theme is not None:
         write_folder(theme, theme_files())
@@ -102,19 +112,22 @@ def _yaml_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _docs_files(docs: Path) -> frozenset[str]:
+    """The docs folder's files as a site built from it has them (hidden ones aside), docs-relative."""
+    rel_paths = (path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir()) if docs.is_dir() else ()
+    return frozenset(rel for rel in rel_paths if not any(part.startswith(".") for part in PurePosixPath(rel).parts))
+
+
 def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes], notes: list[str]) -> dict[str, bytes]:
-    """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A doc
-    at a generated page's path is not copied: it is named in a note."""
+    """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A
+    generated page never takes a doc's place (see core.placement): every doc is copied."""
     copies: dict[str, bytes] = {}
     banners = bundle.banners
     for path in sorted(docs.rglob("*")) if docs.is_dir() else ():
         rel = path.relative_to(docs).as_posix()
         if any(part.startswith(".") for part in PurePosixPath(rel).parts) or path.is_dir():
             continue
-        if rel in generated:
-            notes.append(f"{root.name}/{path.relative_to(root).as_posix()} was not copied: the generated page "
-                         f"{rel} takes its place (turn the generated page off, or move the doc)")
-            continue
+        assert rel not in generated, f"placement left a generated file over {rel}"
         try:
             data = read_bounded(path, _MAX_DOC_BYTES, root)
         except UnreadableFile as exc:

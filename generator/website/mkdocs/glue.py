@@ -11,6 +11,7 @@ is where they fail.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -22,10 +23,12 @@ from mkdocs_gen_files.editor import FilesEditor
 
 from ...findings import KbError, NotAKnowledgeBase
 from ...pipeline import KnowledgeBase, check_knowledge_base
+from ...records.docs_folder import docs_folder
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle, PageMeta
 from ..core.links import SiteSettings
 from ..core.pages import render_site
+from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
@@ -38,6 +41,11 @@ class SiteOptions:
     home: bool = True
     tags: bool = True
     charts: bool = True
+    prefix: str = ""  # the folder of the docs folder the generated pages go into ('' its top)
+    # The docs folder as configured, before any plugin moved it: Backstage TechDocs' monorepo plugin
+    # builds from a temporary copy, whose pages have the same paths; links, edit paths and the check
+    # go by the folder in the repository.
+    docs_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,15 +58,58 @@ class Generated:
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
     """Check the records, render them, and add the pages to `files` (written under `scratch`)."""
     kb = check(options.root)
-    site = render_site(kb, site_settings(config, options))
+    hand_written = hand_written_pages(files, config)
+    asked = site_settings(config, options)
+    settings = place_settings(asked, hand_written)
+    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
+    site = placed.bundle
     with FilesEditor(files, config, scratch) as editor:
         for path, text in site.files.items():
             with editor.open(path, "w") as handle:
                 handle.write(text)
         built = editor.files
     apply_page_meta(built, site)
+    log_placement(placed, settings, config)
+    log_docs_folder(options.root, settings)
     log_findings(kb)
     return Generated(built, site.banners, site.pages)
+
+
+def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
+    """The files of the site's docs folder that the build will use (docs-relative): the places a
+    generated file must not take."""
+    docs_dir = os.path.normpath(config.docs_dir)
+    return frozenset(file.src_uri for file in files
+                     if file.abs_src_path is not None and os.path.normpath(file.src_dir or "") == docs_dir
+                     and file.inclusion is not InclusionLevel.EXCLUDED)
+
+
+def log_docs_folder(root: Path, settings: SiteSettings) -> None:
+    """A warning when kb check reads another docs folder than this site renders: stale-doc would
+    never look at this site's pages (records/docs_folder.py decides what the check reads)."""
+    checked = docs_folder(root)
+    if checked.rel_path == settings.docs_dir:
+        return
+    renders = "a folder outside the knowledge base" if settings.docs_dir == ".." else f"{settings.docs_dir}/"
+    log.warning("incident-kb: this site renders the docs in %s, but kb check reads %s/ (%s), so stale-doc never looks "
+                "at this site's pages; say docs-dir = \"%s\" under [tool.incident-kb] in the knowledge base's "
+                "pyproject.toml%s", renders, checked.rel_path, checked.source,
+                settings.docs_dir if settings.docs_dir != ".." else "FOLDER",
+                "" if settings.docs_dir != ".." else " (a folder inside the knowledge base: move the docs there)")
+
+
+def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) -> None:
+    """Once a build: the hand-written pages kept in generated pages' places, as a warning (`--strict`
+    fails on it: a team's page must not silently hide the knowledge base's), and how to place it."""
+    config_file = os.path.basename(config.config_file_path or "mkdocs.yml")
+    how = (f"To put the knowledge base in a folder of its own, give the incident-kb plugin the option `prefix: kb` "
+           f"in {config_file} (its pages then go under kb/); or keep your pages in those places and turn the "
+           "generated ones off (`home: false`, `tags: false`).")
+    message = kept_pages_message(placed, settings.docs_dir, how)
+    if message is not None:
+        log.warning("incident-kb: %s", message)
+    elif not settings.home:
+        log.info("incident-kb: the knowledge base's home, with what needs action, is at %s", placed.home_path)
 
 
 def check(root: Path) -> KnowledgeBase:
@@ -76,8 +127,10 @@ def check(root: Path) -> KnowledgeBase:
 
 
 def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
-    return replace(settings_from_config(config, options.root), home=options.home, tags=options.tags,
-                   charts=options.charts)
+    site = {"site_name": config.site_name, "repo_url": config.repo_url, "edit_uri": config.edit_uri,
+            "docs_dir": options.docs_dir or config.docs_dir}
+    return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
+                   charts=options.charts, prefix=options.prefix)
 
 
 def apply_page_meta(files: Files, site: Bundle) -> None:

@@ -11,10 +11,17 @@ by MkDocs' config schema:
     plugins:
       - incident-kb:
           root: .        # the folder holding knobs/ and incidents/ (default: mkdocs.yml's folder)
-          home: true     # generate the home page (index.md); false if docs/ has its own
+          prefix: ''     # the docs folder's subfolder for the generated pages, e.g. kb ('': its top)
+          home: true     # the knowledge base's home is the site's (index.md); false: needs-action.md
           tags: true     # generate tags.md for Material's tags plugin
           charts: true   # gain charts on knob pages
           search: pagefind  # the site's search on Pagefind's index; `material` for Material's own
+
+A hand-written page is never replaced: where the docs folder has a page at a generated page's path,
+that page is kept and the build warns (see core.placement). The site's search is the plugin's, on
+Pagefind's index (site_search: it splits `_`, `.` and signs itself). Where Material's search answers
+instead (`search: material`, or Pagefind missing), it gets a separator that splits `_` (so a short
+name finds a setting's page) when the site sets none, and a warning when the site's own cannot.
 
 MkDocs glue only: the work of a build is in `glue` (and, under `mkdocs serve --dirty`, `preview`),
 imported afresh for each build so that `mkdocs serve` picks up edits to the generator itself in a
@@ -24,10 +31,12 @@ development checkout (see `live_reload`).
 from __future__ import annotations
 
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
-# nothing in the user's process. The Makefile and the generated workflow silence them, where the
-# user chose to (README: "The incident-kb plugin's options").
+# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile and the generated workflow silence them, where the
+# user chose to (docs/reference/adopting.md: "The incident-kb plugin's options").
 import logging
 import os
+import posixpath
+import re
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -37,8 +46,8 @@ from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.config.config_options import ExtraScriptValue
-from jinja2 import Environment
 from mkdocs.exceptions import PluginError
+from jinja2 import Environment
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
@@ -48,7 +57,7 @@ from mkdocs.utils.templates import TemplateContext
 from .idle_collection import IdleCollection
 from .save_watch import SaveWatch
 from . import site_search
-from ..core.bundle import site_needs
+from ..core.bundle import SEARCH_SEPARATOR, site_needs
 from .live_reload import fresh_module
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -58,10 +67,41 @@ _PREVIEW = "generator.website.mkdocs.preview"
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
 _OWN_EXCLUDE = "incident_kb_excluded"  # in a page's `search` metadata: what its front matter said
+_SEARCH_PLUGIN = "material.plugins.search"
+# Where MkDocs and ProperDocs log their warning about dirty builds (their build module's logger).
+_BUILD_LOGGERS = ("mkdocs.commands.build", "properdocs.commands.build")
+_DIRTY_WARNING = "A 'dirty' build is being performed"
+
+
+def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
+    """MkDocs' warning that a dirty build gets the nav and links wrong: under the live preview it does
+    not (the preview restores every page MkDocs did not read and rebuilds those that depend on a
+    change; tests/test_live_preview.py compares it with a full build), so it is left out of the log."""
+    return not str(record.msg).startswith(_DIRTY_WARNING)
+
+
+def splits_underscore(separator: str) -> bool | None:
+    """Whether a search separator (a JavaScript regular expression) splits 'POOL_SIZE' at its '_';
+    None when Python cannot read it (then nobody is warned on a guess)."""
+    try:
+        return re.split(separator, "POOL_SIZE") == ["POOL", "SIZE"]
+    except (re.error, TypeError):
+        return None
+
+
+def checked_prefix(prefix: str) -> str:
+    """The `prefix` option as a plain relative folder of the docs folder ('' for its top)."""
+    cleaned = posixpath.normpath(prefix.strip().strip("/")) if prefix.strip().strip("/") else ""
+    if cleaned in ("", "."):
+        return ""
+    if cleaned == ".." or cleaned.startswith("../") or "\\" in cleaned or posixpath.isabs(prefix.strip()):
+        raise PluginError(f"incident-kb: prefix {prefix!r} must be a folder inside the docs folder, e.g. prefix: kb")
+    return cleaned
 
 
 class IncidentKbConfig(Config):
     root = opt.Optional(opt.Dir(exists=True))
+    prefix = opt.Type(str, default="")
     home = opt.Type(bool, default=True)
     tags = opt.Type(bool, default=True)
     charts = opt.Type(bool, default=True)
@@ -86,35 +126,57 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
         self._files: Files | None = None  # this build's files
         self._background_index = site_search.BackgroundIndex()
+        self._prefix = ""  # the option, checked
+        self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
         self._serving = command == "serve"
+        if self._live:  # the preview keeps a dirty build whole: MkDocs' warning about it does not apply
+            for logger in _BUILD_LOGGERS:
+                logging.getLogger(logger).addFilter(_quiet_dirty_warning)
 
     @property
     def root(self) -> Path:
         return Path(self.config.root or os.path.dirname(self._config_file)).resolve()
 
-    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+    @event_priority(100)  # before other plugins' on_config: Material's search settles its separator there,
+    def _before_others(self, config: MkDocsConfig) -> None:  # and TechDocs' monorepo plugin moves docs_dir
+        self._docs_dir = config.docs_dir
+        self._pagefind = self._use_pagefind(config)
+        for plugin in config.plugins.values():
+            if type(plugin).__module__.startswith(_SEARCH_PLUGIN) and plugin.config.get("enabled", True):
+                separator = plugin.config.get("separator")
+                if not separator:
+                    plugin.config["separator"] = SEARCH_SEPARATOR
+                # Under the plugin's search, Material's index holds no page: its separator finds nothing
+                # either way, and a warning about it would be a false alarm.
+                elif splits_underscore(separator) is False and not self._pagefind:
+                    log.warning("incident-kb: the search plugin's separator %r does not split '_': a short name "
+                                "such as POOL_SIZE finds nothing in a page that says PAYMENTS_DB_POOL_SIZE; add _ to "
+                                "it, or remove the separator and incident-kb sets one that splits '_' (%s)",
+                                separator, SEARCH_SEPARATOR)
+
+    def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         if self._live and self._built_once:
             self._collection.rebuild_started()
         self._config_file = config.config_file_path
+        self._prefix = checked_prefix(self.config.prefix)
         needs = site_needs(self.root)
         # Rebuild under `mkdocs serve` when a record changes.
         for folder in map(str, needs.watch):
             if folder not in config.watch:
                 config.watch.append(folder)
         # The pages' one style sheet and script, served from the site itself.
-        for sheet in needs.stylesheets:
+        for sheet in (posixpath.join(self._prefix, sheet) for sheet in needs.stylesheets):
             if sheet not in config.extra_css:
                 config.extra_css.append(sheet)
-        for script in needs.scripts:
+        for script in (posixpath.join(self._prefix, script) for script in needs.scripts):
             if script not in [str(known) for known in config.extra_javascript]:
                 config.extra_javascript.append(ExtraScriptValue(script))
         # After the site's own custom_dir, if it has one, so that its overrides win.
         if config.theme.name == "material" and THEME_OVERRIDES not in config.theme.dirs:
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, THEME_OVERRIDES)
-        self._pagefind = self._use_pagefind(config)
         search_theme = str(site_search.THEME)
         if self._pagefind and search_theme not in config.theme.dirs:
             config.theme.dirs.insert(config.theme.dirs.index(THEME_OVERRIDES), search_theme)
@@ -142,11 +204,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                      "box: add `- search` to plugins (incident-kb's search answers it)")
         return True
 
+    on_config = CombinedEvent(_before_others, _configure)
+
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
         glue: Any = fresh_module(_GLUE)
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                   charts=self.config.charts)
+                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir)
         if self._live:
             previewer: Any = fresh_module(_PREVIEW)
             self._previewer = previewer
@@ -269,6 +333,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._collection.stop()
 
     def on_shutdown(self) -> None:
+        for logger in _BUILD_LOGGERS:
+            logging.getLogger(logger).removeFilter(_quiet_dirty_warning)
         if self._save_watch is not None:
             self._save_watch.stop()
             self._save_watch = None

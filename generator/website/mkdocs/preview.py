@@ -8,7 +8,7 @@ unchanged page keeps its old time), restores every page MkDocs did not read from
 the build that last read it, makes the pages that depend on what changed build again, deletes
 what removed files left in the site, and merges the search index page by page. The result is the
 site a full build makes (tests/test_live_preview.py compares them). The private state this relies
-on is listed in the README and asserted by tests/test_site_adapters.py.
+on is listed in docs/reference/site.md and asserted by tests/test_site_adapters.py.
 """
 
 from __future__ import annotations
@@ -29,7 +29,11 @@ from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import file_sort_key
 
 from ...records.record_cache import hold_in_memory
-from .glue import Generated, SiteOptions, apply_page_meta, check, log, log_findings, site_settings
+from ..core.bundle import Bundle
+from ..core.placement import place_bundle, place_settings
+from .glue import (Generated, SiteOptions, apply_page_meta, check, hand_written_pages, log, log_docs_folder, log_findings,
+                   log_placement,
+                   site_settings)
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
 from .material_reuse import merge_search_index as merge_search_entries
@@ -60,6 +64,7 @@ class Preview:
     stamp: object  # what every page depends on (see plugin.site_stamp)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
     render: Any = None  # the last build's incremental.SiteRender
+    placed: Bundle | None = None  # its bundle as placed in the docs folder (what was written)
     banners: dict[str, str] = field(default_factory=dict)
     snapshots: dict[str, _Snapshot] = field(default_factory=dict)  # by src_uri
     outputs: set[str] = field(default_factory=set)  # every file the last build put in the site
@@ -93,16 +98,20 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
 
     hold_in_memory()  # the check's record cache stays in this process between the serve's builds
     kb = check(options.root)
-    render = render_site_again(kb, site_settings(config, options), preview.render)
-    site = render.site
-    old = preview.render.site.files if preview.render is not None else {}
+    hand_written = hand_written_pages(files, config)
+    asked = site_settings(config, options)
+    settings = place_settings(asked, hand_written)
+    render = render_site_again(kb, settings, preview.render)
+    placed = place_bundle(render.site, settings, hand_written, asked)
+    site = placed.bundle
+    old = preview.placed.files if preview.placed is not None else {}
     for path in old.keys() - site.files.keys():
         (preview.folder / path).unlink(missing_ok=True)
     for path, text in site.files.items():
         if old.get(path) != text:
             (preview.folder / path).parent.mkdir(parents=True, exist_ok=True)
             (preview.folder / path).write_text(text, encoding="utf-8")
-    preview.render = render
+    preview.render, preview.placed = render, site
     generated = {}
     for path in site.files:
         generated[path] = File(path, str(preview.folder), config.site_dir, config.use_directory_urls)
@@ -114,6 +123,8 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     preview.banners = site.banners
     preview.raw, preview.read, preview.built = {}, set(), set()
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
+    log_placement(placed, settings, config)
+    log_docs_folder(options.root, settings)
     log_findings(kb)
     return Generated(built, site.banners, site.pages)
 

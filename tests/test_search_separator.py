@@ -1,0 +1,79 @@
+"""Search splits `_` without a hand-copied regex: the plugin gives Material's search its separator
+when the site sets none, keeps a site's own that splits `_`, and warns (an error under `--strict`)
+when the site's own cannot, since a short name would then find nothing."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from generator.website.core.bundle import SEARCH_SEPARATOR
+from generator.website.mkdocs.plugin import IncidentKbPlugin, splits_underscore
+
+from .site_support import copy_knowledge_base, try_build_site
+
+pytestmark = pytest.mark.slow  # real builds
+
+
+def _with_search(root, search: str) -> None:
+    config = root / "mkdocs.yml"
+    text = config.read_text()
+    start = text.index("  - search:\n")
+    end = text.index("  - tags\n")
+    config.write_text(text[:start] + search + text[end:])
+
+
+def _separator(out) -> str:
+    return json.loads((out / "search/search_index.json").read_text())["config"]["separator"]
+
+
+def test_a_bare_search_plugin_gets_a_separator_that_splits_underscores(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    _with_search(root, "  - search\n")
+    failure, log = try_build_site(root, tmp_path / "site")
+    assert failure is None, log
+    assert _separator(tmp_path / "site") == SEARCH_SEPARATOR
+    assert splits_underscore(SEARCH_SEPARATOR)
+
+
+def test_a_sites_own_separator_that_splits_underscores_is_kept(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    _with_search(root, "  - search:\n      separator: '[\\s\\-_.]+'\n")
+    failure, log = try_build_site(root, tmp_path / "site")
+    assert failure is None, log
+    assert _separator(tmp_path / "site") == r"[\s\-_.]+"
+
+
+@pytest.mark.parametrize("separator", [r"[\s\-]+", r"[\s\-.]+"])
+def test_a_sites_own_separator_that_cannot_split_underscores_is_a_warning(tmp_path, separator):
+    root = copy_knowledge_base(tmp_path / "kb")
+    _with_search(root, f"  - search:\n      separator: '{separator}'\n")
+    failure, log = try_build_site(root, tmp_path / "site")
+    assert failure is not None and "1 warnings in strict mode" in failure
+    assert f"the search plugin's separator {separator!r} does not split '_'" in log
+    assert "POOL_SIZE" in log and SEARCH_SEPARATOR in log
+    assert try_build_site(root, tmp_path / "lenient", strict=False)[0] is None
+    assert _separator(tmp_path / "lenient") == separator  # the site's own setting stays
+
+
+def test_the_live_preview_leaves_out_mkdocs_warning_about_dirty_builds_only(caplog):
+    plugin = IncidentKbPlugin()
+    build_log = logging.getLogger("mkdocs.commands.build")
+    plugin.on_startup(command="serve", dirty=True)
+    try:
+        with caplog.at_level(logging.INFO, logger="mkdocs"):
+            build_log.warning("A 'dirty' build is being performed, this will likely lead to inaccurate navigation")
+            build_log.warning("Another warning")
+    finally:
+        plugin.on_shutdown()
+    assert [r.getMessage() for r in caplog.records] == ["Another warning"]
+    caplog.clear()
+    plugin = IncidentKbPlugin()
+    plugin.on_startup(command="build", dirty=True)  # `mkdocs build --dirty`: no preview, the warning stands
+    try:
+        build_log.warning("A 'dirty' build is being performed, this will likely lead to inaccurate navigation")
+    finally:
+        plugin.on_shutdown()
+    assert len(caplog.records) == 1
