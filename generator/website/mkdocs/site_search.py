@@ -119,8 +119,11 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
             target = names_site / page.dest_uri
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(names_page(page), encoding="utf-8")
-        runs = [_Run(program, site_dir, site_dir / INDEX_FOLDER, EXCLUDED),
-                _Run(program, names_site, site_dir / NAMES_FOLDER, EXCLUDED)]
+        runs = [_Run(program, site_dir, site_dir / INDEX_FOLDER, EXCLUDED)]
+        if any(names_site.iterdir()):
+            runs.append(_Run(program, names_site, site_dir / NAMES_FOLDER, EXCLUDED))
+        else:  # no record yet: Pagefind refuses an empty folder, and the search answers from the pages alone
+            shutil.rmtree(site_dir / NAMES_FOLDER, ignore_errors=True)
         failed = []
         for run in runs:
             try:
