@@ -76,8 +76,8 @@ def prepare(work: Path, size: int, rebuild: bool, search: str) -> tuple[Path, fl
     configured ("kb") or with Material's ("material"), and the build's seconds (None: reused)."""
     root = work / f"kb-{size}"
     site = work / (f"site-{size}" if search == "kb" else f"site-{size}-material")
-    if rebuild:
-        shutil.rmtree(site, ignore_errors=True)
+    if rebuild:  # a link left by hand (to another build) goes, not what it points to
+        site.unlink() if site.is_symlink() else shutil.rmtree(site, ignore_errors=True)
     if (site / "index.html").is_file():
         return site, None
     if not root.is_dir():

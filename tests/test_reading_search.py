@@ -45,6 +45,20 @@ history:
     incident: multi-round-harness-hang
     hypothesis: target-ctas-causes-hang
 """
+# A knob whose id and name start with a gain's digits ('12.8' is read as 128...): the number must
+# still find the page that says +12.8%.
+DIGITS_KNOB_YAML = """\
+id: prefill-chunk-1280
+name: SGLANG_PREFILL_CHUNK_1280
+summary: Prefill chunk of 1280 tokens (SGLANG_PREFILL_CHUNK_1280, prefill-chunk-1280).
+value: 1280
+default: 1024
+status: active
+component: prefill
+history:
+  - date: 2026-11-02
+    status: active
+"""
 # A hand-written page that asks to stay out of search.
 PRIVATE_DOC = "---\nsearch:\n  exclude: true\n---\n# Private notes\n\nZanzibarword appears only here.\n"
 
@@ -54,6 +68,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     base = tmp_path_factory.mktemp("search-site")
     root = copy_knowledge_base(base / "kb")
     (root / "knobs/decode-batch-tokens.yaml").write_text(SECOND_KNOB_YAML)
+    (root / "knobs/prefill-chunk-1280.yaml").write_text(DIGITS_KNOB_YAML)
     (root / "docs/guide/private.md").write_text(PRIVATE_DOC)
     edit(root / "mkdocs.yml", "      - Writing a postmortem: guide/writing-a-postmortem.md\n",
          "      - Writing a postmortem: guide/writing-a-postmortem.md\n      - guide/private.md\n")
@@ -96,6 +111,9 @@ def test_the_guide_repeats_the_incident_id_far_more_than_the_incident_page(site)
     ("multi-round-harness-hang", INCIDENT),  # id, which the guide repeats and a knob's history names
     ("Multi-round agent harness hangs", INCIDENT),  # title
     ("proxies corrupts drops", INCIDENT),  # root-cause words, which the second knob quotes
+    ("12.8", KNOB),  # a gain's number, though prefill-chunk-1280 starts with its digits
+    ("+12.8%", KNOB),  # as the page says it
+    ("5.7", KNOB),
 ])
 def test_the_records_own_page_ranks_first(visit, query, page):
     visit.open("")

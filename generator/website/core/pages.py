@@ -21,6 +21,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ...pipeline import KnowledgeBase
+from ...records.model import knob_gains
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, PageMeta, SearchKind, site_needs
@@ -132,7 +133,10 @@ def knob_files(context: SiteContext, knob: Knob) -> RenderedPage:
     files: tuple[tuple[str, str], ...] = ((view.path, text),)
     if view.chart is not None:
         files += ((view.chart.light_file, view.chart.light_svg), (view.chart.dark_file, view.chart.dark_svg))
-    names = (knob.id, knob.name, *knob.aliases)
+    # A gain's number names the knob too, as a reader types it ('12.8' for '+12.8%'): typed alone, a
+    # number would otherwise also match ids and names that start with its digits (knob-1280).
+    numbers = tuple(gain.change_text.lstrip("+\u2212").rstrip("%") for gain in knob_gains(knob))
+    names = (knob.id, knob.name, *knob.aliases, *numbers)
     return RenderedPage(view.path, files, _record_meta(context, view, RecordKind.KNOB, knob.id, names))
 
 

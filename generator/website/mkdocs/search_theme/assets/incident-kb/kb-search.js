@@ -20,6 +20,16 @@
     return text.replace(/(^|\s)[+\u2212](?=\d)/g, "$1").trim();
   }
 
+  // A number typed alone ('12.8', '12.8%'): Pagefind reads it as its digits and also matches every
+  // name that starts with them (knob-1280), so the pages named by it are those whose names hold the
+  // number itself (a knob's names hold its gains' numbers, site_search.py); null for other queries.
+  function numberIn(query) {
+    var number = /^(\d+(?:\.\d+)?)%?$/.exec(query);
+    if (!number) return null;
+    var pattern = new RegExp("(^|\\s)" + number[1].replace(".", "\\.") + "(?=$|[\\s.,;])");
+    return function (page) { return pattern.test(page.content || ""); };
+  }
+
   // Pagefind's excerpt is the page's own text with the matches in <mark>: shown as text, with
   // only the marks kept as elements.
   function excerpt(html) {
@@ -159,9 +169,11 @@
                             engines.names ? engines.names.search(query, options) : null]);
       }).then(function (answers) {
         if (id !== asked || !answers[0]) return;
-        var named = answers[1] ? answers[1].results.slice(0, NAMED) : [];
+        var number = numberIn(query);
+        var named = answers[1] ? answers[1].results.slice(0, number ? 50 : NAMED) : [];
         return Promise.all(named.map(function (result) { return result.data(); })).then(function (namedPages) {
           if (id !== asked) return;
+          if (number) namedPages = namedPages.filter(number).slice(0, NAMED);
           found = answers[0].results;
           shown = 0;
           listed = {};
