@@ -248,6 +248,25 @@
     page = Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1);
     apply(true);
     marker.setAttribute("data-ready", "true"); // the style rule that showed only the first page steps aside
+    warmKeys(rows, headers.length, key);
+  }
+
+  // Each cell's sort key, read while the browser is idle, column by column from the left: a first
+  // sort of thousands of rows then only compares (reading the keys costs more than sorting them).
+  // A sort before this is done reads the keys it still needs itself.
+  function warmKeys(rows, columns, key) {
+    var column = 0, at = 0;
+    var later = window.requestIdleCallback || function (work) {
+      return setTimeout(function () { work({ timeRemaining: function () { return 8; } }); }, 50);
+    };
+    function work(deadline) {
+      while (column < columns && deadline.timeRemaining() > 1) {
+        for (var stop = Math.min(at + 200, rows.length); at < stop; at++) key(rows[at], column);
+        if (at >= rows.length) { column += 1; at = 0; }
+      }
+      if (column < columns) later(work);
+    }
+    later(work);
   }
 
   function setUp() {
