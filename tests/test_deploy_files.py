@@ -58,6 +58,20 @@ READ = [
      "<configuration>\n  <property>\n    <name>spark.sql.shuffle.partitions</name>\n    <value>200</value>\n"
      "  </property>\n</configuration>\n", 4, "200"),
     (".properties", "spark.sql.shuffle.partitions", "spark.master=yarn\nspark.sql.shuffle.partitions: 200\n", 2, "200"),
+    ("shell fallback in use", "SEARCH_TIMEOUT_MS", 'exec gateway --timeout "${SEARCH_TIMEOUT_MS:-20}"\n', 1, "20"),
+    ("shell default assigned", "SEARCH_TIMEOUT_MS", ': "${SEARCH_TIMEOUT_MS:=20}"\nexport SEARCH_TIMEOUT_MS\n', 1, "20"),
+    ("shell default, one reading per line", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS=${SEARCH_TIMEOUT_MS-20}\n", 1, "20"),
+    ("Java system property", "spark.sql.shuffle.partitions",
+     'export SPARK_SUBMIT_OPTS="-Xmx2g -Dspark.sql.shuffle.partitions=200"\n', 1, "200"),
+    ("dotted key as nested JSON", "spark.sql.shuffle.partitions",
+     '{\n  "spark": {\n    "sql": {\n      "adaptive": true,\n      "shuffle": {\n        "partitions": 200\n'
+     '      }\n    }\n  }\n}\n', 6, "200"),
+    ("dotted key as nested JSON, one line", "server.maxConnections",
+     '{"server": {"port": 80, "maxConnections": "100"}, "maxConnections": 5}\n', 1, "100"),
+    ("dotted key as nested JSON, dotted parts", "spark.sql.shuffle.partitions",
+     '{\n  "spark.sql": {\n    "shuffle.partitions": 200\n  }\n}\n', 3, "200"),
+    ("dotted key as nested JSON, in a list", "server.maxConnections",
+     '[\n  {"server": {"maxConnections": 100}}\n]\n', 2, "100"),
     ("TOML", "max_connections", "[server]\nmax_connections = 100\n", 2, "100"),
 ]
 
@@ -78,6 +92,11 @@ NOT_THERE = [
     ("unset", "SEARCH_TIMEOUT_MS", "unset SEARCH_TIMEOUT_MS\n"),
     ("export alone", "SEARCH_TIMEOUT_MS", "export SEARCH_TIMEOUT_MS\n"),
     ("another nested key", "spark.sql.shuffle.partitions", "spark:\n  sql:\n    partitions: 200\n"),
+    ("another nested JSON key", "spark.sql.shuffle.partitions", '{"spark": {"sql": {"partitions": 200}}}\n'),
+    ("a nested JSON key of a sibling", "server.maxConnections",
+     '{\n  "server": {"port": 80},\n  "client": {"maxConnections": 100}\n}\n'),
+    ("a fallback that is another variable", "SEARCH_TIMEOUT_MS", 'exec gw "${SEARCH_TIMEOUT_MS:-$D}" ${SEARCH_TIMEOUT_MS:?}\n'),
+    ("a longer system property", "spark.sql.shuffle.partitions", 'JAVA_OPTS="-Dspark.sql.shuffle.partitions.max=4"\n'),
 ]
 
 
@@ -91,6 +110,7 @@ UNREADABLE = [
      "env:\n  - name: SEARCH_TIMEOUT_MS\n    valueFrom:\n      configMapKeyRef: {name: c, key: k}\n", 3),
     ("a template", "SEARCH_TIMEOUT_MS", "env:\n  SEARCH_TIMEOUT_MS: {{ .Values.timeout }}\n", 2),
     ("another variable", "SEARCH_TIMEOUT_MS", "export SEARCH_TIMEOUT_MS=$DEFAULT_TIMEOUT\n", 1),
+    ("another variable as the default", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS=${SEARCH_TIMEOUT_MS:-$DEFAULT}\n", 1),
     ("prose", "SEARCH_TIMEOUT_MS", 'echo "raising SEARCH_TIMEOUT_MS for the night"\n', 1),
     ("python", "SEARCH_TIMEOUT_MS", 'os.environ.setdefault("SEARCH_TIMEOUT_MS", "20")\n', 1),
     ("a nested block", "SEARCH_TIMEOUT_MS", "SEARCH_TIMEOUT_MS:\n  value: 20\n", 1),
@@ -264,3 +284,50 @@ def test_windows_line_ends_and_stray_breaks_keep_line_numbers():
     text = "@echo off\r\nset A=1\x0c\r\nexport SEARCH_TIMEOUT_MS=20\r\n"
     assert [(item.line, item.value, item.text) for item in read_settings(text, "SEARCH_TIMEOUT_MS")] == [
         (3, "20", "export SEARCH_TIMEOUT_MS=20")]
+
+
+# ---- a value handed on from where the file runs ----------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "export SEARCH_TIMEOUT_MS=20\nexec docker run -e SEARCH_TIMEOUT_MS -e A=1 gateway\n",
+    "export SEARCH_TIMEOUT_MS=20\nexec docker run --env SEARCH_TIMEOUT_MS gateway\n",
+    "export SEARCH_TIMEOUT_MS=20\nexec podman run --env=SEARCH_TIMEOUT_MS gateway\n",
+])
+def test_a_value_handed_on_after_the_file_sets_it_is_no_unreadable_line(kb, empty_kb, text):
+    assert check(kb, empty_kb, {"deploy/app.sh": text}, knob("active")) == []
+    found = check(kb, empty_kb, {"deploy/app.sh": text}, knob("reverted"))
+    assert [(f["code"], f["line"]) for f in found] == [("knob-drift", 1)]
+
+
+@pytest.mark.parametrize("path, text, line", [
+    ("deploy/app.sh", "exec docker run -e SEARCH_TIMEOUT_MS gateway\n", 1),
+    ("deploy/compose.yaml", "services:\n  gateway:\n    environment:\n      - SEARCH_TIMEOUT_MS\n", 4),
+])
+def test_a_value_handed_on_that_the_file_never_sets_cannot_be_read(kb, empty_kb, path, text, line):
+    for status in ("active", "reverted"):
+        found = check(kb, empty_kb, {path: text}, knob(status, paths=(path,)))
+        assert [(f["code"], f["path"], f["line"]) for f in found] == [("unreadable-setting", path, line)]
+        assert found[0]["message"].startswith(f"cannot read SEARCH_TIMEOUT_MS in {path}:{line} (")
+        assert "hands on the value SEARCH_TIMEOUT_MS has where it runs" in found[0]["message"]
+
+
+# ---- aliases: an old name or a config key a deploy file may use --------------------------------------
+
+def aliased(status: str) -> str:
+    return knob(status).replace("default: 100\n", "default: 100\naliases: [GW_SEARCH_TIMEOUT, timeout]\n")
+
+
+def test_a_reverted_knob_still_set_under_an_alias_drifts(kb, empty_kb):
+    found = check(kb, empty_kb, {"deploy/app.sh": "#!/bin/sh\nexport GW_SEARCH_TIMEOUT=20\n"}, aliased("reverted"))
+    assert [(f["code"], f["line"]) for f in found] == [("knob-drift", 2)]
+    assert "('export GW_SEARCH_TIMEOUT=20')" in found[0]["message"]
+    assert check(kb, empty_kb, {"deploy/app.sh": "export GW_SEARCH_TIMEOUT=100\n"}, aliased("reverted")) == []
+
+
+def test_an_active_knob_set_under_an_alias_agrees_and_prose_naming_an_alias_is_left_alone(kb, empty_kb):
+    text = 'export GW_SEARCH_TIMEOUT=20\necho "the timeout is set above"\n'
+    assert check(kb, empty_kb, {"deploy/app.sh": text}, aliased("active")) == []
+    found = check(kb, empty_kb, {"deploy/app.sh": "export GW_SEARCH_TIMEOUT=30\n"}, aliased("active"))
+    assert [(f["code"], f["line"]) for f in found] == [("knob-drift", 1)]
+    assert check(kb, empty_kb, {"deploy/app.sh": "export SEARCH_TIMEOUT_MS=20\nexport GW_SEARCH_TIMEOUT=30\n"},
+                 aliased("active")) == []  # the setting's own name decides

@@ -264,6 +264,27 @@ def test_wrong_arguments_are_one_line(kb, seed_kb, bench, args, words):
     assert words.format(f=bench / "sglang-ctas.jsonl") in message, message
 
 
+def test_csv_rows_that_differ_in_an_undeclared_condition_are_not_pooled(kb, seed_kb, bench):
+    """A CSV says nothing of what its columns are: a column whose values each repeat over several rows of
+    one side (two hosts, a concurrency scan) is a condition; one that changes row by row (a run number, a
+    time) is not, and a second metric is not either."""
+    scan = "label,host,run,tps\nold,a,1,10\nold,a,2,11\nold,b,3,20\nold,b,4,21\nnew,a,5,12\nnew,a,6,13\n"
+    (bench / "hosts.csv").write_text(scan + "new,b,7,22\nnew,b,8,23\n")
+    message = refused(kb, seed_kb, bench / "hosts.csv", "--metric", "tps", "--baseline", "old", "--candidate", "new")
+    assert message == (f"{bench / 'hosts.csv'}:4: these baseline runs differ in column 'host' (a at "
+                       f"{bench / 'hosts.csv'}:2, b here, each on several rows), so they measure different things; "
+                       "make it a condition: --condition host=host (or leave the column out of the file if it "
+                       "changes nothing); nothing was written")
+    split = imported(kb, seed_kb, bench / "hosts.csv", "--metric", "tps", "--baseline", "old", "--candidate", "new",
+                     "--condition", "host=host")
+    assert [(m["conditions"], m["baseline_runs"]) for m in split] == [({"host": "a"}, [10.0, 11.0]),
+                                                                        ({"host": "b"}, [20.0, 21.0])]
+    (bench / "runs.csv").write_text("label,run,at,tps,p99\nold,1,09:00,10,5\nold,2,09:01,11,5\nold,3,09:02,10,6\n"
+                                    "new,4,09:03,12,5\nnew,5,09:04,13,6\nnew,6,09:05,12,5\n")
+    [pooled] = imported(kb, seed_kb, bench / "runs.csv", "--metric", "tps", "--baseline", "old", "--candidate", "new")
+    assert pooled["baseline_runs"] == [10.0, 11.0, 10.0]
+
+
 def test_a_side_missing_at_a_condition_is_refused(kb, seed_kb, bench):
     (bench / "one-sided.csv").write_text("label,concurrency,tps\nold,64,1\nold,64,2\nnew,64,3\nold,96,1\n")
     message = refused(kb, seed_kb, bench / "one-sided.csv", "--metric", "tps", "--baseline", "old", "--candidate",

@@ -168,3 +168,41 @@ def test_a_doc_about_a_jvm_flag_goes_stale_and_a_gateway_doc_does_not(kb, tmp_pa
     stale = [(f["path"], f["line"], f["subject"]) for f in found if f["code"] == "stale-doc"]
     assert stale == [("docs/gc.md", 3, "gc-pause")]
     assert "'-XX:MaxGCPauseMillis' on line 3" in next(f["message"] for f in found if f["code"] == "stale-doc")
+
+
+UNICODE = [
+    # (name, doc, found): letters of any script are letters of the name; a word of a doc that continues
+    # it is another word
+    ("日本_POOL", "# Pool\n\nWe set 日本_POOL to 8.\n", True),
+    ("日本", "# Pool\n\nWe set 日本 to 8.\n", True),
+    ("日本", "# Pool\n\n日本語 is a language.\n", False),
+    ("größe", "# Pool\n\nDie größe ist 8.\n", True),
+    ("größe", "# Pool\n\nDie größer ist 8.\n", False),
+    ("MAX_ÜBER", "# Pool\n\nSee éMAX_ÜBER.\n", False),
+]
+
+
+@pytest.mark.parametrize("name, doc, found", UNICODE)
+def test_names_in_any_script_are_found_whole_and_never_crash_the_check(kb, empty_kb, name, doc, found):
+    assert mentions(empty_kb, doc, {"setting": knob_text("setting", name)}) == ([("setting", name, 3)] if found else [])
+    result = kb("check", "--root", empty_kb, "--format", "json")
+    assert result.code == 0, result.err
+
+
+def test_a_name_with_no_letter_is_not_suggested_as_its_own_alias(kb, empty_kb):
+    (empty_kb / "knobs/pool.yaml").write_text(knob_text("pool", "---"))
+    found = json.loads(kb("validate", "--root", empty_kb, "--format", "json").out)["findings"]
+    assert [f["code"] for f in found] == ["unmatchable-name"]
+    assert "aliases: [---]" not in found[0]["message"] and "aliases: [the_name_docs_use]" in found[0]["message"]
+
+
+@pytest.mark.parametrize("doc, found", [
+    ("# Heap\n\nWe run with -Xmx4g now.\n", True),
+    ("# Heap\n\n`java -Xms1g -Xmx512m -jar app.jar`\n", True),
+    ("# Heap\n\nThe -Xmx flag caps the heap.\n", True),
+    ("# Heap\n\n-Xmxfoo is no option.\n", False),
+    ("# Heap\n\nABC-Xmx4g is a part number.\n", False),
+])
+def test_a_jvm_option_is_named_with_its_value_glued_on(empty_kb, doc, found):
+    """`-Xmx4g` names `-Xmx` as `-XX:MaxGCPauseMillis=200` names its flag (deploy files read it so too)."""
+    assert mentions(empty_kb, doc, {"heap": knob_text("heap", "-Xmx", "4g")}) == ([("heap", "-Xmx", 3)] if found else [])

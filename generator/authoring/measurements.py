@@ -37,6 +37,7 @@ from .benchmarks.pytest_benchmark import read_pytest_benchmark
 from .benchmarks.samples import BenchmarkFile, BenchmarkFileError, Reader, Sample, detect_format, field_value, read_text
 from .benchmarks.serving import read_sglang, read_vllm
 from .record_files import open_record, save
+from .run_pooling import Run as _Run, as_text, refuse_pooled_columns, refuse_pooling
 from .yaml_emit import Flow, FlowList
 
 READERS: dict[str, Reader] = {"sglang": read_sglang, "vllm": read_vllm, "hyperfine": read_hyperfine,
@@ -63,15 +64,6 @@ class ImportRequest:
     software: str | None = None
     command: str | None = None
     note: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """A sample, where it came from and which side it is on."""
-
-    file: BenchmarkFile
-    sample: Sample
-    side: str  # "baseline" | "candidate"
 
 
 def add_measurement(root: Path, knob_id: str, metric: str, *, delta_pct: float | None = None,
@@ -195,7 +187,7 @@ def _matching(every: list[tuple[BenchmarkFile, Sample]], label: str) -> list[tup
         return named
     field_name, sep, wanted = label.partition("=")
     if sep:
-        picked = [(f, s) for f, s in every if _as_text(field_value(s.fields, field_name.strip())[1]) == wanted.strip()
+        picked = [(f, s) for f, s in every if as_text(field_value(s.fields, field_name.strip())[1]) == wanted.strip()
                   and field_value(s.fields, field_name.strip())[0]]
         if picked:
             return picked
@@ -203,13 +195,9 @@ def _matching(every: list[tuple[BenchmarkFile, Sample]], label: str) -> list[tup
         if f.format != "csv":
             continue
         for name, value in s.fields.items():
-            if _as_text(value) == label and not isinstance(value, dict | list):
-                return [(g, t) for g, t in every if name in t.fields and _as_text(t.fields[name]) == label]
+            if as_text(value) == label and not isinstance(value, dict | list):
+                return [(g, t) for g, t in every if name in t.fields and as_text(t.fields[name]) == label]
     return []
-
-
-def _as_text(value: Any) -> str:
-    return value_text(value) if value is not None else ""
 
 
 def _labels_found(files: Mapping[str, BenchmarkFile]) -> str:
@@ -242,7 +230,8 @@ def _grouped(runs: list[_Run], request: ImportRequest) -> dict[Conditions, list[
     covered = {field_name for _, field_name in request.conditions}
     for members in groups.values():
         for side in ("baseline", "candidate"):
-            _refuse_pooling([run for run in members if run.side == side], covered)
+            refuse_pooling([run for run in members if run.side == side], covered)
+            refuse_pooled_columns([run for run in members if run.side == side], covered, request.metric)
         sides = {run.side for run in members}
         if sides != {"baseline", "candidate"}:
             missing = ({"baseline", "candidate"} - sides).pop()
@@ -285,27 +274,6 @@ def _condition_value(value: Any, run: _Run, field_name: str) -> Any:
         raise BenchmarkFileError(run.file.shown, run.sample.line, f"'{field_name}' holds several values; name one "
                                                                   f"of its fields, e.g. {field_name}.NAME")
     return value
-
-
-def _refuse_pooling(runs: list[_Run], covered: set[str]) -> None:
-    """Runs of one side that differ in a field that changes what they measure are not one sample."""
-    if not runs:
-        return
-    first = runs[0]
-    names = [name for name in first.file.condition_fields if name not in covered]
-    expected = {name: field_value(first.sample.fields, name)[1] for name in names}
-    for run in runs[1:]:
-        for name in (names if run.file is first.file else run.file.condition_fields):
-            if name in covered:
-                continue
-            theirs = expected[name] if name in expected else field_value(first.sample.fields, name)[1]
-            mine = field_value(run.sample.fields, name)[1]
-            if mine != theirs and _as_text(mine) != _as_text(theirs):
-                key = name.rsplit(".", 1)[-1].replace("max_", "")
-                raise BenchmarkFileError(run.file.shown, run.sample.line,
-                                         f"these {run.side} runs differ in {name} ({_as_text(theirs)} at "
-                                         f"{first.file.shown}:{first.sample.line}, {_as_text(mine)} here), so they "
-                                         f"measure different things; make it a condition: --condition {key}={name}")
 
 
 def _measurement(root: Path, request: ImportRequest, conditions: dict[str, Any], members: list[_Run],

@@ -28,14 +28,14 @@ from pathlib import Path
 
 from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..records.setting_names import stands_whole, unmatchable_reason
 from ..records.docs_folder import docs_folder
+from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
 from ..records.vocabulary import RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
-# A word: letters, digits and '_', joined by single '-' or '.' (ids, env names, sysctl names, file
-# names). Each repetition starts with a separator, so matching is linear.
-_WORD = re.compile(r"[A-Za-z0-9_]+(?:[-.][A-Za-z0-9_]+)*")
+# A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
+# sysctl names, file names). Each repetition starts with a separator, so matching is linear.
+_WORD = re.compile(r"\w+(?:[-.]\w+)*")
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(\r?\n|\Z)", re.DOTALL)
 _FRONT_MATTER_KEYS = {"records": None, "knobs": RecordKind.KNOB, "incidents": RecordKind.INCIDENT}
 MAX_DOC_BYTES = 5 << 20
@@ -83,6 +83,7 @@ class DocWords:
 
     words: dict[str, tuple[RecordRef, ...]]
     punctuated: dict[str, tuple[tuple[str, int, tuple[RecordRef, ...]], ...]]  # core -> (name, core's offset, records)
+    attached: tuple[tuple[str, tuple[RecordRef, ...]], ...] = ()  # names written with their value glued on (-Xmx4g)
 
 
 def name_aliases(catalog: Catalog) -> dict[str, tuple[str, ...]]:
@@ -104,13 +105,17 @@ def doc_words(catalog: Catalog) -> DocWords:
         terms.setdefault(term, []).extend((RecordKind.KNOB, knob_id) for knob_id in knob_ids)
     words: dict[str, tuple[RecordRef, ...]] = {}
     punctuated: dict[str, list[tuple[str, int, tuple[RecordRef, ...]]]] = {}
+    attached = tuple((term, tuple(records)) for term, records in terms.items() if takes_attached_value(term))
     for term, records in terms.items():
         if _WORD.fullmatch(term):
             words[term] = tuple(records)
         else:  # looked up by the longest word of it, then checked in place
-            core = max(_WORD.findall(term), key=len)
+            parts = _WORD.findall(term)
+            if not parts:
+                continue  # no word of a doc can be it (`unmatchable_reason` says so to the author)
+            core = max(parts, key=len)
             punctuated.setdefault(core, []).append((term, term.index(core), tuple(records)))
-    return DocWords(words, {core: tuple(items) for core, items in punctuated.items()})
+    return DocWords(words, {core: tuple(items) for core, items in punctuated.items()}, attached)
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
@@ -171,6 +176,10 @@ def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef
                     at = match.start() + within - offset
                     if at >= start and text.startswith(name, at) and stands_whole(text, at, at + len(name)):
                         note(records, name, at)
+        for name, records in words.attached:  # '-Xmx4g' names -Xmx: one word of the doc, 'Xmx4g'
+            at = match.start() - 1
+            if at >= start and text.startswith(name, at) and stands_with_value(text, at, at + len(name)):
+                note(records, name, at)
     return found
 
 

@@ -164,12 +164,17 @@ def knob_drift(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator
             key = dotted(("applies_to", i))
             yield from _drift_findings(knob, record, deployment, verdict, key)
             for line in verdict.unreadable:
+                forms = ("NAME=VALUE, YAML, JSON or HCL keys, Kubernetes env lists, sysctl, JVM or command-line "
+                         "flags")
+                why, fix = (
+                    (f"it hands on the value {knob.name} has where it runs, which kb cannot see, and "
+                     f"{deployment.path} sets it nowhere itself", f"set it in the file ({forms})")
+                    if line.passes_through else
+                    (f"no form kb reads ({forms}) sets a value here", "write it in one of those forms"))
                 yield finding(
                     "unreadable-setting", deployment.path, line.line, line.column, knob.id,
-                    f"cannot read {knob.name} in {deployment.path}:{line.line} ('{line.shown}'): no form kb reads "
-                    f"(NAME=VALUE, YAML, JSON or HCL keys, Kubernetes env lists, sysctl, JVM or command-line flags) "
-                    f"sets a value here, so whether this line deploys knob '{knob.id}' ({record}, "
-                    f"{knob.status.value}) is unknown; write it in one of those forms, or give "
+                    f"cannot read {knob.name} in {deployment.path}:{line.line} ('{line.shown}'): {why}, so whether "
+                    f"this line deploys knob '{knob.id}' ({record}, {knob.status.value}) is unknown; {fix}, or give "
                     f"'applies_to[{i}].pattern' in {record} that matches the line when the tuned value is set", key)
 
 

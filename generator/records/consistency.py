@@ -93,7 +93,9 @@ def _check_names(report: _Reporter, knob: Knob) -> Iterator[Finding]:
     the fix, rather than a knob whose docs silently never refer to it."""
     why = unmatchable_reason(knob.name)
     if why is not None and not any(unmatchable_reason(alias) is None for alias in knob.aliases):
-        example = re.sub(r"[^A-Za-z0-9_.-]+", "_", knob.name.strip()).strip("_") or "the_name_docs_use"
+        example = re.sub(r"[^\w.-]+", "_", knob.name.strip()).strip("_")
+        if unmatchable_reason(example) is not None:  # '---' would suggest itself
+            example = "the_name_docs_use"
         yield report("unmatchable-name", ("name",),
                      f"no doc can ever be found naming knob '{knob.id}' by its name {knob.name!r}: {why}; list the "
                      f"names docs use under 'aliases:', e.g. 'aliases: [{example}]'")

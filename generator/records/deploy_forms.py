@@ -7,8 +7,9 @@ r"""What a deploy file sets a setting to, in the forms deploy files are written 
   ECS and Ansible alike (`{"name": "X", "value": "20"}`, `name = "X"` then `value = "20"`);
 - `NAME=VALUE` and `NAME = VALUE`: shell (`export`), `.env`, systemd `Environment=`, docker-compose
   lists, HCL/terraform, sysctl.conf, `sysctl -w`, JVM `-XX:Name=V`, `--flag=V`, quoted or not;
-- `NAME: VALUE`: YAML and JSON keys (helm values), and a dotted name written as nested YAML keys
-  (`spark:` / `  sql:` / ... `partitions: 200` for `spark.sql.shuffle.partitions`);
+- `NAME: VALUE`: YAML and JSON keys (helm values), and a dotted name written as nested YAML or JSON
+  keys (`spark:` / `  sql:` / ... `partitions: 200` for `spark.sql.shuffle.partitions`; see
+  `deploy_nesting`);
 - JVM switches `-XX:+Name` (true) and `-XX:-Name` (false), and `-Xmx4g` for a name such as `-Xmx`;
 - command-line flags `--name V` (also `"--name", "V"` in a list, or the next list item), and a
   flag given alone (true);
@@ -16,11 +17,15 @@ r"""What a deploy file sets a setting to, in the forms deploy files are written 
 - a block naming it and holding its value: terraform's `variable "NAME" {` ... `default = V`, and
   Hadoop-style XML's `<name>NAME</name>` ... `<value>V</value>`.
 
+- a Java system property `-Dname=V` for a dotted name (`-Dspark.sql.shuffle.partitions=200`).
+
 A value that comes from elsewhere (`$OTHER`, `{{ .Values.x }}`, a `valueFrom:`) is not a value; a
 shell default (`${X:-512}`) is its default. A line that names the setting in no form read here is
 returned with no value, so the caller says it cannot read it: silence would pass a reverted knob
-still deployed. Lines that only refer to the setting (`$NAME`, `unset NAME`, `export NAME`) set
-nothing and are left out. Text in, lines out: no file, no knob.
+still deployed. A line that hands the setting on from where it runs (`docker run -e NAME`,
+`--env NAME`, a docker-compose `- NAME`) is returned as passed through: it sets nothing itself, and
+the caller decides whether the file sets it elsewhere. Lines that only refer to the setting (`$NAME`,
+`unset NAME`, `export NAME`) set nothing and are left out. Text in, lines out: no file, no knob.
 """
 
 from __future__ import annotations
@@ -31,17 +36,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .deploy_values import SettingLine, Where, bare, is_quote, unquoted, value_at
-from .setting_names import name_positions
+from .deploy_values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
+from .deploy_nesting import nested_keys
+from .setting_names import name_positions, stands_with_value, takes_attached_value
 
 _PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
 _PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")
 _KEY_LINE = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#=]+)["']?\s*[:=](?:\s|$)\s*(.*)$""")
-_YAML_KEY = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#{}\[\],]+)["']?\s*:(?:\s+(.*))?$""")
 _JVM = re.compile(r"^-XX:[+-]?([A-Za-z0-9_]+)$")
-_JVM_SIZED = re.compile(r"^-X[a-z]+$")  # -Xmx, -Xms, -Xss: the value follows the name directly
 _REFERENCE_BEFORE = ("$", "${", "$(", "%")
+_SHELL_FALLBACK = re.compile(r"""\s*:?[-=]([^}$]*)\}""")  # after the name in '${NAME:-512}', '${NAME:=512}'
 _NOT_SETTING_PREFIX = re.compile(r"(^|\s)(unset|export|env\s+-u|readonly|local|declare)\s+$")
+# `docker run -e NAME`, `--env NAME`, `--env=NAME`, a docker-compose list item `- NAME`: the value the
+# setting has where the command runs, handed on.
+_PASS_THROUGH_BEFORE = re.compile(r"""((^|\s)(-e|--env)(\s+|=)|^\s*-\s+)["']?$""")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,8 +64,10 @@ def _variants(name: str) -> tuple[_Variant, ...]:
     if jvm:
         base = jvm.group(1)
         return (_Variant(f"-XX:{base}"), _Variant(f"-XX:+{base}", "true"), _Variant(f"-XX:-{base}", "false"))
-    if _JVM_SIZED.match(name):
+    if takes_attached_value(name):  # -Xmx, -Xms, -Xss: the value follows the name directly
         return (_Variant(name, attached=True),)
+    if "." in name and not name.startswith("-"):  # a property: also a Java system property, -Dname=V
+        return (_Variant(name), _Variant(f"-D{name}"))
     return (_Variant(name),)
 
 
@@ -80,8 +90,10 @@ def read_settings(text: str, name: str) -> tuple[SettingLine, ...]:
                 if item is not None:
                     found.append(item)
     if last is not None:
-        found.extend(_nested_keys(lines, _lines_holding(text, starts, last), name))
-    unique = {(item.line, item.column, item.value, item.form): item for item in found}
+        found.extend(nested_keys(text, lines, _lines_holding(text, starts, last), name))
+    # One reading per line and value: 'NAME=${NAME:-512}' sets 512 once.
+    unique = {(item.line, item.value, item.form if item.value is None else ""): item
+              for item in sorted(found, key=lambda item: -item.column)}
     return tuple(sorted(unique.values(), key=lambda item: (item.line, item.column)))
 
 
@@ -113,7 +125,7 @@ def _token_positions(line: str, variant: _Variant, limit: int) -> Iterator[int]:
     if variant.attached:
         at = line.find(variant.token, 0, limit)
         while at != -1:
-            if at == 0 or not (line[at - 1].isalnum() or line[at - 1] in "_-"):
+            if stands_with_value(line, at, at + len(variant.token)):
                 yield at
             at = line.find(variant.token, at + 1, limit)
         return
@@ -142,11 +154,15 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
     line = lines[index]
     end = at + len(variant.token)
     before = line[:at]
+    here = Where(index + 1, at + 1, line.strip())
+    if before.endswith("${"):
+        default = _SHELL_FALLBACK.match(line, end)
+        if default and resolved(unquoted(default.group(1))):  # '${NAME:-512}': 512 unless set elsewhere
+            return here.reads(unquoted(default.group(1)), "shell default")
     if before.endswith(_REFERENCE_BEFORE):
         return None  # a reference to the setting's value, not a setting
     if _NOT_SETTING_PREFIX.search(before) and not line[end:].lstrip().startswith("="):
         return None  # 'export NAME', 'unset NAME': sets no value
-    here = Where(index + 1, at + 1, line.strip())
     if variant.attached:
         return here.reads(bare(line, end) or None, "JVM option")
     quote = before[-1:] if is_quote(before[-1:]) else ""
@@ -165,6 +181,8 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
     directive = re.match(r"^\s*(?:ENV\s+)?$", before) and re.match(r"^\s+([^\s;]+)\s*;?\s*$", line[after:])
     if directive:
         return here.reads(unquoted(directive.group(1)), "NAME VALUE")
+    if _PASS_THROUGH_BEFORE.search(before) and re.match(r"""^["']?(\s|$)""", line[after:]):
+        return here.passing_through()
     return here.unreadable()
 
 
@@ -326,33 +344,3 @@ def _key_at(line: str, column: int) -> tuple[str, str] | None:
     if match is None:
         return None if stripped[0] in "}]" else _DEEPER
     return match.group(3), match.group(4)
-
-
-def _nested_keys(lines: list[str], candidates: list[int], name: str) -> Iterator[SettingLine]:
-    """A dotted name written as nested YAML keys: the line (among `candidates`) whose key completes
-    the name, with its parents (by indentation) holding the rest."""
-    for index in candidates:
-        line = lines[index]
-        match = _YAML_KEY.match(line)
-        if match is None or match.group(3) == name or not name.endswith("." + match.group(3)):
-            continue
-        path = [match.group(3)]
-        indent = len(match.group(1)) + len(match.group(2) or "")
-        for j in range(index - 1, -1, -1):
-            parent = _YAML_KEY.match(lines[j])
-            if not lines[j].strip() or lines[j].lstrip().startswith("#"):
-                continue
-            own = len(lines[j]) - len(lines[j].lstrip())
-            if own >= indent:
-                continue
-            if parent is None or (parent.group(4) or "").strip():
-                break
-            path.insert(0, parent.group(3))
-            indent = own
-            if ".".join(path) == name or not name.endswith("." + ".".join(path)):
-                break
-        if ".".join(path) == name:
-            rest = match.group(4) or ""
-            value = value_at(rest) if rest.strip() else None
-            yield Where(index + 1, len(match.group(1)) + len(match.group(2) or "") + 1,
-                         line.strip()).reads(value, "nested YAML keys")

@@ -30,6 +30,12 @@ class SettingLine:
         return self.value is not None
 
     @property
+    def passes_through(self) -> bool:
+        """The line hands on the value the setting has where it runs (`docker run -e NAME`, a
+        docker-compose `- NAME`): it sets none itself."""
+        return self.form == PASS_THROUGH
+
+    @property
     def shown(self) -> str:
         """The line as a message quotes it: whole, with the name's line first for a pair on two lines."""
         if self.name_text is not None and self.name_line != self.line:
@@ -51,6 +57,12 @@ class Where:
 
     def unreadable(self) -> SettingLine:
         return SettingLine(self.line, self.column, self.text, None, "")
+
+    def passing_through(self) -> SettingLine:
+        return SettingLine(self.line, self.column, self.text, None, PASS_THROUGH)
+
+
+PASS_THROUGH = "passed through"
 
 
 def value_at(text: str) -> str | None:
@@ -85,7 +97,7 @@ def resolved(value: str) -> str | None:
     elsewhere (another variable, a template)."""
     default = _SHELL_DEFAULT.match(value)
     if default:
-        return unquoted(default.group(1))
+        return resolved(unquoted(default.group(1)))  # '${X:-$OTHER}' comes from elsewhere too
     if value.startswith("$") or "{{" in value:
         return None
     return value

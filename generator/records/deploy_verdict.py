@@ -4,8 +4,12 @@ for `kb check`'s drift rule and the authoring commands' next steps alike.
 An active knob must be set to its value there; a reverted or retired one must not be set to any
 value it was ever tuned to (an older tuned value included; its default may be set). The file is
 read through the record's own pattern when it gives one, else through `deploy_forms`' readers of the
-common forms; lines that name the setting in a form no reader understands are returned too, so
-the caller says so. Model and text in, verdict out: reads no file.
+common forms, under the setting's name and under each of its `aliases:` (an old name, a config key:
+a file may set it so). Lines that name the setting in a form no reader understands are returned
+too, so the caller says so; a line that hands the setting on from where it runs (`docker run -e
+NAME`) is one of them only when the file sets the setting nowhere itself, and a line naming an
+alias in no form kb reads is left alone (aliases are also the short names prose uses). Model and
+text in, verdict out: reads no file.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from .deploy_values import SettingLine
 from .deployments import any_value_pattern, deploy_pattern, pattern_lines, value_text
 from .patterns import compile_pattern
 from .schema import Deployment, Knob
+from .setting_names import unmatchable_reason
 from .vocabulary import KnobStatus
 
 
@@ -90,8 +95,12 @@ def deployment_verdict(knob: Knob, deployment: Deployment, text: str) -> Deploym
             return None
         return _pattern_verdict(knob, deployment, text, pattern, present)
     found = read_settings(text, knob.name)
-    readable = tuple(line for line in found if line.is_readable)
-    unreadable = tuple(line for line in found if not line.is_readable)
+    by_alias = [line for alias in knob.aliases if alias != knob.name and unmatchable_reason(alias) is None
+                for line in read_settings(text, alias) if line.is_readable]
+    readable = tuple(sorted({(line.line, line.column): line for line in
+                             (*(line for line in found if line.is_readable), *by_alias)}.values(),
+                            key=lambda line: (line.line, line.column)))
+    unreadable = tuple(line for line in found if not line.is_readable and not (line.passes_through and readable))
     if present:
         setting = tuple(line for line in readable if same_value(line.value or "", knob.value))
         if setting:

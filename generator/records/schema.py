@@ -133,7 +133,7 @@ class Record(BaseModel):
 
 class Deployment(Record):
     path: DeployPath = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
-    pattern: Text | None = Field(default=None, description="Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Default: built from the knob's kind, name and current value.")
+    pattern: Text | None = Field(default=None, description="Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Without one, kb reads the file's common forms (NAME=VALUE, YAML, JSON or HCL keys, env lists, sysctl, JVM and command-line flags) under the knob's name and aliases.")
 
 
 class Measurement(Record):

@@ -12,30 +12,48 @@ readers both ask this module. Text in, positions out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _JOINERS = ".-"  # join the parts of one name: net.core.x, max-connections
 
 
 def is_name_char(char: str) -> bool:
-    return char in _NAME_CHARS
+    """A letter (of any script), a digit or '_': what continues a name (`Größe` is one name)."""
+    return char == "_" or char.isalnum()
 
 
 def stands_whole(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] (a name) is not continued by the text on either side."""
     name = text[start:end]
-    if name[:1] in _NAME_CHARS and start > 0:
+    if start > 0 and is_name_char(name[:1]):
         before = text[start - 1]
-        if before in _NAME_CHARS or (before in _JOINERS and start > 1 and text[start - 2] in _NAME_CHARS):
+        if is_name_char(before) or (before in _JOINERS and start > 1 and is_name_char(text[start - 2])):
             return False
-    elif start > 0 and text[start - 1] in _NAME_CHARS:
+    elif start > 0 and is_name_char(text[start - 1]):
         return False
-    if name[-1:] in _NAME_CHARS and end < len(text):
+    if end < len(text) and is_name_char(name[-1:]):
         after = text[end]
-        if after in _NAME_CHARS or (after in _JOINERS and end + 1 < len(text) and text[end + 1] in _NAME_CHARS):
+        if is_name_char(after) or (after in _JOINERS and end + 1 < len(text) and is_name_char(text[end + 1])):
             return False
     return True
+
+
+# JVM options whose value follows the name with no separator: -Xmx4g, -Xss512k.
+_ATTACHED = re.compile(r"^-X[a-z]+$")
+
+
+def takes_attached_value(name: str) -> bool:
+    """Whether the setting is written with its value glued on (`-Xmx4g` names `-Xmx`)."""
+    return bool(_ATTACHED.match(name))
+
+
+def stands_with_value(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] (a name that takes an attached value) stands whole or is followed by
+    its value (a digit): `-Xmx4g`, `-Xmx`, not `-Xmxfoo`."""
+    if end < len(text) and text[end].isdigit():
+        return start == 0 or not is_name_char(text[start - 1])
+    return stands_whole(text, start, end)
 
 
 def name_positions(text: str, name: str, start: int = 0, end: int | None = None) -> Iterator[int]:

@@ -33,8 +33,8 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--doc", action="append", default=[], help="a doc about it (repeatable)")
     parser.add_argument("--applies-to", action="append", default=[], metavar="PATH[:PATTERN]",
                         help="a deploy file that sets it, with a pattern matching the tuned value ({name} and "
-                             "{value} stand for the knob's current name and value); without one, kb check builds "
-                             "it from the knob's kind, name and current value (repeatable)")
+                             "{value} stand for the knob's current name and value); without one, kb check reads "
+                             "the file's common forms (NAME=VALUE, YAML keys, env lists, flags...) (repeatable)")
     add_root(parser)
 
 
