@@ -180,21 +180,21 @@ def test_last_change_is_the_records_own_with_the_commit_second(tmp_path):
     repo, ids = story_until(root, 4)  # step 4 restores the knob, committed 2026-11-07 15:00 UTC
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
     knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
-    assert "2026-11-07" in untagged(knob_row) and "reverted → restored" in untagged(knob_row)
+    assert "2026-11-07" in untagged(knob_row) and "reverted -&gt; restored" in untagged(knob_row)
     assert "committed" not in knob_row
-    assert (f"- **Last change:** 2026-11-07, reverted → restored; committed {ids[4]} on 2026-11-07 15:00:00 UTC"
+    assert (f"- **Last change:** 2026-11-07, reverted -&gt; restored; committed {ids[4]} on 2026-11-07 15:00:00 UTC"
             in untagged(site.files[KNOB_PAGE]))
     home = site.files["index.md"]
     recent = untagged(home[home.index("## Recent changes"):])
     assert "on the dates the records give" in recent
     knob_rows = [line for line in recent.splitlines() if f"(knobs/{KNOB}.md)" in line]
     assert [(line.split(" | ")[0], line.split(" | ")[-1]) for line in knob_rows] == [
-        ("| 2026-11-07", "reverted → restored |"), ("| 2026-11-04", "active → reverted |"),
+        ("| 2026-11-07", "reverted -&gt; restored |"), ("| 2026-11-04", "active -&gt; reverted |"),
         ("| 2026-11-02", "active |")]  # newest first, each saying what changed
 
     (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
-    assert ("- **Last change:** 2026-11-07, reverted → restored; not committed yet: value 512 -&gt; 1024"
+    assert ("- **Last change:** 2026-11-07, reverted -&gt; restored; not committed yet: value 512 -&gt; 1024"
             in untagged(site.files[KNOB_PAGE]))
 
 

@@ -118,13 +118,13 @@ def change_when(change: Change) -> Markup:
 
 
 def change_what(change: Change, badges: bool = True) -> Markup:
-    """What changed: a knob's statuses, before and after ('reverted → restored', as badges unless
-    `badges` is off), or an incident's event."""
+    """What changed: a knob's statuses, before and after ('reverted -> restored', as the issue and
+    the record's history say it; as badges unless `badges` is off), or an incident's event."""
     if change.kind is RecordKind.KNOB and change.new_status is not None:
         if not badges:
-            return plain(f"{change.old_status} \u2192 {change.new_status}" if change.old_status else change.new_status)
+            return plain(f"{change.old_status} -> {change.new_status}" if change.old_status else change.new_status)
         after = badge("status", change.new_status)
-        return badge("status", change.old_status) + Markup(" \u2192 ") + after if change.old_status else after
+        return badge("status", change.old_status) + plain(" -> ") + after if change.old_status else after
     return record_inline(change.what)
 
 
@@ -137,7 +137,7 @@ def committed_text(committed: Committed) -> Markup:
 
 
 def last_changed_fact(change: Change | None, committed: Committed | None) -> tuple[Fact, ...]:
-    """'Last change: 2026-11-07, reverted → restored; committed 08776b1 on 2026-11-30 09:15:20 UTC':
+    """'Last change: 2026-11-07, reverted -> restored; committed 08776b1 on 2026-11-30 09:15:20 UTC':
     the record's own dated change first, git second."""
     if change is None:
         return ()
