@@ -22,7 +22,6 @@ from .command import Command, add_root, root_of
 from .findings import CODES, Finding, KbError, Severity
 from .records.vocabulary import RecordKind
 from .reference_date import TODAY_VARIABLE, reference_date
-from .wording import plural
 
 # The pipeline (pydantic models, git) is imported where a check runs, not here: `kb check` on an
 # unchanged knowledge base prints its remembered result in less time than those imports take.
@@ -66,7 +65,8 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--staged", action="store_true",
                         help="pre-commit mode: do nothing unless the commit being made touches the knowledge base (a "
                              "record, a doc, pyproject.toml, or a file a record names, such as an applies_to file); "
-                             "then fail only on what it introduces, as with --base HEAD")
+                             "then check exactly what is staged (the index, not the work tree) and fail only on what "
+                             "it introduces, as with --base HEAD")
     _add_today(parser)
 
 
@@ -78,18 +78,17 @@ def run_check(args: argparse.Namespace) -> int:
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
                                    lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return _print_result(result, args.format)
-    from .checking.staged import staged_changes
-    from .pipeline import check_knowledge_base, load_knowledge_base
-    from .pr_mode import check_at_base, mark_pre_existing
+    from .pipeline import check_knowledge_base
+    from .pr_mode import check_at_base, check_staged, mark_pre_existing, pre_existing_summary
 
-    if args.staged:
+    if args.staged:  # the index, never the work tree (see pr_mode.check_staged)
         if args.base is not None:
             raise KbError("--staged compares with HEAD; it takes no --base")
-        staged = staged_changes(root, lambda: load_knowledge_base(root).catalog)
-        if not staged.touched:
-            print("kb check --staged: the commit touches no file of the knowledge base; nothing to check")
+        staged = check_staged(root, allow_shallow=args.allow_shallow, today=args.today)
+        if staged.note is not None:
+            print(displayable(staged.note))
             return 0
-        args.base = staged.base
+        return _print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
@@ -98,9 +97,7 @@ def run_check(args: argparse.Namespace) -> int:
     after = ""
     if args.base is not None:
         findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
-        where = args.base if commit.startswith(args.base) else f"{args.base} ({commit[:7]})"
-        after = (f"; {plural(pre_existing, 'finding')} pre-existing at {where} "
-                 f"{'does' if pre_existing == 1 else 'do'} not fail the run")
+        after = pre_existing_summary(pre_existing, args.base, commit)
     return _print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
 
 

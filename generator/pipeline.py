@@ -11,6 +11,7 @@ here, and only here), and every consumer (the CLI, the site, the authoring comma
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import gc
@@ -26,7 +27,7 @@ from .checking.references import DocReference, find_doc_references
 from .checking.rules import RULES, RuleSettings
 from .checking.severities import Config, load_config
 from .findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
-from .history.versions import consultations_recorded
+from .history.versions import consultations_recorded, versions_from
 from .ledger import FileFacts, Ledger
 from .records.consistency import check_consistency
 from .records.files import describe_error, folder_entries, is_file, is_folder
@@ -37,9 +38,10 @@ from .records.docs_folder import docs_folder
 from .records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from .records.record_cache import RecordCache
 from .reference_date import reference_date
-from .wording import plural
+from .wording import plural, shell_word
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
+    from .history.gitio import PendingTree
     from .history.timelines import History, MaterialChange, RecordKey
 
 P = ParamSpec("P")
@@ -88,20 +90,45 @@ def record_files(root: Path, kind: RecordKind) -> list[Path]:
     return [root / rel for rel in _record_paths(root, kind)]
 
 
-def _record_paths(root: Path, kind: RecordKind) -> list[str]:
+def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = None) -> list[str]:
     """`record_files`, relative to root, in the same order (plain strings: at 10,000 records, paths
-    objects cost more than the listing)."""
+    objects cost more than the listing). Subfolders reached through a link inside the knowledge base
+    are walked; a folder that is not (a link out, to nothing, or back) is a finding in `skipped`."""
     folder = root / kind.folder
     if not is_folder(folder):
         return []
+    passed: list[tuple[str, str]] = []
     try:
-        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder) if rel.endswith(RECORD_SUFFIXES)]
+        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder, inside=root, skipped=passed)
+                 if rel.lower().endswith(RECORD_SUFFIXES)]
     except OSError as exc:
         where = Path(exc.filename or folder)
         rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
         raise KbError(f"cannot list {rel}/ in {root} ({describe_error(exc)}); kb reads every record, so it "
                       "stops here: make the folder readable") from None
-    return sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
+    records = sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
+    if skipped is not None:
+        read = set(records)
+        skipped.extend(skipped_folder(f"{kind.folder}/{rel}" if rel else kind.folder, why, f"{kind} records")
+                       for rel, why in passed if f"{kind.folder}/{rel}" not in read)
+        skipped.extend(_misnamed(rel) for rel in found if rel not in read and record_kind_of(rel.lower()) is kind)
+    return records
+
+
+def _misnamed(rel_path: str) -> Finding:
+    """A file named like a record but for the case of its suffix (knobs/x.YAML): not read, and said."""
+    stem, dot, suffix = rel_path.rpartition(".")
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this as a record: a record's name ends in {' or '.join(RECORD_SUFFIXES)} "
+                   f"(lower case), this one in {dot}{suffix}, so a record in it would go unchecked. Rename it "
+                   f"(git mv {shell_word(rel_path)} {shell_word(stem + dot + suffix.lower())})")
+
+
+def skipped_folder(rel_path: str, why: str, what: str) -> Finding:
+    """A folder under knobs/, incidents/ or docs/ that kb does not read: said, never skipped silently."""
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this: {why}; {what} in it would go unchecked. Move them into the "
+                   "repository (a link to a folder inside it is followed), or remove the link")
 
 
 def _path_order(rel: str) -> list[str]:
@@ -139,12 +166,13 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
 
 @collector_paused
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
-                         rev: str | None = None, timelines: bool = False,
+                         rev: str | None = None, pending: PendingTree | None = None, timelines: bool = False,
                          replaced: Mapping[str, str] | None = None, today: date | None = None,
                          cache: bool = True, ledger: bool = False) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
-    `repo_folder` and `rev` read git history from elsewhere (PR mode); `timelines` reads every
+    `repo_folder` and `rev` read git history from elsewhere (PR mode), and `pending` adds the commit
+    being made to it (pre-commit mode: `root` holds the index's files); `timelines` reads every
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass in the knowledge base's store in the user's cache folder (`generator.cache`;
@@ -154,9 +182,10 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
     settings = RuleSettings.of(today, config)
-    with consultations_recorded() as consulted:  # the records whose findings asked git for old versions
-        for item in (item for rule in RULES for item in rule(catalog, root, settings)):
-            loaded.by_file.setdefault(item.path, []).append(item)
+    with consultations_recorded() as consulted, \
+            versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+        for item in (item for rule in RULES for item in rule(catalog, root, settings)):  # (consulted: the records
+            loaded.by_file.setdefault(item.path, []).append(item)  # whose findings asked git for old versions)
     others: list[Finding] = []
     docs = docs_folder(root)
     if docs.problem is not None and docs.config_file is not None:
@@ -165,13 +194,15 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
                               f"render: give the site's docs folder as docs_dir, or as docs-dir under "
                               f"[tool.incident-kb] in pyproject.toml (a folder inside the knowledge base)"))
     unreadable: dict[str, str] = {}
-    references = tuple(find_doc_references(root, catalog, unreadable=unreadable))
+    skipped: list[tuple[str, str]] = []
+    references = tuple(find_doc_references(root, catalog, unreadable=unreadable, skipped=skipped))
+    others.extend(skipped_folder(folder, why, "docs") for folder, why in skipped)
     others.extend(finding("unreadable-file", doc, 1, 1, None,
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
     history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
-                                   rev=rev, allow_shallow=allow_shallow, cache=cache)
+                                   rev=rev, pending=pending, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
         from .checking.stale_docs import find_stale_docs
 
@@ -208,7 +239,7 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
 class _Loaded:
     catalog: Catalog
     config: Config
-    config_findings: list[Finding]
+    config_findings: list[Finding]  # and those about record folders not read
     by_file: dict[str, list[Finding]]  # loading and consistency findings, by record file
     facts: dict[str, FileFacts]
 
@@ -233,6 +264,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
         raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
                                 "make it readable, or pass another folder with --root") from None
     config, config_findings = load_config(root)
+    skipped: list[Finding] = []  # record folders not read (see _record_paths)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
     broken: dict[RecordKind, set[str]] = {kind: set((broken_elsewhere or {}).get(kind, ())) for kind in RecordKind}
@@ -242,7 +274,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     subset = None if only is None else set(only)
     for kind in RecordKind:
         if subset is None:
-            rel_paths = set(_record_paths(root, kind)) | {PurePosixPath(rel).as_posix() for rel in replaced
+            rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
                                                            if record_kind_of(rel) is kind}
         else:
             rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
@@ -270,7 +302,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     catalog = Catalog.of(records, broken)
     for item in check_consistency(catalog, root):
         by_file.setdefault(item.path, []).append(item)
-    return _Loaded(catalog, config, config_findings, by_file, facts)
+    return _Loaded(catalog, config, [*config_findings, *skipped], by_file, facts)
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:
@@ -279,7 +311,7 @@ def _seen_by_docs(record: Knob | Incident) -> str:
 
 
 def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
-                  repo_folder: Path | None = None, rev: str | None = None,
+                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
                   allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from .history.timelines import HistoryUnavailable, read_history
@@ -290,7 +322,7 @@ def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReferenc
     docs = docs_folder(root).rel_path
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
-        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev,
+        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev, pending=pending,
                                allow_shallow=allow_shallow, cache=cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)

@@ -1,11 +1,12 @@
-"""PR mode (`kb check --base REF`): which of today's findings already existed at REF.
+"""PR mode (`kb check --base REF`): which of today's findings already existed at REF; and pre-commit
+mode (`kb check --staged`), which checks the commit being made the same way against HEAD.
 
-The knowledge base at REF is checked from its files as committed there, read from git's objects
-(no checkout; the work tree is untouched) with the history up to REF. Only what the knowledge base
-reads is read: its records, docs and configuration, then the files its records name (deploy
-files, docs elsewhere). They go to a private temporary folder, every path checked first: a tree
-entry with '..', an absolute path or an empty part stops the run (git itself would refuse to check
-it out), and links are not written, so nothing lands outside that folder or is read through a link.
+The knowledge base at REF (or as the index would commit it) is checked from its files as committed
+there, read from git's objects (no checkout; the work tree is untouched, and for --staged neither
+an untracked nor an unstaged file counts) with the history up to REF (up to HEAD plus the commit
+being made). Only what the knowledge base reads is read: its records, docs and configuration, then
+the files its records name (deploy files, docs elsewhere). They go to a private temporary folder as
+a checkout would lay them out, links as links (history/tree_layout.py), every path checked first.
 
 A finding of today is pre-existing when one at REF is the same finding: same code, file and record,
 and the same field (its key path, e.g. 'measurements[1].delta_pct') with the same message, or that
@@ -20,30 +21,30 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .findings import Finding, KbError, Severity
-from .history.gitio import NotARepository, Oversized, TreeEntry, iter_blobs, list_tree, open_repository, \
-    repository_state, resolve_commit
+from .checking.staged import files_named_by_records, is_own_file
+from .history.gitio import IndexNotCommittable, NotARepository, RepoState, index_tree, list_tree, open_repository, \
+    repository_state, resolve_commit, staged_paths
+from .history.tree_layout import TreeLayout
 from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .records.files import is_folder
 from .records.links import files_named
-from .records.writes import write_new_file
 from .records.model import Catalog
 from .records.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
 from .records.vocabulary import RecordKind
+from .wording import plural
 
 if TYPE_CHECKING:
     import git
 
 # The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
 _CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
-# Above every reader's limit (deploy files: 10 MiB): a larger file at the base is laid out by its size
-# alone, so the check refuses it as it would in the work tree, and git's bytes are never held.
-_MAX_BLOB = 64 << 20
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -58,24 +59,102 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
             if commit is None:
                 raise KbError(f"--base {ref}: no such commit in {state.toplevel}; fetch it first (e.g. `git fetch "
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
-            folders = [kind.folder for kind in RecordKind]
-            entries = list_tree(repo, commit, state.prefix, [*folders, *_CONFIG])
-            if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
-                return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder:
                 base_root = Path(folder)
-                written = _write_entries(repo, entries, base_root, ref)
-                docs = docs_folder(base_root).rel_path  # as the base's configuration says
-                written |= _write_entries(repo, list_tree(repo, commit, state.prefix, [docs]), base_root, ref)
-                named = sorted(set(_named_paths(load_knowledge_base(base_root).catalog)) - written)
-                _write_entries(repo, [e for e in list_tree(repo, commit, state.prefix, named) if e.path in named],
-                               base_root, ref)
+                if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
+                    return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
                 kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
                                           today=today, cache=False)
                 return commit, _relocated(kb, base_root)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "
                       "repository") from None
+
+
+def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
+             env: Mapping[str, str] | None = None) -> Catalog | None:
+    """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
+    records, configuration, docs (where that configuration says) and the files its records name,
+    links as links (see history/tree_layout.py); returns its records. None, with nothing written,
+    when `rev` holds no record folder there."""
+    folders = [kind.folder for kind in RecordKind]
+    layout = TreeLayout(repo, rev, prefix, dest, mode, env)
+    entries = layout.entries([*folders, *_CONFIG])
+    if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
+        return None
+    layout.add(entries)
+    layout.add(layout.entries([docs_folder(dest).rel_path]))  # as the laid-out configuration says
+    catalog = load_knowledge_base(dest).catalog
+    layout.add_paths(sorted(_named_paths(catalog)))
+    return catalog
+
+
+@dataclass(frozen=True, slots=True)
+class StagedCheck:
+    """`kb check --staged`: the findings of the commit being made, those already at HEAD marked as
+    pre-existing; or `note` alone when there is nothing to check."""
+
+    findings: tuple[Finding, ...] = ()
+    summary: str = ""
+    notes: tuple[str, ...] = ()
+    note: str | None = None
+
+
+def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
+    """Judge exactly what the next commit would hold: the index's files, laid out from git's objects
+    into a private temporary folder (never the work tree, so an untracked or unstaged file changes
+    nothing, whether or not pre-commit stashed the unstaged changes), with the history up to HEAD
+    plus that commit. Findings already at HEAD do not fail it."""
+    try:  # (a commit that removes the knowledge base may have taken its folder from the work tree too)
+        with open_repository(next(folder for folder in (root, *root.parents) if is_folder(folder))) as repo:
+            state = repository_state(repo, root)
+            paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
+            if not paths:
+                return StagedCheck(note=_NOTHING_TO_CHECK)
+            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
+                staged_root = Path(folder)
+                catalog = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
+                if catalog is None:
+                    return StagedCheck(note=_removed_note(repo, state))
+                docs = docs_folder(staged_root).rel_path
+                if not any(is_own_file(path, docs) for path in paths) and \
+                        not set(paths) & files_named_by_records(catalog):
+                    return StagedCheck(note=_NOTHING_TO_CHECK)
+                kb = check_knowledge_base(staged_root, allow_shallow=allow_shallow, repo_folder=root,
+                                          pending=pending, today=today, cache=False)
+                today_findings = _relocated(kb, staged_root)
+                summary, notes = kb.summary, kb.notes
+    except NotARepository as exc:
+        raise KbError(f"--staged checks the commit being made: {exc}") from None
+    except IndexNotCommittable as exc:
+        raise KbError(f"--staged checks the commit being made, and git cannot make one from the index ({exc}); "
+                      "resolve the conflicts and stage the result (git add)") from None
+    if state.head is None:  # the first commit: everything in it is new
+        return StagedCheck(tuple(today_findings), summary, notes)
+    commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
+    findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
+    return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+
+
+def pre_existing_summary(count: int, ref: str, commit: str) -> str:
+    """What the summary line adds in PR and pre-commit modes."""
+    where = ref if commit.startswith(ref) else f"{ref} ({commit[:7]})"
+    return f"; {plural(count, 'finding')} pre-existing at {where} {'does' if count == 1 else 'do'} not fail the run"
+
+
+_NOTHING_TO_CHECK = "kb check --staged: the commit touches no file of the knowledge base; nothing to check"
+
+
+def _removed_note(repo: git.Repo, state: RepoState) -> str:
+    """What to say when the commit being made holds no record folder of the knowledge base."""
+    where = f"in {state.prefix.rstrip('/')}/" if state.prefix else "at the top of the repository"
+    folders = " and ".join(f"{kind.folder}/" for kind in RecordKind)
+    had = state.head is not None and list_tree(repo, state.head, state.prefix, [kind.folder for kind in RecordKind])
+    if had:
+        return (f"kb check --staged: note: the commit removes the whole knowledge base {where} ({folders} hold "
+                "no file after it); allowed, nothing left to check. If that is not meant, unstage it (git restore "
+                "--staged PATH)")
+    return f"kb check --staged: the commit holds no knowledge base {where} (no {folders}); nothing to check"
 
 
 def mark_pre_existing(findings: Sequence[Finding], base: Sequence[Finding], ref: str) -> tuple[list[Finding], int]:
@@ -124,40 +203,3 @@ def _named_paths(catalog: Catalog) -> Iterable[str]:
     """The files the records name, which the checks read or look for (the fields the schema marks
     `NamesPath`: deploy files, docs, evidence...)."""
     return files_named((*catalog.knobs.values(), *catalog.incidents.values()))
-
-
-def _write_entries(repo: git.Repo, entries: Iterable[TreeEntry], dest: Path, ref: str) -> set[str]:
-    """Write the regular files among `entries` into `dest` from git's objects; returns their paths.
-
-    Links and submodules are left out. An entry whose path could leave `dest` stops the run."""
-    paths_of: dict[str, list[str]] = {}
-    for entry in entries:
-        _refuse_escaping(entry.path, ref)
-        if entry.kind == "blob" and entry.mode in ("100644", "100755"):
-            paths_of.setdefault(entry.blob, []).append(entry.path)
-    written: set[str] = set()
-    for blob, content in iter_blobs(repo, paths_of, _MAX_BLOB):
-        for path in paths_of[blob]:
-            _write_new_file(dest, path, content, ref)
-            written.add(path)
-    return written
-
-
-def _refuse_escaping(path: str, ref: str) -> None:
-    parts = path.split("/")
-    if PurePosixPath(path).is_absolute() or any(part in ("", ".", "..") for part in parts):
-        raise KbError(f"--base {ref}: the commit's tree holds a file named {path!r}, which would leave its folder; "
-                      "git refuses to check such a tree out, and so does kb")
-
-
-def _write_new_file(dest: Path, path: str, content: bytes | Oversized, ref: str) -> None:
-    """Create `dest/path`; `dest` is a private folder holding only what was written here, so
-    no part of the path can be a link, and the result is checked to be inside `dest` all the same."""
-    try:
-        # An oversized blob is laid out as large as at the base, so readers refuse it alike; never read.
-        write_new_file(dest, path, content.size if isinstance(content, Oversized) else content)
-    except ValueError:
-        raise KbError(f"--base {ref}: {path!r} would be written outside the temporary folder; refusing") from None
-    except OSError as exc:
-        raise KbError(f"--base {ref}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
-                      "is the tree well-formed?") from None

@@ -299,6 +299,19 @@ class World:
             link.symlink_to("../shared/linked.yaml")
         return "knobs/linked.yaml"
 
+    def op_linked_folder(self) -> str:
+        """A folder of records reached through a link (followed inside the repository; a finding when
+        it leads out, nowhere or back), made, pointed elsewhere, or a record behind it edited."""
+        link, target = self.root / "knobs/team", self.root / "shared/team/team-knob.yaml"
+        if not target.exists() or self.rng.random() < 0.4:
+            value = self.rng.choice(("1", "2", "[3]"))  # [3]: an invalid record behind the link
+            self.write("shared/team/team-knob.yaml", re.sub(r"^value: \d+$", f"value: {value}", _knob(
+                21, self.rng, None).replace("knob-21", "team-knob"), count=1, flags=re.MULTILINE))
+        if link.is_symlink() or self.rng.random() < 0.5:
+            link.unlink(missing_ok=True)
+            link.symlink_to(self.rng.choice(("../shared/team", "../shared/team", str(self.folder), "gone", ".")))
+        return "knobs/team linked"
+
     def op_deploy_edit(self) -> str:
         path = self.root / "deploy/svc.sh"
         if not path.is_file():

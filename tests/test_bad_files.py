@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -67,6 +68,74 @@ def test_a_link_to_a_record_inside_the_repository_is_read(kb, seed_kb):
     (seed_kb / "knobs/k.yaml").symlink_to("../shared/k.yaml")
     found = json.loads(kb("validate", "--root", seed_kb, "--format", "json").out)["findings"]
     assert [(f["code"], f["path"]) for f in found] == [("bad-type", "knobs/k.yaml")]
+
+
+# ---- folders under knobs/, incidents/ and docs/ reached through links -------------------------------
+
+def _findings(root: Path) -> tuple[int, list[dict]]:
+    proc = run_kb("check", "--root", root, "--format", "json", timeout=120)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)["findings"]
+
+
+@pytest.mark.parametrize("folder", ["knobs", "incidents", "knobs/team"])
+def test_a_linked_folder_of_records_inside_the_repository_is_read(seed_kb, folder):
+    shared = seed_kb / "shared/records"
+    shared.mkdir(parents=True)
+    bad = MINIMAL.replace("id: k", "id: bad").replace("value: 1", "value: [1]")
+    (shared / "bad.yaml").write_text(bad if folder != "incidents" else "id: bad\ntitle: t\nstatus: maybe\n")
+    (seed_kb / folder).mkdir(exist_ok=True)
+    (seed_kb / folder / "linked").symlink_to(os.path.relpath(shared, seed_kb / folder))
+    code, found = _findings(seed_kb)
+    assert code == 1
+    assert {f["path"] for f in found if f["path"].startswith(folder)} == {f"{folder}/linked/bad.yaml"}
+    assert any(f["code"] == ("bad-type" if folder != "incidents" else "bad-value") for f in found)
+
+
+@pytest.mark.parametrize("where", ["knobs", "incidents", "knobs/deeper", "docs", "docs/design"])
+@pytest.mark.parametrize("target", ["outside", "nowhere", "loop", "ancestor", "twice"])
+def test_a_folder_kb_does_not_read_is_a_finding_naming_it(seed_kb, tmp_path, where, target):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    invalid = "id: bad\nvalue: [1]\n"
+    (outside / "bad.yaml").write_text(invalid)
+    (outside / "bad.md").write_text("# sglang-sm120-mma-target-ctas\n")
+    folder = seed_kb / where
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / "team"
+    if target == "outside":
+        link.symlink_to(outside)
+    elif target == "nowhere":
+        link.symlink_to("gone")
+    elif target == "loop":
+        link.symlink_to(".")
+    elif target == "ancestor":
+        link.symlink_to(os.path.relpath(seed_kb, folder))  # the repository itself, with knobs/ and docs/ in it
+    else:  # a second way into a folder read already
+        (folder / "first").mkdir()
+        (folder / "first" / "bad.yaml").write_text(invalid)
+        link.symlink_to("first")
+    code, found = _findings(seed_kb)
+    assert code == 1
+    rel = f"{where}/team"
+    mine = [f for f in found if f["path"] == rel]
+    assert [(f["code"], f["line"]) for f in mine] == [("unreadable-file", 1)], found
+    why = {"outside": "a folder outside the repository", "nowhere": "which does not exist",
+           "loop": "read already", "ancestor": "read already", "twice": "read already"}[target]
+    assert why in mine[0]["message"] and "kb does not read this" in mine[0]["message"]
+    assert str(outside) not in json.dumps(found) or target == "outside"  # a link out is named, nothing read there
+    assert not any(f["path"].startswith(rel + "/") for f in found)  # nothing read through it
+
+
+def test_a_linked_folder_of_docs_inside_the_repository_is_read(seed_kb):
+    (seed_kb / "runbooks").mkdir()
+    (seed_kb / "runbooks/tuning.md").write_text("Set SGLANG_SM120_MMA_TARGET_CTAS with care.\n")
+    (seed_kb / "docs/ops").symlink_to("../runbooks")
+    from generator.pipeline import check_knowledge_base
+
+    kb = check_knowledge_base(seed_kb, cache=False)
+    assert ("docs/ops/tuning.md", "sglang-sm120-mma-target-ctas") in {(r.doc, r.record_id) for r in kb.references}
+    assert not [f for f in kb.findings if f.path.startswith("docs/ops")]
 
 
 def test_deploy_files_kb_cannot_read_are_findings_not_all_good(seed_kb):
@@ -275,9 +344,10 @@ def test_a_listed_doc_in_a_folder_kb_may_not_search_is_a_finding(private_kb):
     proc = run("check", "--root", root, "--format", "json")
     found = json.loads(proc.stdout)["findings"]
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert [(f["code"], f["path"], f["line"]) for f in found] == [
+    assert [(f["code"], f["path"], f["line"]) for f in found] == [  # the folder under docs/ is not skipped silently
+        ("unreadable-file", "docs/private", 1),
         ("unreadable-file", SEED_KNOB, line_of(knob.read_text(), "  - docs/private/notes.md"))]
-    assert "permission denied" in found[0]["message"]
+    assert all("permission denied" in f["message"] for f in found)
 
 
 def test_an_unreadable_doc_and_configuration_are_findings(private_kb):
@@ -291,3 +361,36 @@ def test_an_unreadable_doc_and_configuration_are_findings(private_kb):
     assert [(f["code"], f["path"]) for f in found] == [("unreadable-file", "docs/design/DSV4_DECODE_PERF_PLAN.md"),
                                                        ("bad-config", "pyproject.toml")]
     assert all("permission denied" in f["message"] for f in found)
+
+
+def test_a_record_named_with_another_case_of_suffix_is_a_finding_not_skipped(seed_kb):
+    invalid = "id: x\nvalue: [1]\n"
+    for rel in ("knobs/x.YAML", "knobs/team/y.Yml", "incidents/z.YAML"):
+        (seed_kb / rel).parent.mkdir(parents=True, exist_ok=True)
+        (seed_kb / rel).write_text(invalid)
+    for rel in ("knobs/README.md", "knobs/.hidden.YAML", "knobs/notes.yaml.bak", "incidents/.x.yaml.123.tmp"):
+        (seed_kb / rel).write_text(invalid)  # not records, and not named like one: nothing to say
+    code, found = _findings(seed_kb)
+    assert code == 1
+    assert [(f["code"], f["path"], f["line"]) for f in found if f["severity"] == "error"] == [
+        ("unreadable-file", "incidents/z.YAML", 1), ("unreadable-file", "knobs/team/y.Yml", 1),
+        ("unreadable-file", "knobs/x.YAML", 1)], found
+    x = next(f for f in found if f["path"] == "knobs/x.YAML")
+    assert "does not read this as a record" in x["message"] and "git mv knobs/x.YAML knobs/x.yaml" in x["message"]
+
+
+@pytest.mark.parametrize("folder", ["knobs", "incidents", "docs"])
+def test_a_records_or_docs_folder_that_is_itself_a_link_out_is_a_finding_and_never_listed(seed_kb, tmp_path, folder):
+    outside = tmp_path / "shared" / folder
+    shutil.move(seed_kb / folder, outside)
+    (outside / "bad.yaml").write_text("id: bad\nvalue: [1]\n")
+    (outside / "extra.md").write_text("# Extra\n\nSGLANG_SM120_MMA_TARGET_CTAS\n")
+    (seed_kb / folder).symlink_to(outside)
+    code, found = _findings(seed_kb)
+    assert code == 1
+    mine = [f for f in found if f["path"] == folder]
+    assert [(f["code"], f["line"]) for f in mine] == [("unreadable-file", 1)], found
+    assert "a folder outside the repository, which kb never reads" in mine[0]["message"]
+    # No name in it was listed: only a file a record names is looked at there (and refused, said so).
+    assert not any(f["path"] in (f"{folder}/bad.yaml", f"{folder}/extra.md") for f in found), found
+    assert all(f["code"] in ("unreadable-file", "bad-path") for f in found if f["path"].startswith(folder + "/"))

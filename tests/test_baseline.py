@@ -217,11 +217,11 @@ def test_a_base_tree_entry_that_leaves_its_folder_is_refused(kb, seed_kb, path):
 
 @pytest.mark.parametrize("path", ["/tmp/pwned.txt", "knobs//x.yaml", "./knobs/x.yaml"])
 def test_absolute_and_empty_parts_are_refused_too(path):
-    from generator.pr_mode import _refuse_escaping
+    from generator.history.tree_layout import _refuse_escaping  # (moved from pr_mode: --staged lays out trees too)
     from generator.findings import KbError
 
     with pytest.raises(KbError, match="which would leave its folder"):
-        _refuse_escaping(path, "main")
+        _refuse_escaping(path, "--base main")
 
 
 def test_files_the_knowledge_base_does_not_read_are_not_read_at_the_base(kb, seed_kb):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -198,12 +199,59 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
         edit(root / SEED_INCIDENT, "title: Multi-round agent harness hangs", "title: Multi-round agent harness stalls")
         live.shows(KNOB_URL, "Multi-round agent harness stalls")
         repo.commit("edits while serving", when="2026-11-09T12:00:00Z")
-        # A commit alone changes no watched file (.git is not watched): the next save shows it.
-        edit(root / "docs/design/DSV4_DECODE_PERF_PLAN.md", "saved while serving", "saved after a commit")
-        live.shows("design/DSV4_DECODE_PERF_PLAN/", "A paragraph saved after a commit.")
+        # A commit alone is seen: git's view (HEAD, the branch, the index) is an input of the check.
         live.shows(KNOB_URL, "committed")
         live.wait_for(KNOB_URL, lambda status, page: "not committed yet" not in page, "the commit not shown")
         _assert_same_site(live, root, tmp_path, "a doc saved, an incident retitled, a commit")
+
+
+def _not_shown(live: Server, path: str, text: str) -> None:
+    live.wait_for(path, lambda status, page: status == 200 and text not in page, f"{text!r} still shown")
+
+
+def test_every_input_of_the_check_is_watched(tmp_path, git_env):
+    """Not only the record folders as they were when serving started: a doc outside docs/ that a
+    record lists, a deploy file, pyproject.toml, a record folder deleted and created again, and a
+    commit each start a rebuild by themselves, with no unrelated save."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "notes").mkdir()
+    (root / "notes/runbook.md").write_text("# Runbook\n")
+    edit(root / SEED_KNOB, "  - docs/design/DSV4_PD_DEADLOCK_ISSUE.md\n",
+         "  - docs/design/DSV4_PD_DEADLOCK_ISSUE.md\n  - notes/runbook.md\n")
+    repo = GitRepo(root)
+    repo.commit("the seed story", when="2026-11-06T12:00:00Z")
+    edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")
+    repo.commit("384", when="2026-11-07T12:00:00Z")
+    with serving(root, tmp_path / "live.log") as live:
+        live.shows("", "notes/runbook.md:1")  # stale: the value changed after its last commit
+        live.shows("", "deploy/decode.sh:8")  # drift: it still sets 512
+
+        edit(root / "notes/runbook.md", "# Runbook", "# Runbook, reviewed for 384")
+        _not_shown(live, "", "notes/runbook.md:1")
+        (root / "pyproject.toml").write_text('[tool.incident-kb.severity]\nknob-drift = "off"\n')
+        _not_shown(live, "", "deploy/decode.sh:8")
+        (root / "pyproject.toml").write_text("[tool.incident-kb]\n")
+        live.shows("", "deploy/decode.sh:8")
+        edit(root / "deploy/decode.sh", "TARGET_CTAS=512", "TARGET_CTAS=384")
+        _not_shown(live, "", "deploy/decode.sh:8")
+
+        (root / "incidents").rename(tmp_path / "incidents-away")
+        live.wait_for("incidents/multi-round-harness-hang/", lambda status, _: status == 404, "the incident still served")
+        (root / "incidents").mkdir()  # a new folder: the old one's watch ended with it
+        shutil.copy(tmp_path / "incidents-away/multi-round-harness-hang.yaml", root / "incidents")
+        live.shows("incidents/multi-round-harness-hang/", "Multi-round agent harness hangs")
+        edit(root / SEED_INCIDENT, "title: Multi-round agent harness hangs", "title: Multi-round agent harness freezes")
+        live.shows("incidents/multi-round-harness-hang/", "Multi-round agent harness freezes")
+        (root / "incidents/team").mkdir()  # a subfolder created while serving
+        (root / "incidents/team/fresh-incident.yaml").write_text(NEW_INCIDENT.replace("suspect: {knob: fresh-knob}",
+                                                                                    "suspect: {knob: sglang-sm120-mma-target-ctas}"))
+        live.shows("incidents/fresh-incident/", "Fresh stall under load")
+        _assert_same_site(live, root, tmp_path, "inputs outside the record folders changed")
+
+        live.shows("", "not committed yet")
+        repo.commit("reviewed while serving", when="2026-11-08T10:00:00Z")
+        _not_shown(live, "", "not committed yet")
+        _assert_same_site(live, root, tmp_path, "a commit")
 
 
 def test_one_save_is_one_rebuild(tmp_path, git_env):

@@ -55,3 +55,12 @@ def test_unrelated_words_are_not_references(seed_kb):
 def test_a_doc_can_say_its_mentions_are_examples(seed_kb):
     (seed_kb / "docs/guide.md").write_text(f"---\nmentions: false\nknobs: [{KNOB}]\n---\nRevert TARGET_CTAS, then {INCIDENT}.\n")
     assert [(r.kind, r.how) for r in refs(seed_kb) if r.doc == "docs/guide.md"] == [("knob", "front-matter")]
+
+
+def test_the_docs_read_are_the_pages_mkdocs_renders():
+    """One list of markdown suffixes, MkDocs' own: a page the site renders is a doc the check reads."""
+    from mkdocs.utils import markdown_extensions
+
+    from generator.records.vocabulary import DOC_SUFFIXES
+
+    assert set(DOC_SUFFIXES) == set(markdown_extensions)

@@ -135,6 +135,11 @@ def test_watchdogs_polling_emitter_has_what_save_watch_resets(tmp_path):
     for name in ("_lock", "_snapshot", "_take_snapshot", "_timeout", "watch"):
         assert hasattr(emitter, name), f"watchdog's polling emitter has no {name}"
     assert emitter.watch.path == str(tmp_path)
+    # save_watch tells MkDocs' own watch of a file (its configuration) from one of a folder
+    assert emitter.watch.is_file is False and emitter.watch.is_recursive is True
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n")
+    of_file = observer.schedule(FileSystemEventHandler(), str(tmp_path / "mkdocs.yml"), recursive=True)
+    assert of_file.is_file is True and of_file.path == str(tmp_path)
 
 
 def test_materials_tags_and_search_plugins_have_what_material_reuse_reads():

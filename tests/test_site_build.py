@@ -274,3 +274,69 @@ def test_without_pagefind_the_site_falls_back_to_materials_search_and_says_so(tm
     assert "Pagefind (the pagefind-bin package) is not installed" in logged.getvalue()
     assert 'data-md-component="search"' in site.html(KNOB)
     assert any(d["location"] == f"{KNOB}/" for d in search_index(site))
+
+
+_TAGS_EMPTY = "the tags page (tags.md) will list no page"
+
+
+@pytest.mark.parametrize("plugins, why", [
+    ("  - search\n  - incident-kb\n", "Material's tags plugin is not in mkdocs.yml's plugins"),
+    ("  - tags:\n      enabled: false\n  - incident-kb\n", "disabled (`enabled: false`)"),
+    ("  - tags:\n      listings: false\n  - incident-kb\n", "renders no listings"),
+    ("  - tags:\n      export_only: true\n  - incident-kb\n", "renders no listings"),
+    ("  - tags:\n      listings_directive: our/tags\n  - incident-kb\n", "marked `<!-- our/tags -->`"),
+    ("  - tags:\n      tags_name_property: labels\n  - incident-kb\n", "reads a page's tags from `labels`"),
+    ("  - tags:\n      filters:\n        exclude: [tags.md]\n  - incident-kb\n", "`filters` leave out tags.md"),
+    ("  - tags:\n      filters:\n        include: ['design/*', tags.md]\n  - incident-kb\n",
+     "`filters` leave out every record page"),
+    # two instances, neither of which lists the records there
+    ("  - tags:\n      enabled: false\n  - material/tags:\n      listings: false\n  - incident-kb\n",
+     "disabled (`enabled: false`); Material's tags plugin renders no listings"),
+])
+def test_a_tags_page_that_would_list_nothing_is_a_warning_strict_counts(tmp_path, plugins, why):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    text = config.read_text()
+    start, end = text.index("\nplugins:\n") + len("\nplugins:\n"), text.index("\nvalidation:")
+    config.write_text(text[:start] + plugins + text[end:])
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    logging.getLogger("mkdocs").addHandler(handler)
+    try:
+        loaded = load_config(str(config), site_dir=str(tmp_path / "site"), strict=True)
+        loaded.plugins.on_startup(command="build", dirty=False)
+        with pytest.raises(Abort, match="Aborted with 1 warnings in strict mode"):
+            build(loaded)
+        loaded.plugins.on_shutdown()
+    finally:
+        logging.getLogger("mkdocs").removeHandler(handler)
+    warnings = [line for line in logged.getvalue().splitlines() if _TAGS_EMPTY in line]
+    assert len(warnings) == 1, logged.getvalue()
+    assert why in warnings[0]
+    assert "`tags: false`" in warnings[0]
+
+
+@pytest.mark.parametrize("plugins, listed", [
+    ("  - search\n  - tags\n  - incident-kb\n", True),
+    ("  - search\n  - incident-kb\n  - material/tags\n", True),  # after it, by its full name
+    ("  - tags:\n      listings_directive: MATERIAL/TAGS\n      tags: false\n  - incident-kb\n", True),  # as it matches
+    ("  - tags:\n      enabled: false\n  - material/tags:\n      filters:\n        exclude: ['design/*']\n"
+     "  - incident-kb\n", True),  # one of two instances lists them
+    ("  - search\n  - incident-kb:\n      tags: false\n", False),  # no tags page: nothing to say
+])
+def test_a_tags_page_that_lists_the_records_or_none_at_all_is_no_warning(tmp_path, plugins, listed):
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    text = config.read_text()
+    start, end = text.index("\nplugins:\n") + len("\nplugins:\n"), text.index("\nvalidation:")
+    text = text[:start] + plugins + text[end:]
+    config.write_text(text if listed else text.replace("  - Tags: tags.md\n", ""))
+    log = build_site(root, tmp_path / "site")  # strict: any warning fails it
+    assert _TAGS_EMPTY not in log
+    assert (tmp_path / "site/tags/index.html").exists() is listed
+    if listed:
+        assert 'href="../knobs/sglang-sm120-mma-target-ctas/"' in (tmp_path / "site/tags/index.html").read_text()

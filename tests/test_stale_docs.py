@@ -266,3 +266,17 @@ def test_a_timeline_lists_verdicts_not_hypotheses_added(tmp_path, git_env):
     timeline = material_changes(root)[("incident", INCIDENT)]
     assert [(c.commit[:7] if not c.created else "created", c.summary) for c in timeline][1:] == [
         (refuted, "hypothesis 'target-ctas-causes-hang' open -> refuted")]
+
+
+@pytest.mark.parametrize("suffix", [".markdown", ".mdown", ".mkdn", ".mkd"])
+def test_a_doc_under_any_suffix_mkdocs_renders_is_checked(kb, tmp_path, suffix):
+    """The site renders docs/x.markdown as a page: the check reads it too, never passes it over."""
+    root = tmp_path / "kb"
+    repo, _ = story_until(root, 2)
+    (root / PERF_PLAN).rename(root / PERF_PLAN.replace(".md", suffix))
+    (root / DEADLOCK).unlink()
+    repo.commit("The plan, under another suffix", "2026-11-05T10:00:00Z")
+    step(repo, 3)  # root cause found; the doc still blames the knob
+    code, found = check(kb, root)
+    assert code == 1
+    assert ("stale-doc", "error", PERF_PLAN.replace(".md", suffix), 8, INCIDENT) in brief(found)

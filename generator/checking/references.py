@@ -30,7 +30,7 @@ from ..records.files import TooLarge, UnreadableFile, folder_entries, is_file, i
 from ..records.model import Catalog
 from ..records.docs_folder import docs_folder
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
-from ..records.vocabulary import RENDER_MANIFEST, RecordKind
+from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
@@ -52,19 +52,25 @@ class DocReference:
     line: int = field(default=0, compare=False)
 
 
-def doc_paths(root: Path, catalog: Catalog) -> list[str]:
-    """Markdown files under the docs folder (docs/, or the one the site renders: see
-    records/docs_folder.py; anything so named but a folder: reading refuses what is not a
+def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
+    """Markdown files (each suffix MkDocs renders) under the docs folder (docs/, or the one the site
+    renders: see records/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
-    record lists under `docs`."""
+    record lists under `docs`. Subfolders reached through a link inside the repository are walked;
+    each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)
+    goes into `skipped` as (path, why)."""
     found: set[str] = set()
     docs = docs_folder(root).rel_path
     if is_folder(root / docs):
-        entries = folder_entries(root / docs, skip_unlistable=True)  # as a glob: what cannot be listed holds no doc
+        passed: list[tuple[str, str]] = []
+        entries = folder_entries(root / docs, skip_unlistable=True, inside=root, skipped=passed)
+        if skipped is not None:  # (a link named like a doc is read as one, and refused there)
+            skipped.extend((f"{docs}/{rel}" if rel else docs, why) for rel, why in passed
+                           if not rel.endswith(DOC_SUFFIXES))
         rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
                     if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
         found = {f"{docs}/{rel}" for rel, is_dir in entries
-                 if rel.endswith(".md") and not is_dir and not is_folder(root / docs / rel)
+                 if rel.endswith(DOC_SUFFIXES) and not is_dir and not is_folder(root / docs / rel)
                  and not any(folder == "" or rel.startswith(folder + "/") for folder in rendered)}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
@@ -119,10 +125,12 @@ def doc_words(catalog: Catalog) -> DocWords:
 
 
 def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
-                        unreadable: dict[str, str] | None = None) -> list[DocReference]:
+                        unreadable: dict[str, str] | None = None,
+                        skipped: list[tuple[str, str]] | None = None) -> list[DocReference]:
     """Every reference from a doc to a record; docs that cannot be read are skipped, and put in
-    `unreadable` (doc -> why) when it is given."""
-    docs = doc_paths(root, catalog) if docs is None else list(docs)
+    `unreadable` (doc -> why) when it is given, as folders under docs/ not read are in `skipped`
+    (see `doc_paths`)."""
+    docs = doc_paths(root, catalog, skipped) if docs is None else list(docs)
     words = doc_words(catalog)
     references: set[DocReference] = set()
     for kind in RecordKind:

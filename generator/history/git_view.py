@@ -42,6 +42,10 @@ class GitView:
     config: str  # the effective configuration with each value's origin
     boundary: str  # digest of the shallow boundary and grafts
     files: tuple[str, ...]  # signatures of the other files git reads
+    # The repository's own files whose change changes this view (its HEAD and branch, index, refs,
+    # configuration, ignore and attributes files, shallow boundary): what the live preview watches.
+    # Not part of the key: their contents are, as the fields above.
+    watched: tuple[str, ...] = ()
 
     @property
     def history(self) -> list[str]:
@@ -111,7 +115,12 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
     files = tuple(signature(path, changed_after) for path in looked)
     boundary = hashlib.sha256("\0".join(_content(common / name) for name in ("shallow", "info/grafts"))
                               .encode("utf-8", "surrogateescape")).hexdigest()
-    return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program))
+    refs = [common / "packed-refs", *(common / ref for ref in lines[5:6] if ref.startswith("refs/"))]
+    own = [*looked, common / "shallow", common / "info" / "grafts", common / "config", git_dir / "config.worktree",
+           *refs, *(Path(origin) for origin in _config_origins(config[1]))]
+    watched = tuple(sorted({str(path) for path in own
+                            if any(path.is_relative_to(folder) for folder in (git_dir, common))}))
+    return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched)
 
 
 def _config_entries(listing: str) -> dict[str, str]:
@@ -122,6 +131,12 @@ def _config_entries(listing: str) -> dict[str, str]:
         name, _, value = parts[i].partition("\n")
         entries[name] = value
     return entries
+
+
+def _config_origins(listing: str) -> list[str]:
+    """The files `git config --list -z --show-origin` read its values from."""
+    parts = listing.split("\0")
+    return [origin.removeprefix("file:") for origin in parts[0:len(parts) - 1:2] if origin.startswith("file:")]
 
 
 def _expanded(value: str | None) -> Path | None:

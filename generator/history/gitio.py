@@ -7,10 +7,11 @@ nothing of knobs, incidents or docs, and never decides what a change means.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import IO
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,18 @@ NULL_ID = "0" * 40
 
 class NotARepository(Exception):
     """The folder is not inside a git work tree (or git cannot run)."""
+
+
+class IndexNotCommittable(Exception):
+    """The index cannot be written as a tree (unmerged paths): git's own words."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingTree:
+    """The tree the next commit would record, and the environment under which git can read it."""
+
+    tree: str
+    env: Mapping[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +218,34 @@ def _private_index(repo: git.Repo) -> Iterator[str]:
         yield str(copy)
 
 
+@contextmanager
+def index_tree(repo: git.Repo) -> Iterator[PendingTree]:
+    """The tree the next commit would record: `git write-tree` of (a private copy of) the index, as
+    `git commit` writes it (entries added with --intent-to-add left out; unmerged paths refused with
+    IndexNotCommittable). Its tree objects go to a private object folder that borrows the
+    repository's objects, so nothing is written in the repository's git folder; the tree can be read
+    only with `PendingTree.env`, until the block ends."""
+    objects = Path(repo.git.rev_parse("--git-path", "objects"))
+    if not objects.is_absolute():
+        objects = Path(str(repo.working_tree_dir)) / objects
+    with _private_index(repo) as index, tempfile.TemporaryDirectory(prefix="kb-objects-") as folder:
+        borrowed = [str(objects), *filter(None, [os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")])]
+        env = {"GIT_INDEX_FILE": index, "GIT_OBJECT_DIRECTORY": folder,
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(borrowed)}
+        try:
+            tree = repo.git(c="core.splitIndex=false").write_tree(env=env).strip()
+        except GitCommandError as exc:
+            raise IndexNotCommittable(" ".join(str(exc.stderr).replace("stderr:", "").split()).strip("' ")) from None
+        yield PendingTree(tree, env)
+
+
+def tree_changes(repo: git.Repo, old: str, new: PendingTree, paths: Iterable[str]) -> list[FileChange]:
+    """What commit `old` to the pending tree changes under `paths`, as one commit of `read_log` shows it."""
+    out = repo.git.diff_tree("-r", "--raw", "-z", "-M", "--no-abbrev", "--no-color", old, new.tree, "--", *paths,
+                             stdout_as_string=False, env=dict(new.env))
+    return list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
+
+
 def staged_paths(repo: git.Repo) -> list[str]:
     """The paths the next commit changes (added, modified, deleted; both sides of a rename),
     relative to the repository's top."""
@@ -289,11 +330,12 @@ def _pass_over(stream: IO[bytes], count: int) -> None:
         count -= len(chunk)
 
 
-def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] | None = None) -> list[TreeEntry]:
-    """Every file under `folder` ('' or 'sub/dir/') in commit `rev`, or only those under `paths`
-    (relative to `folder`) when given; paths relative to `folder`. Nothing when the folder is not
-    there. Paths are taken literally (no glob patterns), and git's tree entries as they are: a
-    tree made by hand can hold '..' or a link, so readers must check them."""
+def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] | None = None,
+              env: Mapping[str, str] | None = None) -> list[TreeEntry]:
+    """Every file under `folder` ('' or 'sub/dir/') in commit (or tree) `rev`, or only those under
+    `paths` (relative to `folder`) when given; paths relative to `folder`. Nothing when the folder is
+    not there. Paths are taken literally (no glob patterns), and git's tree entries as they are: a
+    tree made by hand can hold '..' or a link, so readers must check them. `env`: a `PendingTree`'s."""
     if paths is None:
         specs = [folder.rstrip("/")] if folder else []
     else:
@@ -301,7 +343,7 @@ def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] |
         if not specs:
             return []
     out = repo.git.ls_tree("-r", "-z", "--full-tree", rev, "--", *specs, stdout_as_string=False,
-                           env={"GIT_LITERAL_PATHSPECS": "1"})
+                           env={**(env or {}), "GIT_LITERAL_PATHSPECS": "1"})
     entries = []
     for item in out.decode("utf-8", "surrogateescape").split("\0"):
         if item:

@@ -22,12 +22,14 @@ from ..findings import KbError
 from .gitio import (
     NULL_ID,
     NotARepository,
+    PendingTree,
     RepoState,
     open_repository,
     Oversized,
     read_blobs,
     repository_state,
     resolve_commit,
+    tree_changes,
     uncommitted_changes,
 )
 from .walk import Moment, Version
@@ -96,11 +98,12 @@ class History:
 
 
 def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
-                 repo_folder: Path | None = None, rev: str | None = None,
+                 repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
                  allow_shallow: bool = False, cache: bool = True) -> History:
     """Material changes of `records` (root-relative path -> (kind, id)) and docs' last changes.
 
-    History is read at `rev` (default: HEAD plus the work tree's uncommitted changes) from the
+    History is read at `rev` (default: HEAD plus the work tree's uncommitted changes, or with
+    `pending` HEAD plus the commit being made: `kb check --staged`) from the
     repository containing `repo_folder` (default: `root`), whose files stand for those of `root`.
     `extra_docs` are doc paths outside docs/ whose changes matter. Raises HistoryUnavailable when
     there is no history, KbError for a shallow clone unless `allow_shallow`. `cache`: continue
@@ -117,9 +120,14 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
             store = open_store(root) if cache else None
             view = read_git_view(repo_folder, 0) if store is not None else None
             walk, count = committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
-            uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
-            if uncommitted:
-                walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
+            if pending is not None:  # the commit being made, as a commit: its blobs are in git already
+                uncommitted = tree_changes(repo, head, pending, pathspecs) if head is not None else []
+                if uncommitted:
+                    walk.apply(uncommitted, Moment(count, None, None, staged=True))
+            else:
+                uncommitted = uncommitted_changes(repo, pathspecs) if rev is None else []
+                if uncommitted:
+                    walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
             new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
                             if path.startswith(state.prefix))
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}

@@ -20,6 +20,19 @@ from pathlib import Path
 
 
 _recorders: list[set[str]] = []
+_sources: list[tuple[Path, str | None]] = []  # (repository folder, commit) standing for the root's files
+
+
+@contextmanager
+def versions_from(repo_folder: Path, rev: str | None) -> Iterator[None]:
+    """Inside the block, versions are those of the repository holding `repo_folder` up to `rev`
+    (default: its HEAD), whose files the checked root stands for: PR and pre-commit modes check a
+    temporary copy, and its records' old versions are in the repository it was copied from."""
+    _sources.append((repo_folder, rev))
+    try:
+        yield
+    finally:
+        _sources.pop()
 
 
 @contextmanager
@@ -41,19 +54,21 @@ def committed_versions(root: Path, rel_path: str) -> Iterator[bytes]:
     # git's library is imported when a version is asked for, not with this module (the pipeline
     # imports it for the recorder, and a re-check that needs no git imports none).
     from ..records.yaml_source import MAX_BYTES
-    from .gitio import NotARepository, iter_blobs, open_repository, repository_state
+    from .gitio import NotARepository, iter_blobs, open_repository, repository_state, resolve_commit
 
     try:
         from git.exc import GitCommandError
     except ImportError:  # pragma: no cover - only on a machine without git (open_repository says so)
         GitCommandError = OSError  # type: ignore[assignment,misc]
+    folder, rev = _sources[-1] if _sources else (root, None)
     try:
-        with open_repository(root) as repo:
-            state = repository_state(repo, root)
-            if state.head is None:
+        with open_repository(folder) as repo:
+            state = repository_state(repo, folder)
+            head = state.head if rev is None else resolve_commit(repo, rev)
+            if head is None:
                 return
             out = repo.git.log("--first-parent", "--follow", "--no-color", "--format=%x01%H", "--name-only", "-z",
-                               state.head, "--", state.prefix + rel_path, stdout_as_string=False)
+                               head, "--", state.prefix + rel_path, stdout_as_string=False)
             names = []
             for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
                 commit, _, rest = chunk.partition("\0")

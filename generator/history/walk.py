@@ -17,11 +17,13 @@ from ..wording import day
 
 @dataclass(frozen=True, slots=True)
 class Moment:
-    """A point on the mainline: a commit, or the uncommitted state of the work tree (the newest)."""
+    """A point on the mainline: a commit, or the uncommitted state of the work tree, or the commit
+    being made (`kb check --staged`; either is the newest)."""
 
     index: int  # position among the commits read, oldest first; the work tree comes after them all
     commit: str | None  # None for uncommitted changes
     date: datetime | None
+    staged: bool = False  # the index's changes: the commit being made
 
     @property
     def short_id(self) -> str | None:
@@ -29,7 +31,7 @@ class Moment:
 
     def __str__(self) -> str:
         if self.commit is None:
-            return "uncommitted changes in the work tree"
+            return "the commit being made" if self.staged else "uncommitted changes in the work tree"
         if self.date is None:
             return f"commit {self.commit[:7]} (its date cannot be read)"
         return f"commit {self.commit[:7]} ({day(self.date.astimezone(timezone.utc))})"  # as the site says it

@@ -1,18 +1,14 @@
 """Reading the repository's files: only regular files inside it, and never more than a bound.
 
-Every reader of the knowledge base's files (records, docs, deploy files, pyproject.toml,
-mkdocs.yml, the work tree's versions of records, the authoring commands) goes through
-`read_bounded`. A FIFO would block forever, `/dev/zero` never ends, a symbolic link may point
-out of the repository (to /etc/passwd): each is refused before a byte is read, as is a file over
-the caller's size limit, which is checked again while reading (a file can grow). Refusals are
-`UnreadableFile` with a few words the caller puts after the file's name. Nothing here decides
-what a file means.
-
-This is the one module of stages 1 to 4 that looks at the file system (`tests/test_architecture.py`
-holds the others to it). Every look at a path (a read, `is_file`, `is_folder`, `exists`, `resolved`,
-`noted`) and every folder listed (`folder_entries`) is written down while `probes_recorded()` is
-active, with the path's `signature` or the folder's `listing`: `check_memo` reuses a result only
-while every look it made would see the same.
+Every reader of the knowledge base's files (records, docs, deploy files, settings, the authoring
+commands) goes through `read_bounded`. A FIFO would block forever, `/dev/zero` never ends, a link
+may point out of the repository (to /etc/passwd): each is refused before a byte is read, as is a
+file over the caller's limit, checked again while reading (a file can grow): `UnreadableFile` (see
+`unreadable`). Folders are walked through links only inside the repository. Nothing here decides
+what a file means. The one module of stages 1 to 4 that looks at the file system
+(`tests/test_architecture.py`): every look at a path and every folder listed is written down while
+`probes_recorded()` is active (`signature`, `listing`); `check_memo` reuses a result only while each
+look sees the same.
 """
 
 from __future__ import annotations
@@ -23,25 +19,14 @@ import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .unreadable import FILE_OUT, TooLarge, UnreadableFile, describe_error, kind_of, links_out  # (callers: from here)
+
 _CHUNK = 1 << 16
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
-
-
-class UnreadableFile(Exception):
-    """Why a file was not read, in a few words ('permission denied')."""
-
-
-class TooLarge(UnreadableFile):
-    def __init__(self, size: int, limit: int) -> None:
-        super().__init__(f"it is {_size(size)}, over the limit of {_size(limit)}")
-        self.size = size
-        self.limit = limit
 
 
 Signature = str  # what tells a path's state apart without reading it (see `signature`)
@@ -128,9 +113,13 @@ def listing(folder: str | Path) -> Signature:
     cannot be listed."""
     try:
         with os.scandir(folder) as entries:
-            return "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
+            return _listed(entries)
     except OSError as exc:
         return "!" + errno.errorcode.get(exc.errno or 0, "error")
+
+
+def _listed(entries: Iterable[os.DirEntry[str]]) -> Signature:
+    return "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
 
 
 def _entry_kind(entry: os.DirEntry[str]) -> str:
@@ -142,15 +131,36 @@ def _entry_kind(entry: os.DirEntry[str]) -> str:
         return "?"
 
 
-def folder_entries(folder: str | Path, skip_unlistable: bool = False) -> list[tuple[str, bool]]:
+def folder_entries(folder: str | Path, skip_unlistable: bool = False, inside: str | Path | None = None,
+                   skipped: list[tuple[str, str]] | None = None) -> list[tuple[str, bool]]:
     """Every entry under `folder`, as (path relative to it, '/'-separated; whether it is a folder
-    itself, not a link), descending into folders but not into links to folders; each folder's
-    listing written down. A folder that cannot be listed raises OSError, or with `skip_unlistable`
-    is left out."""
+    walked), each listing written down. With `inside`, links to folders inside it are walked (once per
+    real folder); `skipped` gets (path, why) for each folder not walked: a link out of `inside` (`folder`
+    itself too: ''), to nothing or to one walked already, or with `skip_unlistable` one that cannot be
+    listed (else OSError)."""
     found: list[tuple[str, bool]] = []
-    pending = [""]
-    while pending:
-        current = pending.pop()
+    top = _real_root(os.path.abspath(inside)) if inside is not None else None
+    start = os.path.realpath(folder)
+    if top is not None and not _is_within(start, top):  # the folder itself leads out: no name in it is read
+        noted(folder)
+        if skipped is not None:
+            skipped.append(("", links_out(_link(folder) or start)))
+        return []
+    shown = os.path.relpath(folder, inside).replace(os.sep, "/") if inside is not None else "."
+    walked = {start: shown}  # real folder -> the path it was walked as (relative to `inside`)
+    pending = [("", start)]
+    links: list[tuple[str, str]] = []  # followed once every folder reached without a link is walked
+    while pending or links:
+        if not pending:
+            rel, path = links.pop(0)
+            target, why = _linked_folder(path, top or "", walked, f"{shown}/{rel}")
+            if target is not None:
+                pending.append((rel, target))
+            elif why is not None and skipped is not None:
+                skipped.append((rel, why))
+            found.append((rel, target is not None))
+            continue
+        current, real = pending.pop()
         where = os.path.join(folder, current) if current else os.fspath(folder)
         try:
             with os.scandir(where) as listed:
@@ -158,20 +168,51 @@ def folder_entries(folder: str | Path, skip_unlistable: bool = False) -> list[tu
         except OSError as exc:
             for recorded in _recorders:
                 recorded.listings.setdefault(_plain(where), "!" + errno.errorcode.get(exc.errno or 0, "error"))
-            if skip_unlistable:
-                continue
-            raise
-        if _recorders:
-            shown = "\n".join(sorted(f"{entry.name}\0{_entry_kind(entry)}" for entry in entries))
-            for recorded in _recorders:
-                recorded.listings.setdefault(_plain(where), shown)
+            if not skip_unlistable:
+                raise
+            if skipped is not None:  # ('' for `folder` itself)
+                skipped.append((current, f"kb cannot list this folder ({describe_error(exc)})"))
+            continue
+        for recorded in _recorders:
+            recorded.listings.setdefault(_plain(where), _listed(entries))
         for entry in entries:
             rel = f"{current}/{entry.name}" if current else entry.name
-            is_dir = _entry_kind(entry) == "d"
-            found.append((rel, is_dir))
-            if is_dir:
-                pending.append(rel)
+            kind = _entry_kind(entry)
+            if kind == "l" and top is not None:
+                noted(entry.path)  # where it leads is an input
+                links.append((rel, entry.path))
+                continue
+            if kind == "d":
+                walked.setdefault(os.path.join(real, entry.name), f"{shown}/{rel}")
+                pending.append((rel, os.path.join(real, entry.name)))
+            found.append((rel, kind == "d"))
     return found
+
+
+def _is_within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _linked_folder(path: str, top: str, walked: dict[str, str], walked_as: str) -> tuple[str | None, str | None]:
+    """(its real folder, None) for a link to a folder inside `top` not walked yet (now in `walked`);
+    else (None, why not), or (None, None) for a link to no folder (its reader judges it)."""
+    shown = _link(path) or "?"
+    try:
+        target = os.path.realpath(path, strict=True)
+        if not stat.S_ISDIR(os.stat(target).st_mode):
+            return None, None
+    except (OSError, RuntimeError) as exc:
+        gone = isinstance(exc, OSError) and exc.errno == errno.ENOENT
+        return None, f"it is a symbolic link to {shown}, " + (
+            "which does not exist" if gone else f"which kb cannot follow ({describe_error(exc)})")
+    if not _is_within(target, top):
+        return None, links_out(shown)
+    for folder, seen_as in walked.items():  # the same folder, one inside it, or one holding it
+        if _is_within(folder, target) or _is_within(target, folder):
+            return None, (f"it is a symbolic link to {shown}, a folder read already as {seen_as}/ (a loop, or a "
+                          "second way to the same folder)")
+    walked[target] = walked_as
+    return target, None
 
 
 # Wider than any file system's time granularity (FAT's is 2 s): a file changed less than this ago may
@@ -196,8 +237,7 @@ def status(path: str | Path, follow_links: bool = False) -> tuple[int, ...] | st
 def regular_file_status(path: str) -> tuple[int, ...] | None:
     """A regular file's own status (a link, anything else or an error: None); the look written down."""
     noted(path)
-    found = status(path)
-    return found if isinstance(found, tuple) and stat.S_ISREG(found[0]) else None
+    return found if isinstance(found := status(path), tuple) and stat.S_ISREG(found[0]) else None
 
 
 def _digest_if_changed(path: str | Path, status: tuple[int, ...] | str, changed_after: int) -> str | None:
@@ -239,7 +279,7 @@ def read_bounded(path: str | Path, limit: int, root: Path | None = None, note: b
         raise UnreadableFile(describe_error(exc)) from None
     if not stat.S_ISREG(before.st_mode):
         if root is not None and not _resolves_inside(path, root):
-            raise UnreadableFile(_OUTSIDE)
+            raise UnreadableFile(FILE_OUT)
         _refuse_unless_regular(before)
     if before.st_size > limit:
         raise TooLarge(before.st_size, limit)
@@ -254,7 +294,7 @@ def read_bounded(path: str | Path, limit: int, root: Path | None = None, note: b
         if (status.st_dev, status.st_ino) != (before.st_dev, before.st_ino):
             raise UnreadableFile("it was replaced while being read")
         if root is not None and not _opened_inside(fd, path, root):
-            raise UnreadableFile(_OUTSIDE)
+            raise UnreadableFile(FILE_OUT)
         if status.st_size > limit:
             raise TooLarge(status.st_size, limit)
         chunks, total = [], 0
@@ -272,9 +312,6 @@ def read_bounded(path: str | Path, limit: int, root: Path | None = None, note: b
         os.close(fd)
 
 
-_OUTSIDE = "it is a symbolic link to a file outside the repository, which kb never reads"
-
-
 def _opened_inside(fd: int, path: str | Path, root: Path) -> bool:
     """Whether the file open as `fd` lies inside `root`: where the kernel says it opened it
     (Linux), else where `path` resolves."""
@@ -282,8 +319,7 @@ def _opened_inside(fd: int, path: str | Path, root: Path) -> bool:
         real = os.readlink(f"/proc/self/fd/{fd}")
     except OSError:
         return _resolves_inside(path, root)
-    top = _real_root(os.path.abspath(root))
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+    return _is_within(real, _real_root(os.path.abspath(root)))
 
 
 def _resolves_inside(path: str | Path, root: Path) -> bool:
@@ -301,8 +337,7 @@ def _real_root(root: str) -> str:
 
 def _refuse_unless_regular(status: os.stat_result) -> None:
     if not stat.S_ISREG(status.st_mode):
-        kind = next((name for test, name in _KINDS if test(status.st_mode)), "something else")
-        raise UnreadableFile(f"it is {kind}, not a regular file")
+        raise UnreadableFile(f"it is {kind_of(status.st_mode)}, not a regular file")
 
 
 def is_file(path: Path) -> bool:
@@ -362,23 +397,3 @@ def copy_if_there(path: Path, copy: Path) -> None:
         shutil.copy2(path, copy)
     except FileNotFoundError:
         pass
-
-
-def describe_error(exc: BaseException) -> str:
-    """A few words for an error from the file system ('permission denied'), without the path."""
-    if isinstance(exc, RuntimeError):
-        return "its symbolic links form a loop"
-    if isinstance(exc, OSError):
-        if exc.errno == errno.ELOOP:
-            return "its symbolic links form a loop"
-        if exc.errno in (errno.EACCES, errno.EPERM):
-            return "permission denied"
-        if exc.errno == errno.ENOENT:
-            return "it does not exist"
-        if exc.strerror:
-            return exc.strerror[:1].lower() + exc.strerror[1:]
-    return str(exc) or type(exc).__name__
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n // 1024} KiB" if n >= 1024 else f"{n} bytes"

@@ -245,15 +245,34 @@ def _words(exc: OSError) -> str:
 def write_new_file(folder: Path, rel_path: str, content: bytes | int) -> None:
     """Create `folder/rel_path` (and the folders on its way) and write `content` (or, for a number,
     a file of that many bytes, none written): never through a link, never over an existing file,
-    never outside `folder`, a private folder kb made (PR mode lays out the base there). Raises
-    OSError, or ValueError when the path would leave `folder`."""
-    target = folder.joinpath(*rel_path.split("/"))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if not target.parent.resolve().is_relative_to(folder.resolve()):
-        raise ValueError(f"{rel_path!r} would be written outside {folder}")
+    never outside `folder`, a private folder kb made (PR and pre-commit modes lay out a commit
+    there). Raises OSError, or ValueError when the path would leave `folder`."""
+    target = _new_place(folder, rel_path)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
     with os.fdopen(fd, "wb") as handle:
         if isinstance(content, int):
             handle.truncate(content)
         else:
             handle.write(content)
+
+
+def write_new_link(folder: Path, rel_path: str, target: str) -> None:
+    """Create the symbolic link `folder/rel_path` to `target` (as a checkout would; it is not
+    followed here), the folders on its way made as in `write_new_file`."""
+    os.symlink(target, _new_place(folder, rel_path))
+
+
+def _new_place(folder: Path, rel_path: str) -> Path:
+    """`folder/rel_path`, the folders on its way made one at a time, none a link (ValueError)."""
+    parts = rel_path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{rel_path!r} would be written outside {folder}")
+    place = folder
+    for part in parts[:-1]:
+        place = place / part
+        try:
+            os.mkdir(place)
+        except FileExistsError:
+            if stat.S_ISLNK(os.lstat(place).st_mode):
+                raise ValueError(f"{rel_path!r} would be written through a link in {folder}") from None
+    return place / parts[-1]

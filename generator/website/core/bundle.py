@@ -1,6 +1,6 @@
 """What the core hands a site generator's adapter: the generated files, what each page is (title,
 edit path, in the nav or not, banner, tags, kept out of search), and what the site needs around
-them (style sheet and script, markdown extensions, theme overrides, folders to watch).
+them (style sheet and script, markdown extensions, theme overrides).
 
 An adapter turns this into its generator's terms: the MkDocs plugin into Files, edit URIs,
 inclusion levels and hook events; `kb render` into a folder, front matter and a theme override
@@ -13,7 +13,6 @@ import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...records.vocabulary import RecordKind
 from .links import ASSETS_DIR
 
 # What the generated pages are written with; MkDocs itself always adds toc, tables and fenced_code.
@@ -60,7 +59,6 @@ class SiteNeeds:
     markdown_extensions: tuple[str, ...] = MARKDOWN_EXTENSIONS
     search_separator: str = SEARCH_SEPARATOR
     theme_overrides: tuple[str, ...] = THEME_OVERRIDES
-    watch: tuple[Path, ...] = ()  # folders whose changes change the site (the record folders)
 
 
 @dataclass(frozen=True)
@@ -87,4 +85,4 @@ class Bundle:
 def site_needs(root: Path) -> SiteNeeds:
     """What the site of the knowledge base at `root` needs around its pages (known before rendering:
     an adapter sets its generator up with it)."""
-    return SiteNeeds(watch=tuple(folder for kind in RecordKind if (folder := root / kind.folder).is_dir()))
+    return SiteNeeds()

@@ -26,6 +26,10 @@ HOME_PAGE = "index.md"
 # page: `home: false`, or the site's own index.md kept in its place.
 ACTION_PAGE = "needs-action.md"
 TAGS_PAGE = "tags.md"
+# What the tags page and the pages' front matter say to a tags plugin (Material's, Zensical's): the
+# listing's marker on the tags page, and the front matter field that holds a page's tags.
+TAGS_LISTING = "material/tags"
+TAGS_FIELD = "tags"
 KNOB_INDEX = "knobs/index.md"
 INCIDENT_INDEX = "incidents/index.md"
 FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)

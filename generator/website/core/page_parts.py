@@ -24,12 +24,12 @@ from ...pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain, record_inline, showable
 from ...records.model import running_setting
 from ...records.schema import Knob
-from ...records.vocabulary import EvidenceKind, RecordKind, Stance
+from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
 from ...records.files import is_file
 from ...records.links import named_paths
-from .links import SiteSettings
+from .links import TAGS_FIELD, SiteSettings
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def page_tags(tags: Iterable[str]) -> tuple[str, ...]:
 def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None, search_excluded: bool = False) -> Markup:
     """YAML front matter: the page title, tags (from page_tags) for the tags plugin, a search boost,
     or the page kept out of search."""
-    lines = [f"title: {_yaml_text(label(title))}", "tags:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
+    lines = [f"title: {_yaml_text(label(title))}", f"{TAGS_FIELD}:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
     if search_excluded:
         lines += ["search:", "  exclude: true"]
     elif boost is not None:
@@ -221,7 +221,7 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapp
             places.by_record.setdefault((kind, record_id), []).append(item)
             continue
         inside = settings.docs_path(item.path)
-        if inside is not None and inside.endswith(".md") and is_file(kb.root / item.path):
+        if inside is not None and inside.endswith(DOC_SUFFIXES) and is_file(kb.root / item.path):
             places.by_doc.setdefault(inside, []).append(item)
         elif _is_deploy_file_of(kb, item):
             places.by_record.setdefault((RecordKind.KNOB, item.subject or ""), []).append(item)

@@ -32,7 +32,7 @@ from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
 from .markup import plain
 from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_PAGE, SiteSettings
+from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_LISTING, TAGS_PAGE, SiteSettings
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -78,7 +78,7 @@ def render_home_page(page: HomePage) -> str:
 
 
 def render_tags_page() -> str:
-    return ENVIRONMENT.get_template("tags.md.j2").render()
+    return ENVIRONMENT.get_template("tags.md.j2").render(listing=Markup(TAGS_LISTING))
 
 
 def render_site(kb: KnowledgeBase, settings: SiteSettings) -> Bundle:

@@ -12,8 +12,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import time
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -22,13 +27,16 @@ from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
 from ...findings import KbError, NotAKnowledgeBase
+from ...history.git_view import GitView, read_git_view
 from ...pipeline import KnowledgeBase, check_knowledge_base
+from ...records.files import Probes, probes_recorded
 from ...records.docs_folder import docs_folder
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle, PageMeta
-from ..core.links import SiteSettings
+from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
+from .save_watch import Inputs
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 
@@ -72,7 +80,57 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     log_placement(placed, settings, config)
     log_docs_folder(options.root, settings)
     log_findings(kb)
+    warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
+
+
+class InputsLooked:
+    """Every look a build's check and pages took at the repository (each path, each folder listed:
+    `records.files` writes them down), and git's own files whose change changes its view: what
+    `mkdocs serve` watches until the next build (see save_watch)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._recording: AbstractContextManager[Probes] | None = None
+        self._probes = Probes(time.time_ns())
+        self._git: GitView | None = None
+
+    def __enter__(self) -> InputsLooked:
+        self._recording = probes_recorded(time.time_ns())  # a file changed while the build reads is signed by its bytes
+        self._probes = self._recording.__enter__()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._recording is not None:
+            self._recording.__exit__(kind, error, traceback)
+            self._recording = None
+        self._git = _git_view(self._root, self._probes.changed_after)
+
+    def inputs(self, config: MkDocsConfig) -> Inputs:
+        """What the build read: these looks, and MkDocs' own inputs (the docs folder, `watch:`, the
+        configuration file)."""
+        paths = {*self._probes.files, *(self._git.watched if self._git is not None else ())}
+        if config.config_file_path:
+            paths.add(config.config_file_path)
+        return Inputs(paths=frozenset(paths), listed=frozenset(self._probes.listings),
+                      trees=frozenset([config.docs_dir, *map(str, config.watch)]))
+
+    def changed(self) -> bool:
+        """Whether anything the build looked at is no longer as it saw it."""
+        files, folders = self._probes.changed()
+        if files or folders:
+            return True
+        now = _git_view(self._root, self._probes.changed_after)
+        return (now is None) != (self._git is None) or (now is not None and self._git is not None
+                                                          and now.as_key() != self._git.as_key())
+
+
+def _git_view(root: Path, changed_after: int) -> GitView | None:
+    try:
+        return read_git_view(root, changed_after)
+    except KbError:
+        return None
 
 
 def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
@@ -151,3 +209,61 @@ def log_findings(kb: KnowledgeBase) -> None:
     if kb.findings:
         # Information, not a warning: a warning would fail `mkdocs build --strict`.
         log.info("kb check: %d finding(s); they are shown on the site's pages", len(kb.findings))
+
+
+_TAGS_PLUGIN = "material.plugins.tags"
+
+
+def warn_if_tags_page_empty(config: MkDocsConfig, site: Bundle) -> None:
+    """A warning (which `--strict` counts) when the generated tags page would list nothing because of
+    how Material's tags plugin is set up, or missing: an empty page would say nothing of why."""
+    if TAGS_PAGE not in site.files:
+        return
+    tagged = [path for path, meta in site.pages.items() if meta.tags]
+    problem = tags_page_problem(config.plugins.values(), tagged)
+    if problem is not None:
+        log.warning("incident-kb: the tags page (%s) will list no page: %s (or set the incident-kb plugin's "
+                    "`tags: false` in mkdocs.yml to generate no tags page)", TAGS_PAGE, problem)
+
+
+def tags_page_problem(plugins: Iterable[Any], tagged: Iterable[str]) -> str | None:
+    """Why no instance of Material's tags plugin among `plugins` would list the generated pages
+    (`tagged`, docs-relative) on the tags page; None when one would."""
+    found = [plugin for plugin in plugins if type(plugin).__module__.startswith(_TAGS_PLUGIN)]
+    if not found:
+        return "Material's tags plugin is not in mkdocs.yml's plugins; add `- tags` to `plugins:`"
+    tagged = list(tagged)
+    reasons = [_why_no_listing(plugin.config, tagged) for plugin in found]
+    if any(reason is None for reason in reasons):
+        return None
+    return "; ".join(dict.fromkeys(reason for reason in reasons if reason is not None))
+
+
+def _why_no_listing(options: Any, tagged: list[str]) -> str | None:
+    """Why one tags plugin, set up with `options` (its documented settings), lists none of `tagged`
+    on the tags page."""
+    from material.utilities.filter import Filter  # type: ignore[import-untyped]
+
+    if not options.enabled:
+        return "Material's tags plugin is disabled (`enabled: false`)"
+    if not options.listings:
+        return "Material's tags plugin renders no listings (`listings: false`, or `export_only: true`)"
+    try:
+        marked = re.search(r"<!--\s*?{directive}(.*?)\s*-->".format(directive=options.listings_directive),
+                           f"<!-- {TAGS_LISTING} -->", flags=re.I | re.M | re.S)
+    except re.error:
+        marked = None
+    if marked is None:
+        return (f"Material's tags plugin looks for listings marked `<!-- {options.listings_directive} -->` "
+                f"(`listings_directive`), and the tags page is marked `<!-- {TAGS_LISTING} -->`; remove "
+                "`listings_directive`")
+    if options.tags_name_property != TAGS_FIELD:
+        return (f"Material's tags plugin reads a page's tags from `{options.tags_name_property}` "
+                f"(`tags_name_property`), and the generated pages give them as `{TAGS_FIELD}`; remove "
+                "`tags_name_property`")
+    kept = Filter(options.filters)
+    if not kept(TAGS_PAGE):
+        return f"Material's tags plugin's `filters` leave out {TAGS_PAGE}"
+    if tagged and not any(kept(path) for path in tagged):
+        return "Material's tags plugin's `filters` leave out every record page"
+    return None

@@ -119,7 +119,10 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._previewer: Any = None  # the preview module as this build imported it
         self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
-        self._save_watch: SaveWatch | None = None  # the system's notifications of saves, beside polling
+        self._serving = False  # `mkdocs serve`: every input of a build is watched until the next
+        self._looked: Any = None  # glue.InputsLooked: what this build looked at
+        self._last_config: MkDocsConfig | None = None
+        self._save_watch: SaveWatch | None = None  # watches what the last build looked at
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
         self._serving = False  # `mkdocs serve`: the search index is written beside the preview, not before it
         self._pagefind = False  # this build's search is the plugin's (site_search), on Pagefind's index
@@ -161,12 +164,9 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._live and self._built_once:
             self._collection.rebuild_started()
         self._config_file = config.config_file_path
+        self._last_config = config
         self._prefix = checked_prefix(self.config.prefix)
         needs = site_needs(self.root)
-        # Rebuild under `mkdocs serve` when a record changes.
-        for folder in map(str, needs.watch):
-            if folder not in config.watch:
-                config.watch.append(folder)
         # The pages' one style sheet and script, served from the site itself.
         for sheet in (posixpath.join(self._prefix, sheet) for sheet in needs.stylesheets):
             if sheet not in config.extra_css:
@@ -211,6 +211,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         glue: Any = fresh_module(_GLUE)
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir)
+        if self._serving:  # what the check and the pages look at is watched until the next build
+            self._looked = glue.InputsLooked(self.root)
+            with self._looked:
+                return self._generate(glue, files, config, options)
+        return self._generate(glue, files, config, options)
+
+    def _generate(self, glue: Any, files: Files, config: MkDocsConfig, options: Any) -> Files:
         if self._live:
             previewer: Any = fresh_module(_PREVIEW)
             self._previewer = previewer
@@ -288,6 +295,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(-100)  # after every other plugin has read the generated files
     def _remove_scratch(self, config: MkDocsConfig) -> None:
         self._cleanup()
+        self._watch_inputs(config)
         # No gc.freeze(): it would keep every object of the process out of the collector's reach,
         # other plugins' included. The collector only waits for the preview to be idle (see
         # idle_collection), after each rebuild.
@@ -321,14 +329,22 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                                             meta.search_names)
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
-        """The live preview sees a save at once, from the operating system's notifications, besides
-        MkDocs' polling (see save_watch)."""
-        if self._live and self._save_watch is None:
-            watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
-            self._save_watch = watch if watch.start() else None
+        """Every input of the last build is watched, and a save is seen at once, from the operating
+        system's notifications, besides MkDocs' polling (see save_watch)."""
+        if self._save_watch is None:
+            self._save_watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
+            self._save_watch.start()
+            self._watch_inputs(config)
         return server
 
+    def _watch_inputs(self, config: MkDocsConfig | None) -> None:
+        """After a build, failed or not: watch what it looked at."""
+        config = config or self._last_config
+        if self._save_watch is not None and self._looked is not None and config is not None:
+            self._save_watch.watch_inputs(self._looked.inputs(config), self._looked.changed)
+
     def on_build_error(self, error: Exception) -> None:
+        self._watch_inputs(None)  # what it looked at before it failed: fixing any of it rebuilds
         self._drop_preview()  # the next build starts afresh: what this one left is unknown
         self._collection.stop()
 

@@ -32,8 +32,7 @@ from ...records.record_cache import hold_in_memory
 from ..core.bundle import Bundle
 from ..core.placement import place_bundle, place_settings
 from .glue import (Generated, SiteOptions, apply_page_meta, check, hand_written_pages, log, log_docs_folder, log_findings,
-                   log_placement,
-                   site_settings)
+                   log_placement, site_settings, warn_if_tags_page_empty)
 from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
                              replay_markdown, search_plugin, tags_found, tags_plugins)
 from .material_reuse import merge_search_index as merge_search_entries
@@ -126,6 +125,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     log_placement(placed, settings, config)
     log_docs_folder(options.root, settings)
     log_findings(kb)
+    warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
 
 
