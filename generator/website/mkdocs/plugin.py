@@ -146,7 +146,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(100)  # before other plugins' on_config: Material's search settles its separator there,
     def _before_others(self, config: MkDocsConfig) -> None:  # and TechDocs' monorepo plugin moves docs_dir
         self._docs_dir = config.docs_dir
-        self._pagefind = self._use_pagefind(config)
+        self._pagefind = site_search.answers_search(self.config.search, config.theme.name, list(config.plugins))
         for plugin in config.plugins.values():
             if type(plugin).__module__.startswith(_SEARCH_PLUGIN) and plugin.config.get("enabled", True):
                 separator = plugin.config.get("separator")
@@ -188,21 +188,6 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._live:
             list_theme_once(config, self._theme_names)
         return config
-
-    def _use_pagefind(self, config: MkDocsConfig) -> bool:
-        """Whether this build's search is the plugin's: asked for (the default), with Material's theme,
-        and Pagefind installed (if not, Material's own search, with a warning that says why)."""
-        if self.config.search != "pagefind" or config.theme.name != "material":
-            return False
-        if site_search.pagefind_program() is None:
-            log.warning("incident-kb: Pagefind (the pagefind-bin package) is not installed: the site falls back to "
-                        "Material's own search; install incident-kb's dependencies again, or set the plugin's "
-                        "`search: material` to choose it")
-            return False
-        if "material/search" not in config.plugins and "search" not in config.plugins:
-            log.info("incident-kb: Material's search plugin is not in mkdocs.yml, so the header has no search "
-                     "box: add `- search` to plugins (incident-kb's search answers it)")
-        return True
 
     on_config = CombinedEvent(_before_others, _configure)
 

@@ -70,6 +70,23 @@ def pagefind_program() -> Path | None:
     return found if os.access(found, os.X_OK) else None
 
 
+def answers_search(option: str, theme: str | None, plugins: Iterable[str]) -> bool:
+    """Whether a build's search is the plugin's: asked for (`search: pagefind`, the default), with
+    Material's theme, and Pagefind installed (if not, Material's own search, with a warning that says
+    why). `plugins`: the names mkdocs.yml lists."""
+    if option != "pagefind" or theme != "material":
+        return False
+    if pagefind_program() is None:
+        log.warning("incident-kb: Pagefind (the pagefind-bin package) is not installed: the site falls back to "
+                    "Material's own search; install incident-kb's dependencies again, or set the plugin's "
+                    "`search: material` to choose it")
+        return False
+    if not {"material/search", "search"} & set(plugins):
+        log.info("incident-kb: Material's search plugin is not in mkdocs.yml, so the header has no search "
+                 "box: add `- search` to plugins (incident-kb's search answers it)")
+    return True
+
+
 def mark_page(html: str, meta: PageMeta | None, excluded: bool) -> str:
     """A page's content HTML with what Pagefind reads: the part it indexes and the page's kind.
     `meta`: the bundle's word on a generated page (None: a hand-written doc); `excluded`: the page
