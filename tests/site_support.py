@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import http.server
 import io
+import json
 import logging
 import os
 import shutil
@@ -32,6 +34,20 @@ class Site:
     def html(self, page: str) -> str:
         return (self.out / page / "index.html").read_text(encoding="utf-8") if page else \
             (self.out / "index.html").read_text(encoding="utf-8")
+
+
+def search_pages(site_dir: Path, index: str = "pagefind") -> dict[str, dict[str, Any]]:
+    """What the site's Pagefind index holds of each page, by its address ('/knobs/x/'): its indexed
+    text ('content'), its title and its kind (Pagefind's fragments: gzip'd JSON after a marker)."""
+    pages: dict[str, dict[str, Any]] = {}
+    fragments = sorted((site_dir / index / "fragment").glob("*.pf_fragment"))
+    assert fragments, f"no Pagefind index in {site_dir / index}"
+    for fragment in fragments:
+        data = gzip.decompress(fragment.read_bytes())
+        assert data.startswith(b"pagefind_dcd"), f"{fragment} is not in the format this helper knows"
+        page = json.loads(data[len(b"pagefind_dcd"):])
+        pages[page["url"]] = page
+    return pages
 
 
 def copy_knowledge_base(root: Path) -> Path:
@@ -153,6 +169,35 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     base = tmp_path_factory.mktemp("hostile-site")
     root = copy_knowledge_base(base / "kb")
     add_hostile_records(root)
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
+EXTRA = 129  # with the seed's knob: 130, three pages of rows
+RECLAIMABLE = 13  # of them, reverted under the seed incident's refuted hypothesis (more than the home page lists)
+
+
+def extra_knob(i: int) -> str:
+    reverted = i < RECLAIMABLE
+    history = "  - date: 2026-11-01\n    status: active\n"
+    if reverted:
+        history += ("  - date: 2026-11-04\n    status: reverted\n    incident: multi-round-harness-hang\n"
+                    "    hypothesis: target-ctas-causes-hang\n")
+    return (f"id: extra-{i:03d}\nname: SGLANG_EXTRA_SETTING_{i:03d}\nsummary: Extra setting number {i}.\n"
+            f"value: {1000 + i}\ndefault: {i}\nstatus: {'reverted' if reverted else 'active'}\n"
+            f"component: {'decode' if i % 2 else 'prefill'}\n"
+            f"measurements:\n  - metric: output throughput\n    delta_pct: {i / 10:.1f}\n    date: 2026-10-30\n"
+            f"history:\n{history}")
+
+
+@pytest.fixture(scope="session")
+def many_knobs_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The seed plus EXTRA knobs (three pages of an index), RECLAIMABLE of them reverted under the
+    seed incident's refuted hypothesis, with gains that grow with their number; built once."""
+    base = tmp_path_factory.mktemp("many-knobs-site")
+    root = copy_knowledge_base(base / "kb")
+    for i in range(EXTRA):
+        (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
     build_site(root, base / "site")
     return Site(root, base / "site")
 

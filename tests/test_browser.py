@@ -150,3 +150,14 @@ def test_hostile_records_run_nothing(browser, hostile_site):
             assert visit.foreign == []  # the remote image in the summary was dropped, not fetched
         finally:
             visit.context.close()
+
+
+def test_last_change_and_recent_changes_say_what_changed_on_the_records_own_date(visit):
+    """One clock: the knob page's Last change is the restore its history dates 2026-11-07, saying
+    what changed; the home page's recent changes say it too (never 'created')."""
+    visit.open("knobs/sglang-sm120-mma-target-ctas/")
+    last = visit.page.locator("article li", has_text="Last change").inner_text()
+    assert last.startswith("Last change: 2026-11-07, reverted -> restored"), last
+    visit.open("")
+    recent = visit.page.locator("#recent-changes ~ * table").first.inner_text()
+    assert "reverted -> restored" in recent and "active -> reverted" in recent and "created" not in recent

@@ -13,7 +13,7 @@ from .conftest import SEED_INCIDENT, edit
 def test_last_change_comes_from_the_records_own_dates(seed_kb):
     log = record_changes(check_knowledge_base(seed_kb).catalog)
     knob = log.last_change("knob", "sglang-sm120-mma-target-ctas")
-    assert (knob.when, knob.what) == (date(2026, 11, 7), "restored")
+    assert (knob.when, knob.what) == (date(2026, 11, 7), "reverted -> restored")  # what changed, not only the new status
     incident = log.last_change("incident", "multi-round-harness-hang")
     assert (incident.when, incident.what) == (date(2026, 11, 7), "Incident resolved.")
     assert log.last_change("knob", "no-such-knob") is None

@@ -28,6 +28,7 @@ from .site_support import MKDOCS_ENV, copy_knowledge_base
 
 pytestmark = pytest.mark.slow  # real `mkdocs serve` processes: left out of `make test-fast`
 
+FINDINGS = "findings/"  # every finding, where the home page summarises them by code
 KNOB_URL = "knobs/sglang-sm120-mma-target-ctas/"
 NEW_KNOB = """\
 id: fresh-knob
@@ -177,7 +178,7 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
 
         edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")  # a material change: indexes and home
         live.shows("knobs/", "<code>384</code>")
-        live.shows("", "not committed yet")
+        live.shows(KNOB_URL, "not committed yet: value 512 -&gt; 384")  # git's word, after the record's own date
 
         (root / "knobs/fresh-knob.yaml").write_text(NEW_KNOB)
         (root / "incidents/fresh-incident.yaml").write_text(NEW_INCIDENT)
@@ -201,7 +202,7 @@ def test_the_live_preview_serves_what_a_fresh_server_serves_after_every_edit(tmp
         repo.commit("edits while serving", when="2026-11-09T12:00:00Z")
         # A commit alone is seen: git's view (HEAD, the branch, the index) is an input of the check.
         live.shows(KNOB_URL, "committed")
-        live.wait_for("", lambda status, page: "not committed yet" not in page, "the commit not shown")
+        live.wait_for(KNOB_URL, lambda status, page: "not committed yet" not in page, "the commit not shown")
         _assert_same_site(live, root, tmp_path, "a doc saved, an incident retitled, a commit")
 
 
@@ -212,7 +213,9 @@ def _not_shown(live: Server, path: str, text: str) -> None:
 def test_every_input_of_the_check_is_watched(tmp_path, git_env):
     """Not only the record folders as they were when serving started: a doc outside docs/ that a
     record lists, a deploy file, pyproject.toml, a record folder deleted and created again, and a
-    commit each start a rebuild by themselves, with no unrelated save."""
+    commit each start a rebuild by themselves, with no unrelated save. (Each finding is on the
+    findings page, which the home page summarises by code since issue 24; git's word on a record,
+    "not committed yet", is on its page.)"""
     root = copy_knowledge_base(tmp_path / "kb")
     (root / "notes").mkdir()
     (root / "notes/runbook.md").write_text("# Runbook\n")
@@ -223,17 +226,17 @@ def test_every_input_of_the_check_is_watched(tmp_path, git_env):
     edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")
     repo.commit("384", when="2026-11-07T12:00:00Z")
     with serving(root, tmp_path / "live.log") as live:
-        live.shows("", "notes/runbook.md:1")  # stale: the value changed after its last commit
-        live.shows("", "deploy/decode.sh:8")  # drift: it still sets 512
+        live.shows(FINDINGS, "notes/runbook.md:1")  # stale: the value changed after its last commit
+        live.shows(FINDINGS, "deploy/decode.sh:8")  # drift: it still sets 512
 
         edit(root / "notes/runbook.md", "# Runbook", "# Runbook, reviewed for 384")
-        _not_shown(live, "", "notes/runbook.md:1")
+        _not_shown(live, FINDINGS, "notes/runbook.md:1")
         (root / "pyproject.toml").write_text('[tool.incident-kb.severity]\nknob-drift = "off"\n')
-        _not_shown(live, "", "deploy/decode.sh:8")
+        _not_shown(live, FINDINGS, "deploy/decode.sh:8")
         (root / "pyproject.toml").write_text("[tool.incident-kb]\n")
-        live.shows("", "deploy/decode.sh:8")
+        live.shows(FINDINGS, "deploy/decode.sh:8")
         edit(root / "deploy/decode.sh", "TARGET_CTAS=512", "TARGET_CTAS=384")
-        _not_shown(live, "", "deploy/decode.sh:8")
+        _not_shown(live, FINDINGS, "deploy/decode.sh:8")
 
         (root / "incidents").rename(tmp_path / "incidents-away")
         live.wait_for("incidents/multi-round-harness-hang/", lambda status, _: status == 404, "the incident still served")
@@ -248,9 +251,9 @@ def test_every_input_of_the_check_is_watched(tmp_path, git_env):
         live.shows("incidents/fresh-incident/", "Fresh stall under load")
         _assert_same_site(live, root, tmp_path, "inputs outside the record folders changed")
 
-        live.shows("", "not committed yet")
+        live.shows("incidents/fresh-incident/", "not committed yet")  # a record git does not know yet
         repo.commit("reviewed while serving", when="2026-11-08T10:00:00Z")
-        _not_shown(live, "", "not committed yet")
+        _not_shown(live, "incidents/fresh-incident/", "not committed yet")
         _assert_same_site(live, root, tmp_path, "a commit")
 
 

@@ -71,8 +71,12 @@ def test_reclaimable_knob_leads_the_home_page_and_boxes_the_knob_page(seed_kb):
     needs_action = home[home.index("## Needs action"):home.index("## Recent changes")]
     assert "[SGLANG\\_<wbr>SM120\\_<wbr>MMA\\_<wbr>TARGET\\_<wbr>CTAS](knobs/sglang-sm120-mma-target-ctas.md) | " \
            "+12.8% output throughput at concurrency 64, +5.7% at 96 | <span class=\"kb-nowrap\">2026-11-04</span> |" in needs_action
-    assert "kb check reports 1 error and 0 warnings." in needs_action
-    assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in needs_action.replace("\\_", "_")
+    assert "kb check reports 1 error and 0 warnings, by code below" in needs_action
+    # Summarised by code on the home page, each count linking to the code's list on the findings page.
+    assert ('| <code class="kb-nowrap">reclaimable-knob</code> | <span class="kb-badge kb-severity-error">error</span> | '
+            "[1](findings.md?code=reclaimable-knob&severity=error) |") in needs_action
+    findings = site.files["findings.md"]
+    assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in findings.replace("\\_", "_")
     knob = site.files[KNOB_PAGE]
     assert '<div class="admonition danger kb-finding" data-search-exclude>' in knob
     assert f"Error reclaimable-knob ({SEED_KNOB}:8)" in knob
@@ -86,8 +90,8 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
     assert "incidents/other-hang.md" not in site.files
     assert "other-hang.md" not in "".join(site.markdown.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
-    home = site.files["index.md"]
-    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in home
+    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in site.files["findings.md"]
+    assert '| <code class="kb-nowrap">yaml-syntax</code> |' in site.files["index.md"]
 
 
 def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
@@ -99,9 +103,9 @@ def test_findings_about_a_doc_become_its_banner_and_others_go_home(seed_kb):
     assert banner.startswith('<div class="admonition danger kb-finding kb-banner" data-search-exclude>')
     assert "kb check: 1 error about this page" in banner
     assert "stale &lt;b&gt;since&lt;/b&gt; the restore" in banner
-    home = site.files["index.md"]
-    assert "[docs/design/DSV4\\_PD\\_DEADLOCK\\_ISSUE.md:3](design/DSV4_PD_DEADLOCK_ISSUE.md)" in home
-    assert "<code>pyproject.toml:2</code>" in home
+    findings = site.files["findings.md"]  # every finding, on the page the home page's summary links to
+    assert "[docs/design/DSV4\\_PD\\_DEADLOCK\\_ISSUE.md:3](design/DSV4_PD_DEADLOCK_ISSUE.md)" in findings
+    assert "<code>pyproject.toml:2</code>" in findings
 
 
 def test_rendering_is_deterministic(seed_kb, tmp_path):
@@ -143,9 +147,9 @@ def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):
 def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path):
     out = tmp_path / "out"
     result = kb("render", "--root", seed_kb, "--out", out)
-    # Outside the docs folder: a whole docs folder, the 10 generated files and a copy of the 3 docs
-    # (the record pages link to them).
-    assert result.code == 0 and result.out.startswith(f"kb render: wrote 13 files to {out}")
+    # Outside the docs folder: a whole docs folder, the 11 generated files (findings.md among them) and
+    # a copy of the 3 docs (the record pages link to them).
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 14 files to {out}")
     assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
     assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
     (seed_kb / SEED_INCIDENT).unlink()
@@ -166,27 +170,32 @@ def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
     assert site.files["knobs/index_.md"].startswith("---\ntitle: \"INDEX_SIZE\"")
 
 
-def test_last_change_and_recent_changes_come_from_git_when_there_is_history(tmp_path):
+def test_last_change_is_the_records_own_with_the_commit_second(tmp_path):
+    """One clock: the record's own dated change says when and what changed; git says second when the
+    record as it stands was committed (the restore below is dated 2026-11-07 in the record and was
+    committed that day at 15:00; a record written up later would keep its own date)."""
     from .story import KNOB, story_until
 
     root = tmp_path / "kb"
-    repo, ids = story_until(root, 4)  # step 4 restores the knob at 2026-11-07 15:00
+    repo, ids = story_until(root, 4)  # step 4 restores the knob, committed 2026-11-07 15:00 UTC
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
     knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
-    # Commit times in UTC with seconds, labelled as commits (the record's own dates say 2026-11-07).
-    assert f"2026-11-07 15:00:00 UTC (committed {ids[4]})" in untagged(knob_row)
-    assert (f"- **Last change:** 2026-11-07 15:00:00 UTC (committed {ids[4]}): "
-            "status reverted -&gt; active") in untagged(site.files[KNOB_PAGE])
+    assert "2026-11-07" in untagged(knob_row) and "reverted -&gt; restored" in untagged(knob_row)
+    assert "committed" not in knob_row
+    assert (f"- **Last change:** 2026-11-07, reverted -&gt; restored; committed {ids[4]} on 2026-11-07 15:00:00 UTC"
+            in untagged(site.files[KNOB_PAGE]))
     home = site.files["index.md"]
     recent = untagged(home[home.index("## Recent changes"):])
-    assert "'committed' times are when the change was committed, in UTC" in recent
-    assert recent.index(f"2026-11-07 15:00:00 UTC (committed {ids[4]})") < \
-        recent.index(f"2026-11-04 10:00:00 UTC (committed {ids[2]})")
-    assert "status active -&gt; reverted" in recent
+    assert "on the dates the records give" in recent
+    knob_rows = [line for line in recent.splitlines() if f"(knobs/{KNOB}.md)" in line]
+    assert [(line.split(" | ")[0], line.split(" | ")[-1]) for line in knob_rows] == [
+        ("| 2026-11-07", "reverted -&gt; restored |"), ("| 2026-11-04", "active -&gt; reverted |"),
+        ("| 2026-11-02", "active |")]  # newest first, each saying what changed
 
     (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
     site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
-    assert "- **Last change:** not committed yet: value 512 -&gt; 1024" in site.files[KNOB_PAGE]
+    assert ("- **Last change:** 2026-11-07, reverted -&gt; restored; not committed yet: value 512 -&gt; 1024"
+            in untagged(site.files[KNOB_PAGE]))
 
 
 def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed_kb):
@@ -195,7 +204,7 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
     assert '!!! success "Nothing needs action"' in home
     knobs = home[home.index("## Knobs"):home.index("## Incidents")]
     assert ("| [SGLANG\\_<wbr>SM120\\_<wbr>MMA\\_<wbr>TARGET\\_<wbr>CTAS](knobs/sglang-sm120-mma-target-ctas.md) | "
-            '<span class="kb-badge kb-status-active">active</span> | <code>512</code> | '
+            '<span class="kb-badge kb-status-active">active</span> | <span data-sort="512"><code>512</code></span> | '
             "+12.8% output throughput at concurrency 64, +5.7% at 96 |") in knobs
     assert "[the knobs index](knobs/index.md)" in knobs
     incidents = home[home.index("## Incidents"):home.index("## Recent changes")]
@@ -204,9 +213,9 @@ def test_when_all_is_well_the_home_page_shows_what_the_knowledge_base_holds(seed
             "One of the user's client-side proxies corrupts or drops requests") in incidents
     assert "Lesson: A revert is a hypothesis test, not a fix." in incidents
     recent = home[home.index("## Recent changes"):]
-    assert "'recorded' dates are the dates written in the records" in recent
+    assert "on the dates the records give" in recent
     # with its seconds, and its zone (issue 21: a time written without one is UTC, labelled)
-    assert "| 2026-11-05 20:25:00 UTC (recorded) |" in untagged(recent)
+    assert "| 2026-11-05 20:25:00 UTC |" in untagged(recent)
 
 
 def test_an_empty_knowledge_base_says_how_to_start(empty_kb):
@@ -219,7 +228,8 @@ def test_code_in_finding_messages_is_shown_as_code(seed_kb):
     break_seed_story(seed_kb)
     site = render(seed_kb)
     assert "`" not in site.files["index.md"].split("## Needs action")[1].split("## Knobs")[0]
-    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files["index.md"]
+    assert "`" not in site.files["findings.md"]
+    assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files["findings.md"]
     assert "Restore it with <code>kb restore sglang-sm120-mma-target-ctas</code>" in site.files[KNOB_PAGE]
     assert '| <code class="kb-nowrap">reclaimable-knob</code> |' in site.files["index.md"]
 

@@ -196,3 +196,26 @@ def test_mkdocs_theme_has_what_the_preview_lists_once():
     assert callable(theme.get_env) and isinstance(theme.dirs, list) and hasattr(theme, "static_templates")
     assert {"extensions", "filter_func"} <= set(inspect.signature(Environment.list_templates).parameters)
     assert isinstance(theme.get_env(), Environment)
+
+
+def test_the_search_box_uses_what_the_installed_material_has():
+    """The plugin's search box (site_search.THEME's partials/search.html) is not a copy of Material's:
+    it borrows Material's look and behaviour, which must still be there: the `__search` toggle that
+    opens it, the header including the partial when the search plugin is on, the classes it styles
+    itself with, and Material's script finding its own search component by an attribute ours lacks
+    (so that Material loads no index of its own)."""
+    from generator.website.mkdocs import site_search
+
+    ours = (site_search.THEME / "partials/search.html").read_text(encoding="utf-8")
+    assert 'data-md-component="search"' not in _body(ours)
+    assert re.search(r'<input class="md-toggle" data-md-toggle="search" type="checkbox" id="__search"',
+                     (MATERIAL_THEME / "base.html").read_text(encoding="utf-8"))
+    header = (MATERIAL_THEME / "partials/header.html").read_text(encoding="utf-8")
+    assert '"material/search" in config.plugins' in header and '{% include "partials/search.html" %}' in header
+    styles = "".join(p.read_text(encoding="utf-8") for p in (MATERIAL_THEME / "assets/stylesheets").glob("main.*.min.css"))
+    used = set(re.findall(r'class="([^"{]+)"', ours)) | {"md-search-result__item", "md-search-result__link",
+                                                          "md-search-result__article"}  # made by kb-search.js
+    for name in {c for classes in used for c in classes.split() if c.startswith("md-")}:
+        assert f".{name}" in styles, f"Material's styles no longer have .{name}"
+    bundle = "".join(p.read_text(encoding="utf-8") for p in (MATERIAL_THEME / "assets/javascripts").glob("bundle.*.min.js"))
+    assert '"search"' in bundle and "data-md-component" in bundle

@@ -18,7 +18,7 @@ from generator import pipeline
 from generator.findings import finding
 
 from .conftest import break_seed_story
-from .site_support import Site, build_site, copy_knowledge_base, hostile_site, seed_site  # noqa: F401
+from .site_support import Site, build_site, copy_knowledge_base, hostile_site, search_pages, seed_site  # noqa: F401
 
 pytestmark = pytest.mark.slow  # real mkdocs builds: left out of `make test-fast`
 
@@ -28,7 +28,15 @@ DOC = "design/DSV4_PD_DEADLOCK_ISSUE"
 
 
 def search_index(site: Site) -> list[dict]:
+    """Material's own search index (a site built with the plugin's `search: material`)."""
     return json.loads((site.out / "search/search_index.json").read_text())["docs"]
+
+
+def indexed_text(site: Site, page: str) -> str:
+    """The text the site's search (Pagefind) holds of a page; fails when the page is not indexed."""
+    pages = search_pages(site.out)
+    assert f"/{page}/" in pages, f"/{page}/ is not in the search index: {sorted(pages)}"
+    return pages[f"/{page}/"]["content"]
 
 
 def local_links(site: Site) -> Iterator[tuple[Path, str]]:
@@ -98,12 +106,45 @@ def test_record_pages_stay_out_of_the_navigation(seed_site):
 
 
 def test_search_index_finds_the_knob_by_name_and_the_incident_by_its_hypotheses(seed_site):
-    docs = search_index(seed_site)
+    """The site's search is Pagefind's index: the knob's page, titled by its setting name, holds its
+    id; the incident's holds its hypotheses; each page says its kind. The records' names have an
+    index of their own, which the search box lists first (test_reading_search ranks them)."""
+    pages = search_pages(seed_site.out)
+    knob = pages[f"/{KNOB}/"]
+    assert knob["meta"]["title"] == "SGLANG_SM120_MMA_TARGET_CTAS" and knob["filters"]["kind"] == ["knob"]
+    assert "sglang-sm120-mma-target-ctas" in knob["content"]
+    incident = pages[f"/{INCIDENT}/"]
+    assert incident["filters"]["kind"] == ["incident"]
+    assert "corrupts or drops requests" in incident["content"] and "TARGET_CTAS=512 in the decode service" in incident["content"]
+    assert pages[f"/{DOC}/"]["filters"]["kind"] == ["doc"]
+    names = search_pages(seed_site.out, "pagefind-names")
+    assert "TARGET_CTAS" in names[f"/{KNOB}/"]["content"] and "multi-round-harness-hang" in names[f"/{INCIDENT}/"]["content"]
+    # Material's own index is written empty: its search box is not on the pages, and nothing loads it.
+    assert search_index(seed_site) == []
+    assert 'data-md-component="search"' not in seed_site.html(KNOB)
+
+
+def test_an_index_page_is_found_by_its_title_and_first_lines_not_by_its_rows(seed_site):
+    pages = search_pages(seed_site.out)
+    knobs = pages["/knobs/"]["content"]
+    assert knobs.startswith("Knobs") and "SGLANG_SM120_MMA_TARGET_CTAS" not in knobs
+
+
+def test_with_search_material_the_site_keeps_materials_own_search(tmp_path):
+    """`search: material` (the plugin's option): Material's search box and index, as before."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text().replace("\n  - incident-kb\n", "\n  - incident-kb:\n      search: material\n"))
+    site = Site(root, tmp_path / "site")
+    build_site(root, site.out)
+    docs = search_index(site)
     knob = [d for d in docs if d["location"] == f"{KNOB}/"]
     assert knob and "SGLANG_SM120_MMA_TARGET_CTAS" in knob[0]["title"] and knob[0].get("boost") == 2
     assert "sglang-sm120-mma-target-ctas" in " ".join(d["text"] for d in docs if d["location"].startswith(KNOB))
     incident_text = " ".join(d["text"] for d in docs if d["location"].startswith(f"{INCIDENT}/"))
     assert "corrupts or drops requests" in incident_text and "TARGET_CTAS=512 in the decode service" in incident_text
+    assert 'data-md-component="search"' in site.html(KNOB) and "kb-search.js" not in site.html(KNOB)
+    assert not (site.out / "pagefind").exists()
 
 
 def test_the_site_loads_nothing_from_another_host(seed_site):
@@ -130,10 +171,11 @@ def test_findings_do_not_fail_the_build_and_show_on_the_record_page(tmp_path):
     assert 'class="admonition danger kb-finding" data-search-exclude' in knob
     assert "is still reverted, but hypothesis" in knob
     home = site.html("")
-    assert "kb check reports 3 errors and 0 warnings." in home
-    assert "<code>incidents/half-written.yaml:3</code>" in home and "<code>pyproject.toml:2</code>" in home
-    indexed = " ".join(d["text"] for d in search_index(site) if d["location"].startswith(KNOB))
-    assert "is still reverted" not in indexed  # the box is kept out of search
+    assert "kb check reports 3 errors and 0 warnings," in home  # summarised by code; every one on the findings page
+    findings = site.html("findings")
+    assert "<code>incidents/half-written.yaml:3</code>" in findings and "<code>pyproject.toml:2</code>" in findings
+    indexed = indexed_text(site, KNOB)
+    assert "is still reverted" not in indexed and "Target thread-block (CTA) count" in indexed  # the box is kept out of search
 
 
 def test_a_finding_about_a_hand_written_page_is_a_banner_on_top_of_it(tmp_path, monkeypatch):
@@ -156,9 +198,9 @@ def test_a_finding_about_a_hand_written_page_is_a_banner_on_top_of_it(tmp_path, 
     banner = article.index('<div class="admonition danger kb-finding kb-banner" data-search-exclude>')
     assert banner < article.index("<h1")  # on top of the page
     assert "this page still blames TARGET_CTAS (stale)" in article
-    indexed = " ".join(d["text"] for d in search_index(site) if d["location"].startswith(f"{DOC}/"))
+    indexed = indexed_text(site, DOC)
     assert "still blames" not in indexed and "That revert was a hypothesis test" in indexed
-    assert f"docs/{DOC}.md:12" in site.html("")
+    assert f"docs/{DOC}.md:12" in site.html("findings") and f"docs/{DOC}.md:12" in site.html("")  # the code's first
 
 
 def test_raw_html_in_records_is_never_markup_in_the_built_site(hostile_site):
@@ -208,6 +250,30 @@ def test_charts_in_the_built_site_are_drawn_not_taken_from_a_cache(hostile_site)
         assert "alert(\"cache\")" not in text and "<script" not in text, path
         elements = {element.tag.rpartition("}")[2] for element in ElementTree.fromstring(text.encode()).iter()}
         assert elements <= {"svg", "title", "desc", "g", "rect", "text", "line", "circle", "polyline", "path"}, path
+
+
+def test_without_pagefind_the_site_falls_back_to_materials_search_and_says_so(tmp_path, monkeypatch):
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from generator.website.mkdocs import site_search
+
+    monkeypatch.setattr(site_search, "pagefind_program", lambda: None)
+    monkeypatch.setenv("DISABLE_MKDOCS_2_WARNING", "true")
+    root = copy_knowledge_base(tmp_path / "kb")
+    site = Site(root, tmp_path / "site")
+    with pytest.raises(Exception, match="Aborted with 1 warnings in strict mode"):
+        build(load_config(str(root / "mkdocs.yml"), site_dir=str(site.out), strict=True))
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    logging.getLogger("mkdocs.plugins.incident-kb").addHandler(handler)
+    try:
+        build(load_config(str(root / "mkdocs.yml"), site_dir=str(site.out), strict=False))
+    finally:
+        logging.getLogger("mkdocs.plugins.incident-kb").removeHandler(handler)
+    assert "Pagefind (the pagefind-bin package) is not installed" in logged.getvalue()
+    assert 'data-md-component="search"' in site.html(KNOB)
+    assert any(d["location"] == f"{KNOB}/" for d in search_index(site))
 
 
 _TAGS_EMPTY = "the tags page (tags.md) will list no page"

@@ -116,7 +116,8 @@ def test_tables_fit_with_nothing_behind_a_scrollbar(browser, seed_url, troubled_
     SCREENSHOTS.mkdir(exist_ok=True)
     pages = {**{name: seed_url + path for name, path in PAGES.items()},
              "home-needs-action": troubled_url, "knobs-two": troubled_url + "knobs/",
-             "knob-wide-gains": troubled_url + WIDE_KNOB}
+             "knob-wide-gains": troubled_url + WIDE_KNOB, "findings": troubled_url + "findings/",
+             "knob-reverted": troubled_url + KNOB, "incident-still-reverted": troubled_url + PAGES["incident"]}
     overflowing = {}
     context = browser.new_context(viewport={"width": width, "height": 900})
     try:
@@ -149,10 +150,15 @@ def test_on_a_phone_tables_are_cards_with_their_column_names(browser, troubled_u
 
 
 def test_finding_codes_and_messages_read_as_code(browser, troubled_url):  # noqa: F811
+    """On the home page's summary by code and on the findings page that lists every finding."""
     context, page = open_page(browser, troubled_url, WIDTHS["desktop"])
     try:
         code = page.locator("article td code", has_text="reclaimable-knob")
         assert len(code.evaluate("e => Array.from(e.getClientRects())")) == 1  # on one line
+        assert "`" not in page.locator("article td", has_text="is still reverted").first.inner_text()
+        go(page, troubled_url + "findings/")
+        code = page.locator("article td code", has_text="reclaimable-knob")
+        assert len(code.evaluate("e => Array.from(e.getClientRects())")) == 1
         message = page.locator("article td", has_text="is still reverted").first
         assert "`" not in message.inner_text()
         assert message.locator("code", has_text="kb restore sglang-sm120-mma-target-ctas").count() == 1
@@ -161,7 +167,10 @@ def test_finding_codes_and_messages_read_as_code(browser, troubled_url):  # noqa
 
 
 AUDITED = {**{name: (False, path) for name, path in PAGES.items()},
-           "home-needs-action": (True, ""), "knob-wide-gains": (True, WIDE_KNOB)}
+           "home-needs-action": (True, ""), "knob-wide-gains": (True, WIDE_KNOB), "findings": (True, "findings/"),
+           # a reverted knob (what runs first) and an incident with a knob still to restore (the top block)
+           "knob-reverted": (True, KNOB), "incident-still-reverted": (True, "incidents/multi-round-harness-hang/"),
+           "search-results": (True, "")}
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -180,6 +189,10 @@ def test_axe_finds_no_serious_or_critical_violation(browser, seed_url, troubled_
             assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
             if name == "knobs":  # a sorted header is audited too (aria-sort on the column header)
                 page.locator("article table th button", has_text="Best gain").click()
+            if name == "search-results":  # the search dialog open, with results and the kind filter
+                page.keyboard.press("/")
+                page.keyboard.type("TARGET_CTAS")
+                page.locator(".md-search-result__item > a").first.wait_for(timeout=20_000)
             violations = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
                           for v in axe.run(page).response["violations"] if v["impact"] in ("serious", "critical")]
             if violations:

@@ -283,6 +283,24 @@ def _hypothesis_of(incident: Incident | None, hypothesis_id: str | None) -> Hypo
     return next((h for h in incident.hypotheses if h.id == hypothesis_id), None)
 
 
+@dataclass(frozen=True, slots=True)
+class Running:
+    """What a knob's setting is where it is deployed, by its status: the tuned value while the
+    knob is active; otherwise (reverted, proposed, retired) the setting is not given, so its
+    default runs. `value` is None when that default is not recorded."""
+
+    value: Any
+    is_tuned: bool
+
+
+def running_setting(knob: Knob) -> Running:
+    """The one answer to "what runs?" (pages show it first; the tuned value second when it is not
+    what runs)."""
+    if knob.status is KnobStatus.ACTIVE:
+        return Running(knob.value, True)
+    return Running(knob.default, False)
+
+
 def last_revert(knob: Knob) -> HistoryEntry | None:
     """The latest history entry that reverted the knob, if reverted is where it stands now."""
     indexes = standing_revert_indexes(knob)

@@ -9,6 +9,7 @@ for Zensical. The bundle decides nothing an adapter must re-derive. Knows no gen
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,17 @@ SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'
 THEME_OVERRIDES = ("partials/content.html", "partials/search.html")
 
 
+class SearchKind(str, enum.Enum):
+    """What a page is to search: the kinds a reader can narrow the results to, and the overview
+    pages (home, indexes, tags), found by their title and first lines only: their rows are record
+    pages of their own."""
+
+    KNOB = "knob"
+    INCIDENT = "incident"
+    DOC = "doc"
+    OVERVIEW = "overview"
+
+
 @dataclass(frozen=True, slots=True)
 class PageMeta:
     """A page of the site as the core sees it. Hand-written pages appear only for their banner."""
@@ -35,6 +47,9 @@ class PageMeta:
     tags: tuple[str, ...] = ()
     search_excluded: bool = False  # over the per-page search limit (see pages.SEARCH_LIMIT_BYTES)
     generated: bool = True
+    search_kind: SearchKind = SearchKind.DOC
+    search_names: tuple[str, ...] = ()  # the words that name the page's record (id, name, aliases, title):
+    # search lists the page first for any of them
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,54 +1,66 @@
-"""What changed when, as the site shows it ("last change" on record pages and index tables, the
-home page's recent changes).
+"""What changed when, as the site shows it: "last change" on record pages and in the knobs index,
+and the home page's recent changes.
 
-Where git history is available, a record's changes are its material changes as committed (when
-the status, value or root cause changed, with the commit); a record git knows nothing of falls
-back to the dates in the record itself: a knob's status history, an incident's start, resolution
-and timeline. This module is the one place that decides it. Model and timelines in, changes out.
+One clock: the record's own dates say when, and what changed. A knob's changes are its status
+history ('reverted -> restored', on the date the record gives); an incident's are its start, its
+timeline and its resolution. Git comes second, for the record as it stands: the commit of its
+last material change, or "not committed yet" with what the work tree changed (a value, say, that
+no history entry records). A commit's time never stands in for the date a change was made: a
+record written up days later would otherwise read as changed on the day it was committed. This
+module is the one place that decides it. Model and timelines in, changes out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-
-from collections.abc import Mapping
 
 from ...history.timelines import MaterialChange
 from ...records.model import Catalog, when_key
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 
-_UNCOMMITTED = datetime.max.replace(tzinfo=timezone.utc)  # uncommitted work-tree changes are the newest
-
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    when: date | datetime | None  # None: not committed yet
+    """A change a record dates itself."""
+
+    when: date | datetime
     kind: RecordKind
     record_id: str
-    text: str | None  # a knob's new status ('reverted'), or what happened in an incident (record markdown)
-    commit: str | None = None  # short commit id, for changes read from git
-    from_git: bool = False  # `what` is a material change's summary ('status reverted -> active')
-    material: MaterialChange | None = None  # the change read from git
+    text: str  # an incident's event (record markdown), or a knob's status change said in words
+    old_status: str | None = None  # a knob's status before the change (None: its first entry)
+    new_status: str | None = None  # a knob's status after it
 
     @property
     def what(self) -> str:
-        """What changed. A material change is said only when asked: saying every record's changes
-        (whole hypothesis lists when a record was created) would cost more than rendering a page."""
-        return self.material.summary if self.material is not None else self.text or ""
+        """What changed: 'reverted -> restored', 'active' (a knob's first entry), or the event."""
+        return self.text
 
     @property
     def sort_key(self) -> tuple[datetime, str, str]:
-        return (_UNCOMMITTED if self.when is None else when_key(self.when), self.kind, self.record_id)
+        return (when_key(self.when), self.kind, self.record_id)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """The record as it stands, in git: the commit of its last material change (`commit`, `when`),
+    or not committed yet (`commit` None), with the change the work tree holds."""
+
+    commit: str | None  # short id
+    when: datetime | None  # the commit's time, in UTC
+    pending: str | None = None  # what the uncommitted change changed: 'value 512 -> 1024'
 
 
 @dataclass(frozen=True, slots=True)
 class ChangeLog:
-    """Every change, newest first, and the last change of each record."""
+    """Every dated change, newest first; the last change of each record; and where git has each
+    record."""
 
     changes: tuple[Change, ...]
     last: dict[tuple[str, str], Change]
+    committed: Mapping[tuple[RecordKind, str], Committed]
 
     def recent(self, count: int) -> tuple[Change, ...]:
         return self.changes[:count]
@@ -56,35 +68,45 @@ class ChangeLog:
     def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
         return self.last.get((kind, record_id))
 
+    def committed_as(self, kind: RecordKind, record_id: str) -> Committed | None:
+        return self.committed.get((kind, record_id))
+
 
 def record_changes(catalog: Catalog,
                    timelines: Mapping[tuple[RecordKind, str], list[MaterialChange]] | None = None) -> ChangeLog:
-    """The change log: from git's material changes where `timelines` has the record, else from the
-    record's own dates."""
+    """The change log, from the records' own dates; `timelines` (git's material changes, where git
+    has the record) give each record's commit."""
     timelines = timelines or {}
     changes: list[Change] = []
     for knob in catalog.knobs.values():
-        timeline = timelines.get((RecordKind.KNOB, knob.id))
-        changes.extend(_git_changes(timeline) if timeline else _knob_changes(knob))
+        changes.extend(_knob_changes(knob))
     for incident in catalog.incidents.values():
-        timeline = timelines.get((RecordKind.INCIDENT, incident.id))
-        changes.extend(_git_changes(timeline) if timeline else _incident_changes(incident))
+        changes.extend(_incident_changes(incident))
     # Newest first; on the same moment, the later entry of a record first (list order is time order).
     ordered = sorted(enumerate(changes), key=lambda item: (item[1].sort_key, item[0]), reverse=True)
     newest = tuple(change for _, change in ordered)
     last: dict[tuple[str, str], Change] = {}
     for change in newest:
         last.setdefault((change.kind, change.record_id), change)
-    return ChangeLog(newest, last)
+    committed = {key: _committed(timeline[-1]) for key, timeline in timelines.items() if timeline}
+    return ChangeLog(newest, last, committed)
 
 
-def _git_changes(timeline: list[MaterialChange]) -> list[Change]:
-    return [Change(change.date.astimezone(timezone.utc) if change.date else None, change.kind, change.record_id, None,
-                   change.commit[:7] if change.commit else None, from_git=True, material=change) for change in timeline]
+def _committed(change: MaterialChange) -> Committed:
+    if change.commit is None or change.date is None:
+        return Committed(None, None, change.summary)
+    return Committed(change.commit[:7], change.date.astimezone(timezone.utc))
 
 
 def _knob_changes(knob: Knob) -> list[Change]:
-    return [Change(entry.date, RecordKind.KNOB, knob.id, entry.status.value) for entry in knob.history]
+    changes = []
+    before: str | None = None
+    for entry in knob.history:
+        status = entry.status.value
+        changes.append(Change(entry.date, RecordKind.KNOB, knob.id, f"{before} -> {status}" if before else status,
+                              before, status))
+        before = status
+    return changes
 
 
 def _incident_changes(incident: Incident) -> list[Change]:

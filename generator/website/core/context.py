@@ -26,9 +26,10 @@ from ...checking.rules import Reclaimable, find_reclaimable
 from ...findings import Finding
 from ...pipeline import KnowledgeBase
 from ...records.model import Suspicion
+from ...records.verdicts import Revert, current_reverts
 from ...records.schema import FollowUp, HistoryEntry, Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
-from .changes import Change, ChangeLog, record_changes
+from .changes import Change, ChangeLog, Committed, record_changes
 from .charts import GainChart, draw_gain_chart, draw_gain_charts
 from .links import SiteSettings, site_has_file
 from .page_parts import FindingPlaces, place_findings
@@ -58,6 +59,7 @@ class SiteContext:
     settings: SiteSettings
     _changes: ChangeLog
     _reclaimable: dict[str, Reclaimable]  # knob id ->
+    _reverts_under: dict[str, tuple[Revert, ...]]  # incident id -> the knobs standing reverted under its hypotheses
     _docs_of: dict[tuple[RecordKind, str], tuple[str, ...]]  # (kind, id) -> repository paths of docs
     _follow_ups_of: dict[str, tuple[tuple[Incident, FollowUp], ...]]  # knob id ->
     _places: FindingPlaces
@@ -162,8 +164,24 @@ class SiteContext:
         return tuple(item for _, item in sorted(self._reclaimable.items()))
 
     @query
+    def reverts_under(self, incident_id: str) -> tuple[Revert, ...]:
+        """The knobs that stand reverted under one of the incident's hypotheses (or the incident
+        alone), by knob id."""
+        return self._reverts_under.get(incident_id, ())
+
+    @query
+    def reclaimable_knob(self, knob_id: str) -> Reclaimable | None:
+        """The knob, if it is one to restore (`reclaimable` holds them all)."""
+        return self._reclaimable.get(knob_id)
+
+    @query
     def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
         return self._changes.last_change(kind, record_id)
+
+    @query
+    def committed_as(self, kind: RecordKind, record_id: str) -> Committed | None:
+        """Where git has the record as it stands (None: git knows nothing of it)."""
+        return self._changes.committed_as(kind, record_id)
 
     @query
     def recent_changes(self, count: int) -> tuple[Change, ...]:
@@ -207,11 +225,16 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
                 follow_ups_of.setdefault(follow_up.knob, []).append((incident, follow_up))
     record_pages = {source.rel_path: (kind, record_id, kind.page_path(record_id))
                     for (kind, record_id), source in catalog.sources.items()}
+    reverts_under: dict[str, list[Revert]] = {}
+    for revert in sorted(current_reverts(catalog), key=lambda r: r.knob.id):
+        for incident_id in dict.fromkeys(r.incident.id for r in revert.reasons if r.incident is not None):
+            reverts_under.setdefault(incident_id, []).append(revert)
     return SiteContext(
         _kb=kb,
         settings=settings,
         _changes=record_changes(catalog, kb.timelines),
         _reclaimable={item.knob.id: item for item in find_reclaimable(catalog, kb.config.min_gain_pct)},
+        _reverts_under={key: tuple(value) for key, value in reverts_under.items()},
         _docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         _follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         _places=place_findings(kb, settings, record_pages),

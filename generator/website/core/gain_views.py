@@ -167,9 +167,10 @@ _STATES = {
 
 
 def restore_rows(knobs: Iterable[Knob], links: Links, verify_days: int, min_gain_pct: float) -> tuple[RestoreRow, ...]:
-    """The ledger's restored knobs: reclaimed and verified by a measurement since, or not yet."""
+    """The ledger's restored knobs, in the order given: reclaimed and verified by a measurement
+    since, or not yet."""
     rows = []
-    for knob in sorted(knobs, key=lambda k: k.id):
+    for knob in knobs:
         check = restore_check(knob, verify_days, min_gain_pct)
         if check is None:
             continue

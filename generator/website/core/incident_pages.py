@@ -26,10 +26,13 @@ from .page_parts import (
     when_cell,
     when_text,
 )
-from .markup import code, plain, record_block, record_inline
+from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from ...records.schema import FollowUp, Hypothesis, Incident
 from ...records.vocabulary import HistoryStatus, RecordKind
-from ...records.verdicts import Support, evidence_against, evidence_effect, support, supporting_evidence
+from ...records.gain_verdicts import claimed_gains, describe_reclaimed
+from ...records.verdicts import (Revert, Standing, Support, evidence_against, evidence_effect, support,
+                                 supporting_evidence)
+from ...wording import plural
 from .context import SiteContext
 from .links import Links, hypothesis_anchor, incident_page
 
@@ -56,11 +59,26 @@ class HypothesisView:
 
 
 @dataclass(frozen=True)
+class StillReverted:
+    """A knob that stands reverted under the incident's hypotheses, and what to do about it."""
+
+    knob: Markup
+    under: Markup  # since when, under which of the incident's hypotheses (with their verdicts)
+    gains: Markup  # what restoring it reclaims
+    action: Markup  # the restore command, or why it stays reverted
+    reclaimable: bool
+
+
+@dataclass(frozen=True)
 class IncidentPage:
     path: str
     title: str
     tags: tuple[str, ...]  # as page_tags gives them
-    status: Markup
+    status: Markup  # the status, and the knobs still to restore: 'resolved, 1 knob still reverted'
+    lead: tuple[str, ...]  # beside the status: when it started and was resolved
+    still_reverted: tuple[StillReverted, ...]  # the loop to close, on top of the page
+    still_reverted_title: str
+    still_reverted_kind: str  # the box: 'danger' when a knob is to restore, else 'note'
     facts: tuple[Fact, ...]
     findings: tuple[Markup, ...]
     summary: Markup | None
@@ -88,19 +106,30 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
     if incident.severity is not None:
         tags.append(f"severity: {incident.severity}")
     cause = incident.root_cause
+    still = tuple(_still_reverted(context, links, incident, revert) for revert in context.reverts_under(incident.id))
+    restorable = sum(1 for item in still if item.reclaimable)
     return IncidentPage(
         path=path,
         tags=page_tags(tags),
         title=incident.title,
-        status=badge("status", incident.status.value),
-        facts=(*_incident_facts(incident),
-               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id))),
+        status=status_badge(context, incident),
+        lead=tuple(f"{label} {when_text(moment)}" for label, moment in (("started", incident.started),
+                                                                         ("resolved", incident.resolved)) if moment),
+        still_reverted=tuple(sorted(still, key=lambda item: not item.reclaimable)),
+        still_reverted_kind="danger" if restorable else "note",
+        still_reverted_title=(f"{plural(restorable, 'knob')} to restore: still reverted under this incident's "
+                              "hypotheses although they fell" if restorable else
+                              f"{plural(len(still), 'knob stays', 'knobs stay')} reverted under this incident's hypotheses"),
+        facts=(*_incident_facts(context, incident),
+               *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id),
+                                 context.committed_as(RecordKind.INCIDENT, incident.id))),
         findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.INCIDENT, incident.id)),
         summary=record_block(incident.summary) if incident.summary else None,
         symptoms=tuple(record_inline(s) for s in incident.symptoms),
         hypotheses=tuple(_hypothesis_view(context, links, incident, h) for h in incident.hypotheses),
-        root_cause=links.root_cause(incident),
-        root_cause_summary=record_block(cause.summary) if cause and cause.summary else None,
+        root_cause=_weighted(links.root_cause(incident)),
+        root_cause_summary=search_weight(record_block(cause.summary), CAUSE_WEIGHT, block=True)
+        if cause and cause.summary else None,
         timeline=tuple((when_cell(e.at), record_inline(e.event)) for e in incident.timeline),
         follow_ups=tuple(_incident_follow_up(links, item) for item in incident.follow_ups),
         lessons=tuple(record_inline(lesson) for lesson in incident.lessons),
@@ -109,8 +138,57 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
     )
 
 
-def _incident_facts(incident: Incident) -> Iterable[Fact]:
-    yield Fact("Status", badge("status", incident.status.value))
+def _weighted(cause: Markup | None) -> Markup | None:
+    return search_weight(cause, CAUSE_WEIGHT) if cause is not None else None
+
+
+def status_badge(context: SiteContext, incident: Incident) -> Markup:
+    """The incident's status, which is not green while a knob reverted under its hypotheses is one
+    to restore: 'resolved, 1 knob still reverted' (the check's verdict decides which knobs)."""
+    restorable = sum(1 for revert in context.reverts_under(incident.id)
+                     if context.reclaimable_knob(revert.knob.id) is not None)
+    status = incident.status.value
+    if not restorable:
+        return badge("status", status)
+    return badge("status", "still-reverted", f"{status}, {plural(restorable, 'knob')} still reverted")
+
+
+def _still_reverted(context: SiteContext, links: Links, incident: Incident, revert: Revert) -> StillReverted:
+    knob = revert.knob
+    here = [reason for reason in revert.reasons if reason.incident is not None and reason.incident.id == incident.id]
+    under = Markup("reverted ") + plain(when_text(revert.first.entry.date)) + Markup(" under ") + Markup("; ").join(
+        (Markup("hypothesis ") + links.to(incident_page(incident.id), reason.hypothesis.id,
+                                          hypothesis_anchor(reason.hypothesis.id))
+         + Markup(" ") + badge("hypothesis", reason.hypothesis.status.value))
+        if reason.hypothesis is not None else plain("this incident (no hypothesis named)") for reason in here)
+    item = context.reclaimable_knob(knob.id)
+    if item is not None:
+        gains = plain(item.gains_text)
+        action = Markup("Restore it: ") + code(f"kb restore {knob.id}")
+    else:
+        gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))
+        action = _why_it_stays(links, incident, revert)
+    return StillReverted(links.knob(knob.id), under, gains, action, item is not None)
+
+
+def _why_it_stays(links: Links, incident: Incident, revert: Revert) -> Markup:
+    """Why a knob reverted under the incident is not one to restore (the check decided it is not)."""
+    if revert.knob.keep_reverted:
+        return Markup("Kept reverted on purpose: ") + record_inline(revert.knob.keep_reverted)
+    for reason in revert.reasons:
+        if reason.hypothesis is None or reason.incident is None:
+            return plain("Stays reverted: one of its reverts names no hypothesis to test.")
+        standing = reason.standing
+        where = links.hypothesis(reason.incident.id, reason.hypothesis.id)
+        if standing is Standing.OPEN:
+            return Markup("Still a hypothesis test: ") + where + plain(" is open.")
+        if standing is Standing.CONFIRMED:
+            return Markup("Stays reverted: ") + where + plain(" was confirmed.")
+    return plain("Stays reverted.")
+
+
+def _incident_facts(context: SiteContext, incident: Incident) -> Iterable[Fact]:
+    yield Fact("Status", status_badge(context, incident))
     if incident.severity is not None:
         yield Fact("Severity", badge("severity", str(incident.severity)))
     yield Fact("Started", plain(when_text(incident.started)))
@@ -118,7 +196,7 @@ def _incident_facts(incident: Incident) -> Iterable[Fact]:
         yield Fact("Resolved", plain(when_text(incident.resolved)))
     if incident.systems:
         yield Fact("Systems", Markup("; ").join(record_inline(s) for s in incident.systems))
-    yield Fact("Id", code(incident.id))
+    yield Fact("Id", search_weight(code(incident.id), NAME_WEIGHT))
 
 
 def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> HypothesisView:

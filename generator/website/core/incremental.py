@@ -23,10 +23,10 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
-from .links import INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
-from .pages import (TEMPLATES, RenderedPage, banner_pages, fixed_files, fixed_pages, home_files, incident_files,
-                    incident_index_files, knob_files, knob_index_files)
+from .pages import (TEMPLATES, RenderedPage, banner_pages, findings_files, fixed_files, fixed_pages, home_files,
+                    incident_files, incident_index_files, knob_files, knob_index_files)
 
 Record = Knob | Incident
 _NUMBERS = itertools.count()
@@ -89,6 +89,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
         page(incident_page(incident.id), lambda: incident_files(context, incident))
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
+    page(FINDINGS_PAGE, lambda: findings_files(context))
     page(settings.home_path, lambda: home_files(context))
     files: dict[str, str] = {}
     for kept in pages.values():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...records.deployments import deploy_pattern
+from ...records.model import running_setting
 from .gain_views import METHOD_NOTE, gain_notes, gains_glance, gains_table
 from .page_parts import (
     Fact,
@@ -27,9 +28,9 @@ from .page_parts import (
     source_line,
     when_text,
 )
-from .markup import code, plain, record_block, record_inline
+from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
-from ...records.vocabulary import RecordKind
+from ...records.vocabulary import KnobStatus, RecordKind
 from ...records.verdicts import Standing, evidence_against, standing
 from .context import SiteContext
 from .links import Links, knob_page
@@ -112,7 +113,8 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         lead=_lead(knob),
         summary=record_inline(knob.summary),
         glance=tuple(_glance(knob, suspicions, floor)),
-        facts=(*_knob_facts(knob, links), *last_changed_fact(context.last_change(RecordKind.KNOB, knob.id))),
+        facts=(*_knob_facts(knob, links), *last_changed_fact(context.last_change(RecordKind.KNOB, knob.id),
+                                 context.committed_as(RecordKind.KNOB, knob.id))),
         findings=tuple(finding_box(f) for f in context.findings_of(RecordKind.KNOB, knob.id)),
         gains=gains_table(knob, links, floor),
         gain_notes=(Markup(METHOD_NOTE), *gain_notes(knob, floor)) if knob.measurements else (),
@@ -128,16 +130,35 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
 
 
 def _lead(knob: Knob) -> Markup:
-    """'active SGLANG_..._CTAS=512 (default 256)': the status and the tuned setting as it is set."""
-    lead = badge("status", knob.status.value) + Markup(" ") + code(f"{knob.name}={knob.value}")
-    if knob.default is not None:
-        lead += Markup(" (default ") + code(knob.default) + Markup(")")
-    return lead
+    """The status and what runs, first: 'active SGLANG_..._CTAS=512 (default 256)'; a knob that does
+    not run its tuned value: 'reverted · runs SGLANG_..._CTAS=256 (the default) · tuned value 512,
+    which a restore brings back' (records.model.running_setting decides what runs)."""
+    lead = badge("status", knob.status.value) + Markup(" ")
+    running = running_setting(knob)
+    if running.is_tuned:
+        lead += code(f"{knob.name}={knob.value}")
+        if knob.default is not None:
+            lead += Markup(" (default ") + code(knob.default) + Markup(")")
+        return lead
+    runs = (code(f"{knob.name}={running.value}") + Markup(" (the default)") if running.value is not None
+            else code(knob.name) + Markup(" unset: its default runs (not recorded)"))
+    comes_back = _TUNED_BACK.get(knob.status, "")
+    return lead + Markup("· runs ") + runs + Markup(" · tuned value ") + code(knob.value) + plain(comes_back)
+
+
+_TUNED_BACK = {
+    KnobStatus.REVERTED: ", which a restore brings back",
+    KnobStatus.PROPOSED: ", not deployed yet",
+    KnobStatus.RETIRED: ", no longer set",
+}
 
 
 def _knob_facts(knob: Knob, links: Links) -> Iterable[Fact]:
-    yield Fact("Setting", code(knob.name) + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
-    yield Fact("Id", code(knob.id))
+    yield Fact("Setting", search_weight(code(knob.name), NAME_WEIGHT)
+               + (Markup(f" ({plain(knob.kind)})") if knob.kind else Markup()))
+    yield Fact("Id", search_weight(code(knob.id), NAME_WEIGHT))
+    if knob.aliases:
+        yield Fact("Also called", search_weight(Markup(", ").join(code(a) for a in knob.aliases), NAME_WEIGHT))
     if knob.component:
         yield Fact("Component", plain(knob.component))
     for key, scope_value in knob.scope.items():

@@ -32,6 +32,7 @@ TAGS_LISTING = "material/tags"
 TAGS_FIELD = "tags"
 KNOB_INDEX = "knobs/index.md"
 INCIDENT_INDEX = "incidents/index.md"
+FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)
 ASSETS_DIR = "assets/incident-kb"
 _URL_SAFE = ":/?#@!$&'()*+,;=%~"
 
@@ -130,13 +131,15 @@ class Links:
         self.site = site
         self.settings = site.settings
 
-    def url(self, target: str, anchor: str | None = None) -> str:
-        return _relative_url(target, posixpath.dirname(self.page) or ".") + (f"#{anchor}" if anchor else "")
+    def url(self, target: str, anchor: str | None = None, query: str | None = None) -> str:
+        return (_relative_url(target, posixpath.dirname(self.page) or ".") + (f"?{query}" if query else "")
+                + (f"#{anchor}" if anchor else ""))
 
-    def to(self, target: str, text: object, anchor: str | None = None) -> Markup:
-        """A link; `text` is shown as plain text unless it is already markup."""
+    def to(self, target: str, text: object, anchor: str | None = None, query: str | None = None) -> Markup:
+        """A link; `text` is shown as plain text unless it is already markup. `query`: what an index
+        page's script reads from its address (filters, order), already URL-encoded."""
         label = text if isinstance(text, Markup) else plain(text)
-        return Markup(f"[{label}]({self.url(target, anchor)})")
+        return Markup(f"[{label}]({self.url(target, anchor, query)})")
 
     def knob(self, knob_id: str, text: object | None = None) -> Markup:
         knob = self.site.knob(knob_id)

@@ -143,3 +143,17 @@ def attribute(value: object) -> str:
 
 def _entities(text: str) -> str:
     return text.translate(_ENTITY_TABLE)
+
+
+# How much a word weighs in the site's search (Pagefind reads data-pagefind-weight; a page's title
+# weighs 7, other text 1): the words that name a record, and an incident's root cause, so that the
+# record's own page ranks first for them, above pages that merely mention it.
+NAME_WEIGHT = 10
+CAUSE_WEIGHT = 5
+
+
+def search_weight(content: Markup, weight: int, block: bool = False) -> Markup:
+    """Markup whose words weigh `weight` in search (an attribute other generators ignore); `block`
+    for block HTML (record_block's)."""
+    tag = "div" if block else "span"
+    return Markup(f'<{tag} data-pagefind-weight="{int(weight)}">') + content + Markup(f"</{tag}>")

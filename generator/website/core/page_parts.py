@@ -18,10 +18,12 @@ from datetime import date, datetime, timezone
 
 from markupsafe import Markup
 
-from .changes import Change
+from .changes import Change, Committed
 from ...findings import Finding, Severity
 from ...pipeline import KnowledgeBase
-from .markup import attribute, code, finding_message, label, plain
+from .markup import attribute, code, finding_message, label, plain, record_inline, showable
+from ...records.model import running_setting
+from ...records.schema import Knob
 from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
 from ...wording import day, plural
@@ -111,22 +113,38 @@ def commit_time_text(moment: datetime) -> str:
 
 
 def change_when(change: Change) -> Markup:
-    """When a change happened, saying where the time comes from: '2026-11-30 13:50:00 UTC
-    (committed a51c212)' for a commit, '2026-11-07 (recorded)' for a date written in the record."""
-    if change.from_git:
-        if change.commit is None or not isinstance(change.when, datetime):
-            return Markup("not committed yet")
-        date_part, time_part = commit_time_text(change.when).split(" ", 1)  # the time with its zone
-        return _nowrap(date_part) + Markup(" ") + _nowrap(time_part) + plain(f" (committed {change.commit})")
-    return when_cell(change.when) + Markup(" (recorded)")
+    """When a record says it changed: its own date or date-time (one clock; see changes.py)."""
+    return when_cell(change.when)
 
 
-def last_changed_fact(change: Change | None) -> tuple[Fact, ...]:
-    """'Last change: 2026-11-07 09:00:00 UTC (committed abc1234): status reverted -> active', when known."""
+def change_what(change: Change, badges: bool = True) -> Markup:
+    """What changed: a knob's statuses, before and after ('reverted -> restored', as the issue and
+    the record's history say it; as badges unless `badges` is off), or an incident's event."""
+    if change.kind is RecordKind.KNOB and change.new_status is not None:
+        if not badges:
+            return plain(f"{change.old_status} -> {change.new_status}" if change.old_status else change.new_status)
+        after = badge("status", change.new_status)
+        return badge("status", change.old_status) + plain(" -> ") + after if change.old_status else after
+    return record_inline(change.what)
+
+
+def committed_text(committed: Committed) -> Markup:
+    """Git's word, second to the record's: 'committed 08776b1 on 2026-11-30 09:15:20 UTC', or
+    'not committed yet: value 512 -> 1024'."""
+    if committed.commit is None or committed.when is None:
+        return plain("not committed yet" + (f": {committed.pending}" if committed.pending else ""))
+    return plain(f"committed {committed.commit} on ") + _nowrap(commit_time_text(committed.when))
+
+
+def last_changed_fact(change: Change | None, committed: Committed | None) -> tuple[Fact, ...]:
+    """'Last change: 2026-11-07, reverted -> restored; committed 08776b1 on 2026-11-30 09:15:20 UTC':
+    the record's own dated change first, git second."""
     if change is None:
         return ()
-    what = plain(f": {change.what}") if change.from_git else Markup()
-    return (Fact("Last change", change_when(change) + what),)
+    text = change_when(change) + Markup(", ") + change_what(change)
+    if committed is not None:
+        text += Markup("; ") + committed_text(committed)
+    return (Fact("Last change", text),)
 
 
 def _nowrap(text: str) -> Markup:
@@ -215,3 +233,23 @@ def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
     file the knob names as its deployment (`links.named_paths`)."""
     knob = kb.catalog.knobs.get(item.subject or "")
     return knob is not None and any(named.path == item.path for named in named_paths(knob, role="deploy"))
+
+
+def running_cell(knob: Knob) -> Markup:
+    """What runs, for an index cell: the running value (sorted by it), and for a knob that does not
+    run its tuned value, where the value comes from and the tuned value it would get back
+    (records.model.running_setting decides)."""
+    running = running_setting(knob)
+    shown = code(running.value) if running.value is not None else plain("its default (not recorded)")
+    cell = Markup(f'<span data-sort="{attribute(showable(running.value if running.value is not None else ""))}">') \
+        + shown + Markup("</span>")
+    if not running.is_tuned:
+        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + code(knob.value) + Markup("</span>")
+    return cell
+
+
+def facets(**values: str) -> Markup:
+    """A row's facets for an index table's filters (an empty, hidden element in its first cell): the
+    values the site decided (reclaimable or not), which the script filters on and never decides."""
+    attributes = "".join(f' data-{name.replace("_", "-")}="{attribute(value)}"' for name, value in values.items())
+    return Markup(f"<span data-kb-facets{attributes} hidden></span>")

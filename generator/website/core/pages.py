@@ -21,16 +21,18 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
 from ...pipeline import KnowledgeBase
+from ...records.model import knob_gains
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
-from .bundle import Bundle, PageMeta, site_needs
-from .overview_pages import HomePage, IndexPage, Rows, home_view, incident_index_view, knob_index_view
+from .bundle import Bundle, PageMeta, SearchKind, site_needs
+from .home_page import HomePage, home_view
+from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
 from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
 from .markup import plain
 from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_LISTING, TAGS_PAGE, SiteSettings
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -95,7 +97,8 @@ def render_context(context: SiteContext) -> Bundle:
         page = incident_files(context, incident)
         files.update(page.files)
         pages[page.path] = page.meta
-    for page in (knob_index_files(context), incident_index_files(context), home_files(context)):
+    for page in (knob_index_files(context), incident_index_files(context), findings_files(context),
+                 home_files(context)):
         files.update(page.files)
         pages[page.path] = page.meta
     files.update(fixed_files(context.settings))
@@ -130,12 +133,17 @@ def knob_files(context: SiteContext, knob: Knob) -> RenderedPage:
     files: tuple[tuple[str, str], ...] = ((view.path, text),)
     if view.chart is not None:
         files += ((view.chart.light_file, view.chart.light_svg), (view.chart.dark_file, view.chart.dark_svg))
-    return RenderedPage(view.path, files, _record_meta(context, view, RecordKind.KNOB, knob.id))
+    # A gain's number names the knob too, as a reader types it ('12.8' for '+12.8%'): typed alone, a
+    # number would otherwise also match ids and names that start with its digits (knob-1280).
+    numbers = tuple(gain.change_text.lstrip("+\u2212").rstrip("%") for gain in knob_gains(knob))
+    names = (knob.id, knob.name, *knob.aliases, *numbers)
+    return RenderedPage(view.path, files, _record_meta(context, view, RecordKind.KNOB, knob.id, names))
 
 
 def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
     view, text = _within_search_limit(incident_view(context, incident), render_incident_page)
-    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id))
+    names = (incident.id, incident.title)
+    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
@@ -150,16 +158,26 @@ def home_files(context: SiteContext) -> RenderedPage:
     return _overview(home_view(context), render_home_page)
 
 
+def findings_files(context: SiteContext) -> RenderedPage:
+    """Every finding: reached from the home page's summary, kept out of the nav."""
+    page = _overview(findings_view(context), render_index_page)
+    return replace(page, meta=replace(page.meta, in_nav=False))
+
+
 def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
     view, text = _within_search_limit(view, render)
-    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded))
+    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded,
+                                                                  search_kind=SearchKind.OVERVIEW))
 
 
-def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str) -> PageMeta:
+def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str,
+                 names: tuple[str, ...]) -> PageMeta:
     """A record's page: out of the nav (in it, every page would embed every record page and the build
     would grow as the square of the records); "edit this page" opens the record's YAML."""
     return PageMeta(title=view.title, edit_path=context.settings.edit_path(context.source_path(kind, record_id)),
-                    in_nav=False, tags=view.tags, search_excluded=view.search_excluded)
+                    in_nav=False, tags=view.tags, search_excluded=view.search_excluded,
+                    search_kind=SearchKind.KNOB if kind is RecordKind.KNOB else SearchKind.INCIDENT,
+                    search_names=tuple(dict.fromkeys(names)))
 
 
 def fixed_files(settings: SiteSettings) -> dict[str, str]:
@@ -171,7 +189,7 @@ def fixed_files(settings: SiteSettings) -> dict[str, str]:
 
 
 def fixed_pages(settings: SiteSettings) -> dict[str, PageMeta]:
-    return {TAGS_PAGE: PageMeta(title="Tags")} if settings.tags else {}
+    return {TAGS_PAGE: PageMeta(title="Tags", search_kind=SearchKind.OVERVIEW)} if settings.tags else {}
 
 
 def banner_pages(context: SiteContext) -> dict[str, PageMeta]:

@@ -32,7 +32,7 @@ from ...pipeline import KnowledgeBase, check_knowledge_base
 from ...records.files import Probes, probes_recorded
 from ...records.docs_folder import docs_folder
 from ..core.site_config import settings_from_config
-from ..core.bundle import Bundle
+from ..core.bundle import Bundle, PageMeta
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
@@ -60,6 +60,7 @@ class SiteOptions:
 class Generated:
     files: Files  # the build's files, the generated ones included
     banners: dict[str, str]  # hand-written page (docs-relative) -> banner HTML for its top
+    pages: dict[str, PageMeta]  # what the bundle says of each page it knows (search reads its kind)
 
 
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
@@ -80,7 +81,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     log_docs_folder(options.root, settings)
     log_findings(kb)
     warn_if_tags_page_empty(config, site)
-    return Generated(built, site.banners)
+    return Generated(built, site.banners, site.pages)
 
 
 class InputsLooked:

@@ -15,11 +15,13 @@ by MkDocs' config schema:
           home: true     # the knowledge base's home is the site's (index.md); false: needs-action.md
           tags: true     # generate tags.md for Material's tags plugin
           charts: true   # gain charts on knob pages
+          search: pagefind  # the site's search on Pagefind's index; `material` for Material's own
 
 A hand-written page is never replaced: where the docs folder has a page at a generated page's path,
-that page is kept and the build warns (see core.placement). Material's search gets a separator that
-splits `_` (so a short name finds a setting's page) when the site sets none, and a warning when the
-site's own cannot split `_`.
+that page is kept and the build warns (see core.placement). The site's search is the plugin's, on
+Pagefind's index (site_search: it splits `_`, `.` and signs itself). Where Material's search answers
+instead (`search: material`, or Pagefind missing), it gets a separator that splits `_` (so a short
+name finds a setting's page) when the site sets none, and a warning when the site's own cannot.
 
 MkDocs glue only: the work of a build is in `glue` (and, under `mkdocs serve --dirty`, `preview`),
 imported afresh for each build so that `mkdocs serve` picks up edits to the generator itself in a
@@ -54,19 +56,21 @@ from mkdocs.utils.templates import TemplateContext
 
 from .idle_collection import IdleCollection
 from .save_watch import SaveWatch
+from . import site_search
 from ..core.bundle import SEARCH_SEPARATOR, site_needs
 from .live_reload import fresh_module
 
+log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "generator.website.mkdocs.glue"
 _PREVIEW = "generator.website.mkdocs.preview"
 # Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
+_OWN_EXCLUDE = "incident_kb_excluded"  # in a page's `search` metadata: what its front matter said
 _SEARCH_PLUGIN = "material.plugins.search"
 # Where MkDocs and ProperDocs log their warning about dirty builds (their build module's logger).
 _BUILD_LOGGERS = ("mkdocs.commands.build", "properdocs.commands.build")
 _DIRTY_WARNING = "A 'dirty' build is being performed"
-log = logging.getLogger("mkdocs.plugins.incident-kb")
 
 
 def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
@@ -101,6 +105,7 @@ class IncidentKbConfig(Config):
     home = opt.Type(bool, default=True)
     tags = opt.Type(bool, default=True)
     charts = opt.Type(bool, default=True)
+    search = opt.Choice(("pagefind", "material"), default="pagefind")
 
 
 class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
@@ -119,6 +124,11 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._last_config: MkDocsConfig | None = None
         self._save_watch: SaveWatch | None = None  # watches what the last build looked at
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
+        self._serving = False  # `mkdocs serve`: the search index is written beside the preview, not before it
+        self._pagefind = False  # this build's search is the plugin's (site_search), on Pagefind's index
+        self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
+        self._files: Files | None = None  # this build's files
+        self._background_index = site_search.BackgroundIndex()
         self._prefix = ""  # the option, checked
         self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
 
@@ -136,12 +146,15 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(100)  # before other plugins' on_config: Material's search settles its separator there,
     def _before_others(self, config: MkDocsConfig) -> None:  # and TechDocs' monorepo plugin moves docs_dir
         self._docs_dir = config.docs_dir
+        self._pagefind = site_search.answers_search(self.config.search, config.theme.name, list(config.plugins))
         for plugin in config.plugins.values():
             if type(plugin).__module__.startswith(_SEARCH_PLUGIN) and plugin.config.get("enabled", True):
                 separator = plugin.config.get("separator")
                 if not separator:
                     plugin.config["separator"] = SEARCH_SEPARATOR
-                elif splits_underscore(separator) is False:
+                # Under the plugin's search, Material's index holds no page: its separator finds nothing
+                # either way, and a warning about it would be a false alarm.
+                elif splits_underscore(separator) is False and not self._pagefind:
                     log.warning("incident-kb: the search plugin's separator %r does not split '_': a short name "
                                 "such as POOL_SIZE finds nothing in a page that says PAYMENTS_DB_POOL_SIZE; add _ to "
                                 "it, or remove the separator and incident-kb sets one that splits '_' (%s)",
@@ -164,6 +177,11 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         # After the site's own custom_dir, if it has one, so that its overrides win.
         if config.theme.name == "material" and THEME_OVERRIDES not in config.theme.dirs:
             config.theme.dirs.insert(1 if config.theme.custom_dir else 0, THEME_OVERRIDES)
+        search_theme = str(site_search.THEME)
+        if self._pagefind and search_theme not in config.theme.dirs:
+            config.theme.dirs.insert(config.theme.dirs.index(THEME_OVERRIDES), search_theme)
+            config.extra_css.append(site_search.STYLESHEET)
+            config.extra_javascript.append(ExtraScriptValue(site_search.SCRIPT))
         for extension in needs.markdown_extensions:
             if extension not in config.markdown_extensions:
                 config.markdown_extensions.append(extension)
@@ -198,6 +216,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
             generated = glue.generate_files(files, config, options, self._scratch.name)
         self._banners = generated.banners
+        self._pages = generated.pages
+        self._files = generated.files
         files_out: Files = generated.files
         return files_out
 
@@ -216,9 +236,19 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """A hand-written page's HTML with its findings' banner on top (HTML marked to stay out of the
-        search index: as markdown it would be indexed)."""
+        search index: as markdown it would be indexed), and what the site's search reads of the page.
+        Material's search then leaves the page out of its own index: the plugin's search answers."""
         banner = self._banners.get(page.file.src_uri)
-        return banner + html if banner else html
+        html = banner + html if banner else html
+        if not self._pagefind:
+            return html
+        found = page.meta.get("search")
+        search: dict[str, Any] = found if isinstance(found, dict) else {}
+        # The page's own word (its front matter's `search: exclude`), kept beside ours: a page whose
+        # metadata a live preview carries into the next build is judged the same way again.
+        excluded = bool(search.get(_OWN_EXCLUDE, search.get("exclude")))
+        page.meta["search"] = {**search, "exclude": True, _OWN_EXCLUDE: excluded}
+        return site_search.mark_page(html, self._pages.get(page.file.src_uri), excluded)
 
     @event_priority(200)  # before the tags plugin (100) reads the pages' tags
     def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
@@ -259,7 +289,29 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         elif self._live and self._built_once:
             self._collection.rebuild_ended()
 
-    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch)
+    @event_priority(-150)  # once every page is written
+    def _write_search_index(self, config: MkDocsConfig) -> None:
+        if not self._pagefind:
+            return
+        named = list(self._named_pages())
+        if self._serving:
+            self._background_index.request(Path(config.site_dir), named)
+            return
+        try:
+            seconds = site_search.write_index(Path(config.site_dir), named)
+        except (site_search.SearchUnavailable, OSError) as exc:
+            raise PluginError(f"incident-kb: {exc}") from None
+        log.info("incident-kb: search index written in %.1f s", seconds)
+
+    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch, _write_search_index)
+
+    def _named_pages(self) -> Any:
+        """The records' pages with the words that name them, where this build wrote them."""
+        for path, meta in self._pages.items():
+            file = self._files.get_file_from_path(path) if self._files is not None else None
+            if meta.search_names and not meta.search_excluded and file is not None:
+                yield site_search.NamedPage(file.dest_uri, meta.title or meta.search_names[0], meta.search_kind,
+                                            meta.search_names)
 
     def on_serve(self, server: Any, config: MkDocsConfig, builder: Any) -> Any:
         """Every input of the last build is watched, and a save is seen at once, from the operating

@@ -126,7 +126,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     log_docs_folder(options.root, settings)
     log_findings(kb)
     warn_if_tags_page_empty(config, site)
-    return Generated(built, site.banners)
+    return Generated(built, site.banners, site.pages)
 
 
 def _sort_key(preview: Preview, file: File) -> Any:

@@ -1,8 +1,18 @@
-/* incident-kb: sorting and filtering for the index tables, and column labels for tables shown as
-   cards on a phone. No dependencies; served from the site itself so it works offline. A <div class="kb-table-tools" data-filters="Status,Tags"
-   data-split="Tags"> before a table names the columns that get a filter; columns listed in
-   data-split hold comma-separated values (tags). Filters can be preset from the URL:
-   knobs/?status=reverted&tags=decode. */
+/* incident-kb: sorting, filtering and pages for the index tables, and column labels for tables
+   shown as cards on a phone. No dependencies; served from the site itself so it works offline.
+
+   A <div class="kb-table-tools" data-filters="Status,Reclaimable,Tags" data-split="Tags"
+   data-page-size="50"> before a table makes it an index: a filter for each named column, a text
+   filter, sortable headers, and pages of rows. A filter's values are the row's facet when the
+   page gives one (an empty <span data-kb-facets data-reclaimable="yes"> in the row's first cell:
+   decided when the site was built) and the column's text otherwise; columns listed in data-split
+   hold comma-separated values (tags). Everything the reader sets is kept in the URL
+   (knobs/?status=reverted&reclaimable=yes&sort=best-gain&order=descending&page=2), so a view can
+   be linked, and the page opens as the link says.
+
+   Only the rows of the current page are in the document: 6,000 rows sort, filter and page in a
+   few milliseconds and lay out as fifty. Until the script runs, a style rule (kb.css) shows only
+   the first page; without scripts every row shows. */
 (function () {
   "use strict";
 
@@ -15,21 +25,18 @@
     return null;
   }
 
-  function cellText(row, index) {
-    var cell = row.cells[index];
-    return cell ? cell.textContent.replace(/\s+/g, " ").trim() : "";
+  function text(node) {
+    return node ? node.textContent.replace(/\s+/g, " ").trim() : "";
   }
 
-  function cellSortValue(row, index) { // a cell can say what it sorts by (a gain: its improvement)
-    var cell = row.cells[index];
-    var marked = cell ? cell.querySelector("[data-sort]") : null;
-    return marked ? marked.getAttribute("data-sort") : null;
+  function slug(name) {
+    return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
   }
 
-  function sortKey(text, value) {
-    if (value !== null && value !== "" && !isNaN(parseFloat(value))) return { n: parseFloat(value), t: text };
-    var number = /^[+-]?\d+(\.\d+)?%?(\s|$)/.exec(text);
-    return number ? { n: parseFloat(text), t: text } : { n: null, t: text.toLowerCase() };
+  function sortKey(value, given) {
+    if (given !== null && given !== "" && !isNaN(parseFloat(given))) return { n: parseFloat(given), t: value };
+    var number = /^[+-]?\d+(\.\d+)?%?(\s|$)/.exec(value);
+    return number ? { n: parseFloat(value), t: value } : { n: null, t: value.toLowerCase() };
   }
 
   function compare(a, b) {
@@ -38,91 +45,172 @@
     return a.t < b.t ? -1 : a.t > b.t ? 1 : 0;
   }
 
-  function makeSortable(table) {
-    var headers = table.tHead ? table.tHead.rows[0].cells : [];
+  // On a phone, tables of two or more columns show one card per row (kb.css); each cell is
+  // labelled with its column's name.
+  function columnNames(table) {
+    if (!table.tHead || !table.tHead.rows.length) return [];
+    return Array.prototype.map.call(table.tHead.rows[0].cells, text);
+  }
+
+  function labelRow(row, names) {
+    if (row.hasAttribute("data-kb-labelled")) return;
+    row.setAttribute("data-kb-labelled", "");
+    Array.prototype.forEach.call(row.cells, function (cell, index) {
+      if (names[index]) cell.setAttribute("data-label", names[index]);
+    });
+  }
+
+  function labelCells(table) {
+    var names = columnNames(table);
+    if (names.length < 2) return;
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (row) { labelRow(row, names); });
+    });
+    table.setAttribute("data-kb-cards", "");
+  }
+
+  function makeIndex(table, marker) {
+    var names = columnNames(table);
+    var body = table.tBodies[0];
+    var params = new URLSearchParams(window.location.search);
+    var pageSize = parseInt(marker.getAttribute("data-page-size") || "50", 10) || 50;
+    var wanted = (marker.getAttribute("data-filters") || "").split(",").filter(Boolean);
+    var split = (marker.getAttribute("data-split") || "").split(",").filter(Boolean);
+    var rows = Array.prototype.map.call(body.rows, function (row, position) {
+      var facets = row.cells[0] && row.cells[0].querySelector("[data-kb-facets]");
+      return { row: row, position: position, facets: facets, keys: {}, text: null };
+    });
+    var sortIndex = -1, ascending = true, page = 0;
+    var controls = [];
+    var headers = table.tHead.rows[0].cells;
+    if (names.length >= 2) table.setAttribute("data-kb-cards", "");
     table.setAttribute("data-kb-sortable", ""); // not a class: Material styles only tables without one
+
+    function values(item, column) {
+      var value;
+      if (item.facets && item.facets.hasAttribute("data-" + column.key)) {
+        value = item.facets.getAttribute("data-" + column.key);
+        return value ? value.split("|") : [];
+      }
+      value = column.index === -1 ? "" : text(item.row.cells[column.index]);
+      if (column.split) return value.split(",").map(function (v) { return v.trim(); }).filter(Boolean);
+      return value ? [value] : [];
+    }
+
+    function key(item, index) {
+      if (!(index in item.keys)) {
+        var cell = item.row.cells[index];
+        var marked = cell ? cell.querySelector("[data-sort]") : null;
+        item.keys[index] = sortKey(text(cell), marked ? marked.getAttribute("data-sort") : null);
+      }
+      return item.keys[index];
+    }
+
+    var count = document.createElement("span");
+    count.className = "kb-count";
+    var search = document.createElement("input");
+    var pager = document.createElement("nav");
+    pager.className = "kb-pager";
+    pager.setAttribute("aria-label", "Pages of the table");
+    var previous = document.createElement("button");
+    previous.type = "button";
+    previous.textContent = "Previous";
+    var where = document.createElement("span");
+    where.className = "kb-pager__where";
+    var next = document.createElement("button");
+    next.type = "button";
+    next.textContent = "Next";
+    pager.appendChild(previous);
+    pager.appendChild(where);
+    pager.appendChild(next);
+
+    function remember() {
+      var query = new URLSearchParams(window.location.search);
+      controls.forEach(function (column) {
+        if (column.select.value) query.set(column.param, column.select.value); else query.delete(column.param);
+      });
+      if (search.value.trim()) query.set("q", search.value.trim()); else query.delete("q");
+      if (sortIndex !== -1) {
+        query.set("sort", slug(names[sortIndex]));
+        query.set("order", ascending ? "ascending" : "descending");
+      } else {
+        query.delete("sort");
+        query.delete("order");
+      }
+      if (page > 0) query.set("page", String(page + 1)); else query.delete("page");
+      var url = window.location.pathname + (query.toString() ? "?" + query.toString() : "") + window.location.hash;
+      if (url !== window.location.pathname + window.location.search + window.location.hash) {
+        window.history.replaceState(window.history.state, "", url);
+      }
+    }
+
+    function apply(keepPage) {
+      var query = search.value.trim().toLowerCase();
+      var active = controls.filter(function (column) { return column.select.value; });
+      var matching = rows.filter(function (item) {
+        for (var i = 0; i < active.length; i++) {
+          if (values(item, active[i]).indexOf(active[i].select.value) === -1) return false;
+        }
+        if (!query) return true;
+        if (item.text === null) item.text = item.row.textContent.toLowerCase();
+        return item.text.indexOf(query) !== -1;
+      });
+      if (sortIndex !== -1) {
+        matching.sort(function (a, b) {
+          var ka = key(a, sortIndex), kb = key(b, sortIndex);
+          var order = compare(ka, kb);
+          if (ka.t !== "" && kb.t !== "" && !ascending) order = -order;
+          return order || a.position - b.position;
+        });
+      }
+      var pages = Math.max(1, Math.ceil(matching.length / pageSize));
+      if (!keepPage) page = 0;
+      page = Math.min(Math.max(page, 0), pages - 1);
+      var shown = matching.slice(page * pageSize, (page + 1) * pageSize);
+      shown.forEach(function (item) { labelRow(item.row, names); });
+      var fragment = document.createDocumentFragment();
+      shown.forEach(function (item) { fragment.appendChild(item.row); });
+      body.textContent = "";
+      body.appendChild(fragment);
+      count.textContent = matching.length + " of " + rows.length + " shown";
+      pager.hidden = pages < 2;
+      where.textContent = matching.length
+        ? "Rows " + (page * pageSize + 1) + "–" + (page * pageSize + shown.length) + " of " + matching.length
+        : "No row";
+      previous.disabled = page === 0;
+      next.disabled = page >= pages - 1;
+      remember();
+    }
+
+    // Sortable headers: a real button in each header cell (reachable with Tab, pressed with Enter
+    // or Space); the cell keeps its column-header role, which is where aria-sort belongs.
     Array.prototype.forEach.call(headers, function (header, index) {
-      // A real button in the header cell: reachable with Tab, pressed with Enter or Space, and the
-      // cell keeps its column-header role (which is where aria-sort belongs).
       var button = document.createElement("button");
       button.type = "button";
       button.className = "kb-sort";
       while (header.firstChild) button.appendChild(header.firstChild);
       header.appendChild(button);
-      function sort() {
-        var ascending = header.getAttribute("aria-sort") !== "ascending";
-        Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
-        header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        var body = table.tBodies[0];
-        var rows = Array.prototype.slice.call(body.rows);
-        var keyed = rows.map(function (row, position) {
-          return { row: row, key: sortKey(cellText(row, index), cellSortValue(row, index)), position: position };
-        });
-        keyed.sort(function (a, b) {
-          var order = compare(a.key, b.key);
-          if (a.key.t !== "" && b.key.t !== "" && !ascending) order = -order;
-          return order || a.position - b.position;
-        });
-        keyed.forEach(function (item) { body.appendChild(item.row); });
-      }
-      header.addEventListener("click", sort); // the button's clicks (and key presses) bubble here
-    });
-  }
-
-  // On a phone, tables of two or more columns show one card per row (kb.css); each cell is
-  // labelled with its column's name.
-  function labelCells(table) {
-    if (!table.tHead || !table.tHead.rows.length) return;
-    var names = Array.prototype.map.call(table.tHead.rows[0].cells, function (h) {
-      return h.textContent.replace(/\s+/g, " ").trim();
-    });
-    if (names.length < 2) return;
-    Array.prototype.forEach.call(table.tBodies, function (body) {
-      Array.prototype.forEach.call(body.rows, function (row) {
-        Array.prototype.forEach.call(row.cells, function (cell, index) {
-          if (names[index]) cell.setAttribute("data-label", names[index]);
-        });
+      header.addEventListener("click", function () { // the button's clicks and key presses bubble here
+        ascending = !(sortIndex === index && ascending);
+        sortIndex = index;
+        showSort();
+        apply(false);
       });
     });
-    table.setAttribute("data-kb-cards", "");
-  }
 
-  function makeFilterable(table, marker) {
-    var headers = Array.prototype.map.call(table.tHead.rows[0].cells, function (h) { return h.textContent.trim(); });
-    var wanted = (marker.getAttribute("data-filters") || "").split(",").filter(Boolean);
-    var split = (marker.getAttribute("data-split") || "").split(",").filter(Boolean);
-    var rows = Array.prototype.slice.call(table.tBodies[0].rows);
-    var params = new URLSearchParams(window.location.search);
-    var controls = [];
-
-    function values(row, column) {
-      var text = cellText(row, column.index);
-      if (column.split) return text.split(",").map(function (v) { return v.trim(); }).filter(Boolean);
-      return text ? [text] : [];
-    }
-
-    var count = document.createElement("span");
-    count.className = "kb-count";
-
-    function apply() {
-      var query = search.value.trim().toLowerCase();
-      var shown = 0;
-      rows.forEach(function (row) {
-        var visible = controls.every(function (column) {
-          return !column.select.value || values(row, column).indexOf(column.select.value) !== -1;
-        }) && (!query || row.textContent.toLowerCase().indexOf(query) !== -1);
-        row.hidden = !visible;
-        if (visible) shown += 1;
+    function showSort() {
+      Array.prototype.forEach.call(headers, function (h, index) {
+        if (index === sortIndex) h.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        else h.removeAttribute("aria-sort");
       });
-      count.textContent = shown + " of " + rows.length + " shown";
     }
 
     wanted.forEach(function (name) {
-      var index = headers.indexOf(name);
-      if (index === -1) return;
-      var column = { name: name, index: index, split: split.indexOf(name) !== -1 };
+      var column = { name: name, key: slug(name), param: name.toLowerCase(), index: names.indexOf(name),
+                     split: split.indexOf(name) !== -1 };
       var seen = {};
-      rows.forEach(function (row) { values(row, column).forEach(function (v) { seen[v] = true; }); });
+      rows.forEach(function (item) { values(item, column).forEach(function (v) { seen[v] = true; }); });
+      if (!Object.keys(seen).length) return;
       var label = document.createElement("label");
       label.appendChild(document.createTextNode(name));
       var select = document.createElement("select");
@@ -130,36 +218,66 @@
       select.setAttribute("data-column", name);
       select.appendChild(new Option("all", ""));
       Object.keys(seen).sort().forEach(function (value) { select.appendChild(new Option(value, value)); });
-      var preset = params.get(name.toLowerCase());
+      var preset = params.get(column.param);
       if (preset && seen[preset]) select.value = preset;
-      select.addEventListener("change", apply);
+      select.addEventListener("change", function () { apply(false); });
       label.appendChild(select);
       marker.appendChild(label);
       column.select = select;
       controls.push(column);
     });
 
-    var search = document.createElement("input");
     search.type = "search";
     search.placeholder = "Filter rows…";
     search.setAttribute("aria-label", "Filter rows");
-    search.addEventListener("input", apply);
+    search.value = params.get("q") || "";
+    search.addEventListener("input", function () { apply(false); });
     marker.appendChild(search);
     marker.appendChild(count);
-    apply();
+    previous.addEventListener("click", function () { page -= 1; apply(true); });
+    next.addEventListener("click", function () { page += 1; apply(true); });
+    var holder = table.closest(".md-typeset__scrollwrap") || table;
+    holder.parentNode.insertBefore(pager, holder.nextSibling);
+
+    var sortName = params.get("sort");
+    if (sortName) {
+      sortIndex = names.map(slug).indexOf(sortName);
+      ascending = params.get("order") !== "descending";
+      showSort();
+    }
+    page = Math.max(0, (parseInt(params.get("page") || "1", 10) || 1) - 1);
+    apply(true);
+    marker.setAttribute("data-ready", "true"); // the style rule that showed only the first page steps aside
+    warmKeys(rows, headers.length, key);
+  }
+
+  // Each cell's sort key, read while the browser is idle, column by column from the left: a first
+  // sort of thousands of rows then only compares (reading the keys costs more than sorting them).
+  // A sort before this is done reads the keys it still needs itself.
+  function warmKeys(rows, columns, key) {
+    var column = 0, at = 0;
+    var later = window.requestIdleCallback || function (work) {
+      return setTimeout(function () { work({ timeRemaining: function () { return 8; } }); }, 50);
+    };
+    function work(deadline) {
+      while (column < columns && deadline.timeRemaining() > 1) {
+        for (var stop = Math.min(at + 200, rows.length); at < stop; at++) key(rows[at], column);
+        if (at >= rows.length) { column += 1; at = 0; }
+      }
+      if (column < columns) later(work);
+    }
+    later(work);
   }
 
   function setUp() {
-    document.querySelectorAll("article table").forEach(function (table) {
-      if (!table.hasAttribute("data-kb-cards")) labelCells(table);
-    });
     document.querySelectorAll(".kb-table-tools").forEach(function (marker) {
       if (marker.getAttribute("data-ready")) return;
       var table = nextTable(marker);
       if (!table || !table.tHead || !table.tBodies.length) return;
-      marker.setAttribute("data-ready", "true");
-      makeSortable(table);
-      makeFilterable(table, marker);
+      makeIndex(table, marker);
+    });
+    document.querySelectorAll("article table").forEach(function (table) {
+      if (!table.hasAttribute("data-kb-cards") && !table.hasAttribute("data-kb-sortable")) labelCells(table);
     });
   }
 

@@ -1,0 +1,93 @@
+"""What runs: a knob's setting where it is deployed is decided once (`running_setting`): the tuned
+value while the knob is active, its default when it is reverted, proposed or retired (the setting is
+not given), and nothing claimed when that default is not recorded."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+
+from generator.pipeline import check_knowledge_base
+from generator.records.model import running_setting
+
+from .conftest import SEED_KNOB, break_seed_story, edit
+
+KNOB = "sglang-sm120-mma-target-ctas"
+
+
+def seed_knob(root: Path):
+    return check_knowledge_base(root).catalog.knobs[KNOB]
+
+
+def test_an_active_knob_runs_its_tuned_value(seed_kb):
+    running = running_setting(seed_knob(seed_kb))
+    assert (running.value, running.is_tuned) == (512, True)
+
+
+def test_a_reverted_knob_runs_its_default(seed_kb):
+    break_seed_story(seed_kb)
+    running = running_setting(seed_knob(seed_kb))
+    assert (running.value, running.is_tuned) == (256, False)
+
+
+@pytest.mark.parametrize("status", ["proposed", "retired"])
+def test_a_knob_not_deployed_runs_its_default(seed_kb, status):
+    edit(seed_kb / SEED_KNOB, "\nstatus: active\n", f"\nstatus: {status}\n")
+    text = (seed_kb / SEED_KNOB).read_text()
+    (seed_kb / SEED_KNOB).write_text(text + f"  - date: 2026-11-20\n    status: {status}\n")
+    running = running_setting(seed_knob(seed_kb))
+    assert (running.value, running.is_tuned) == (256, False)
+
+
+def test_a_reverted_knob_with_no_recorded_default_claims_none(seed_kb):
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "default: 256\n", "")
+    running = running_setting(seed_knob(seed_kb))
+    assert (running.value, running.is_tuned) == (None, False)
+
+
+def knob_lead(root: Path) -> str:
+    """The knob page's first line under its title, without tags: its status and what runs."""
+    from generator.website.core.links import SiteSettings
+    from generator.website.core.pages import render_site
+
+    page = render_site(check_knowledge_base(root), SiteSettings(site_name="kb", docs_dir="docs",
+                                                                edit_base="https://example.invalid/")).files[
+        f"knobs/{KNOB}.md"]
+    body = page.split("\n# ", 1)[1].split("\n", 1)[1].lstrip("\n")
+    return html.unescape(re.sub(r"<[^>]+>", "", body.split("\n\n", 1)[0]))
+
+
+def test_an_active_knob_page_leads_with_its_tuned_setting(seed_kb):
+    lead = knob_lead(seed_kb)
+    assert "SGLANG_SM120_MMA_TARGET_CTAS=512 (default 256)" in lead and "runs" not in lead
+
+
+def test_a_reverted_knob_page_leads_with_what_runs_then_the_tuned_value(seed_kb):
+    break_seed_story(seed_kb)
+    lead = knob_lead(seed_kb)
+    assert lead.startswith("reverted")
+    assert "SGLANG_SM120_MMA_TARGET_CTAS=512" not in lead  # nothing reads as if 512 ran
+    runs, tuned = lead.index("runs SGLANG_SM120_MMA_TARGET_CTAS=256 (the default)"), lead.index("tuned value 512")
+    assert runs < tuned and "a restore brings back" in lead
+
+
+@pytest.mark.parametrize("status, says", [("proposed", "not deployed yet"), ("retired", "no longer set")])
+def test_a_knob_page_not_deployed_says_its_default_runs(seed_kb, status, says):
+    edit(seed_kb / SEED_KNOB, "\nstatus: active\n", f"\nstatus: {status}\n")
+    text = (seed_kb / SEED_KNOB).read_text()
+    (seed_kb / SEED_KNOB).write_text(text + f"  - date: 2026-11-20\n    status: {status}\n")
+    lead = knob_lead(seed_kb)
+    assert lead.index("runs SGLANG_SM120_MMA_TARGET_CTAS=256 (the default)") < lead.index("tuned value 512")
+    assert says in lead
+
+
+def test_a_reverted_knob_page_with_no_recorded_default_claims_no_value(seed_kb):
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "default: 256\n", "")
+    lead = knob_lead(seed_kb)
+    assert "runs SGLANG_SM120_MMA_TARGET_CTAS unset: its default runs (not recorded)" in lead
+    assert "=" not in lead.split("tuned value")[0]
