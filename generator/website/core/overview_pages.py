@@ -33,9 +33,11 @@ INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest unt
 def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup:
     """The marker before an index table: which columns (or row facets) get a filter, which hold
     comma lists; the table shows INDEX_PAGE_SIZE rows at a time. Without scripts every row shows."""
-    return Markup(f'<div class="kb-table-tools" data-filters="{attribute(",".join(filters))}" '
-                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"></div>\n'
-                  '<noscript><style>.md-typeset .kb-table-tools + table tbody tr { display: table-row !important; }</style></noscript>')
+    # The noscript rule comes first: kb.css finds the table as the marker's next sibling (`+ table`).
+    return Markup('<noscript><style>.md-typeset .kb-table-tools + table tbody tr { display: table-row !important; }'
+                  '</style></noscript>\n'
+                  f'<div class="kb-table-tools" data-filters="{attribute(",".join(filters))}" '
+                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"></div>')
 
 
 @dataclass(frozen=True)
