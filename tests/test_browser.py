@@ -4,6 +4,8 @@ and filter, and no request leaves 127.0.0.1. In CI (CI=true) a missing browser f
 
 from __future__ import annotations
 
+import contextlib
+
 import os
 import re
 from collections.abc import Iterator
@@ -68,13 +70,20 @@ class Visit:
         return [urlsplit(href).path for href in results.evaluate_all("links => links.map(a => a.href)")]
 
 
-@pytest.fixture
-def visit(browser, seed_site) -> Iterator[Visit]:
-    with serve(seed_site.out) as base:
+@contextlib.contextmanager
+def visiting(browser, site_folder) -> Iterator[Visit]:
+    """A Visit of a built site served on 127.0.0.1; no request may leave it."""
+    with serve(site_folder) as base:
         visitor = Visit(browser, base)
         yield visitor
         visitor.context.close()
         assert visitor.foreign == [], "requests left 127.0.0.1"
+
+
+@pytest.fixture
+def visit(browser, seed_site) -> Iterator[Visit]:
+    with visiting(browser, seed_site.out) as visitor:
+        yield visitor
 
 
 def test_searching_target_ctas_finds_the_knob_page(visit):

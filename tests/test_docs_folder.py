@@ -23,12 +23,12 @@ def stale(kb, root, *extra) -> list[tuple[str, str]]:
     return [(f["code"], f["path"]) for f in json.loads(result.out)["findings"] if f["code"] in ("stale-doc", "bad-config")]
 
 
-@pytest.fixture
-def team(kb, tmp_path):
-    """A knob whose value changed after a runbook under site-src/ described it."""
+def payments_team(kb, tmp_path, config: str = "mkdocs.yml", docs_dir: str = "site-src") -> GitRepo:
+    """A knob whose value changed after a runbook under site-src/ described it; `config` names
+    the docs folder as `docs_dir` (which may be written any way the file allows)."""
     repo = GitRepo(tmp_path / "payments")
     root = repo.root
-    repo.write("mkdocs.yml", "site_name: Payments\ndocs_dir: site-src\n")
+    repo.write(config, f"site_name: Payments\ndocs_dir: {docs_dir}\n")
     repo.write("site-src/runbooks/pool.md", RUNBOOK)
     (root / "knobs").mkdir()
     assert kb("new", "knob", "payments-db-pool-size", "--name", "PAYMENTS_DB_POOL_SIZE", "--summary", "Pool size",
@@ -37,6 +37,11 @@ def team(kb, tmp_path):
     assert kb("set", "payments-db-pool-size", "80", "--note", "more connections", "--root", root).code == 0
     repo.commit("Pool at 80", "2026-11-02T00:00:00Z")
     return repo
+
+
+@pytest.fixture
+def team(kb, tmp_path):
+    return payments_team(kb, tmp_path)
 
 
 def test_stale_doc_covers_the_docs_folder_the_site_renders(kb, team):

@@ -11,11 +11,9 @@ import pytest
 from generator.records.docs_folder import docs_folder
 
 from .gitrepo import GitRepo
+from .test_docs_folder import payments_team
 
 pytestmark = pytest.mark.usefixtures("git_env")
-
-RUNBOOK = "# Pool\n\nSet `PAYMENTS_DB_POOL_SIZE` to 50 for checkout.\n"
-
 
 def stale(kb, root, *extra) -> list[tuple[str, str]]:
     result = kb("check", "--root", root, "--format", "json", *extra)
@@ -30,23 +28,9 @@ FORMS = {
 }
 
 
-def _team(kb, tmp_path, config: str, value: str) -> GitRepo:
-    repo = GitRepo(tmp_path / "payments")
-    root = repo.root
-    repo.write(config, f"site_name: Payments\ndocs_dir: {value}\n")
-    repo.write("site-src/runbooks/pool.md", RUNBOOK)
-    (root / "knobs").mkdir()
-    assert kb("new", "knob", "payments-db-pool-size", "--name", "PAYMENTS_DB_POOL_SIZE", "--summary", "Pool size",
-              "--value", "50", "--root", root).code == 0
-    repo.commit("Pool at 50, and its runbook", "2026-11-01T00:00:00Z")
-    assert kb("set", "payments-db-pool-size", "80", "--note", "more connections", "--root", root).code == 0
-    repo.commit("Pool at 80", "2026-11-02T00:00:00Z")
-    return repo
-
-
 @pytest.mark.parametrize("config, value", [(config, value) for config, values in FORMS.items() for value in values])
 def test_every_way_of_writing_the_docs_folder_is_read(kb, tmp_path, config, value):
-    repo = _team(kb, tmp_path, config, value)
+    repo = payments_team(kb, tmp_path, config, value)
     assert docs_folder(repo.root).rel_path == "site-src"
     assert stale(kb, repo.root) == [("stale-doc", "site-src/runbooks/pool.md")]
     assert stale(kb, repo.root) == [("stale-doc", "site-src/runbooks/pool.md")]  # remembered
@@ -54,7 +38,7 @@ def test_every_way_of_writing_the_docs_folder_is_read(kb, tmp_path, config, valu
 
 @pytest.mark.parametrize("value", ["./site-src", "site-src/"])
 def test_pyproject_docs_dir_in_relative_forms(kb, tmp_path, value):
-    repo = _team(kb, tmp_path, "mkdocs.yml", "elsewhere")
+    repo = payments_team(kb, tmp_path, "mkdocs.yml", "elsewhere")
     (repo.root / "pyproject.toml").write_text(f'[tool.incident-kb]\ndocs-dir = "{value}"\n')
     assert docs_folder(repo.root).rel_path == "site-src"
     assert stale(kb, repo.root) == [("stale-doc", "site-src/runbooks/pool.md")]
@@ -62,7 +46,7 @@ def test_pyproject_docs_dir_in_relative_forms(kb, tmp_path, value):
 
 def test_a_docs_dir_given_by_env_is_said_never_read_as_the_default_in_silence(kb, tmp_path):
     """MkDocs builds `docs_dir: !ENV [DOCS, site-src]` from site-src/; the check read docs/ without a word."""
-    repo = _team(kb, tmp_path, "mkdocs.yml", "!ENV [KB_TEST_DOCS, 'site-src']")
+    repo = payments_team(kb, tmp_path, "mkdocs.yml", "!ENV [KB_TEST_DOCS, 'site-src']")
     result = kb("check", "--root", repo.root, "--format", "json")
     [problem] = [f for f in json.loads(result.out)["findings"] if f["code"] == "bad-config"]
     assert problem["path"] == "mkdocs.yml" and "docs_dir in mkdocs.yml is !ENV" in problem["message"]
@@ -72,7 +56,7 @@ def test_a_docs_dir_given_by_env_is_said_never_read_as_the_default_in_silence(kb
 
 
 def test_other_tags_mkdocs_allows_leave_the_docs_folder_as_written(kb, tmp_path):
-    repo = _team(kb, tmp_path, "mkdocs.yml", "site-src\nextra:\n  id: !ENV ANALYTICS\nmarkdown_extensions:\n"
+    repo = payments_team(kb, tmp_path, "mkdocs.yml", "site-src\nextra:\n  id: !ENV ANALYTICS\nmarkdown_extensions:\n"
                  "  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji")
     assert stale(kb, repo.root) == [("stale-doc", "site-src/runbooks/pool.md")]
 

@@ -11,7 +11,7 @@ import pytest
 
 from .conftest import break_seed_story
 from .site_support import Site, build_site, copy_knowledge_base, seed_site, serve  # noqa: F401
-from .test_browser import Visit, browser  # noqa: F401
+from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
 
@@ -48,11 +48,8 @@ def troubled(tmp_path_factory: pytest.TempPathFactory) -> Site:
 
 @pytest.fixture
 def visit(browser, troubled) -> Iterator[Visit]:  # noqa: F811
-    with serve(troubled.out) as base:
-        visitor = Visit(browser, base)
+    with visiting(browser, troubled.out) as visitor:
         yield visitor
-        visitor.context.close()
-        assert visitor.foreign == []
 
 
 def status_badge(visit: Visit):

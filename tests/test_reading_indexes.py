@@ -14,17 +14,14 @@ from generator.website.core.overview_pages import INDEX_PAGE_SIZE
 from generator.website.core.pages import ASSETS
 
 from .site_support import EXTRA, RECLAIMABLE, serve, many_knobs_site as site  # noqa: F401
-from .test_browser import Visit, browser  # noqa: F401
+from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
 
 @pytest.fixture
 def visit(browser, site) -> Iterator[Visit]:  # noqa: F811
-    with serve(site.out) as base:
-        visitor = Visit(browser, base)
+    with visiting(browser, site.out) as visitor:
         yield visitor
-        visitor.context.close()
-        assert visitor.foreign == []
 
 
 def rows(visit: Visit):

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 
 from .conftest import edit
-from .site_support import Site, build_site, copy_knowledge_base, seed_site, serve  # noqa: F401
-from .test_browser import Visit, browser  # noqa: F401
+from .site_support import Site, build_site, copy_knowledge_base, seed_site  # noqa: F401
+from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
 
@@ -78,11 +78,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Site:
 
 @pytest.fixture
 def visit(browser, site) -> Iterator[Visit]:  # noqa: F811
-    with serve(site.out) as base:
-        visitor = Visit(browser, base)
+    with visiting(browser, site.out) as visitor:
         yield visitor
-        visitor.context.close()
-        assert visitor.foreign == [], "requests left 127.0.0.1"
         assert visitor.dialogs == []
 
 
