@@ -22,6 +22,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,13 +106,7 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
         return None
     git_dir, common = Path(lines[0]), Path(lines[1])
     config = run_git(folder, "config", "--list", "-z", "--show-origin")
-    entries = _config_entries(config[1])
-    home = Path(os.path.expanduser("~"))
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    excludes = _expanded(entries.get("core.excludesfile")) or xdg / "git" / "ignore"
-    attributes = _expanded(entries.get("core.attributesfile")) or xdg / "git" / "attributes"
-    looked = [git_dir / "index", git_dir / "HEAD", common / "info" / "exclude", common / "info" / "attributes",
-              excludes, attributes, *_system_attributes()]
+    looked = [git_dir / "index", git_dir / "HEAD", *ignore_and_attributes_files(common, config_entries(config[1]))]
     files = tuple(signature(path, changed_after) for path in looked)
     boundary = hashlib.sha256("\0".join(_content(common / name) for name in ("shallow", "info/grafts"))
                               .encode("utf-8", "surrogateescape")).hexdigest()
@@ -123,7 +118,19 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
     return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched)
 
 
-def _config_entries(listing: str) -> dict[str, str]:
+def ignore_and_attributes_files(common: Path, entries: Mapping[str, str]) -> list[Path]:
+    """The ignore and attributes files git reads besides the work tree's own: the repository's
+    info/exclude and info/attributes (in its common folder), the user's (core.excludesFile and
+    core.attributesFile, or their places under $XDG_CONFIG_HOME) and the system's attributes.
+    `entries`: the effective configuration (`config_entries`)."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    excludes = _expanded(entries.get("core.excludesfile")) or xdg / "git" / "ignore"
+    attributes = _expanded(entries.get("core.attributesfile")) or xdg / "git" / "attributes"
+    return [common / "info" / "exclude", common / "info" / "attributes", excludes, attributes, *_system_attributes()]
+
+
+def config_entries(listing: str) -> dict[str, str]:
     """`git config --list -z --show-origin` as name -> its last value (names are lowercase there)."""
     entries: dict[str, str] = {}
     parts = listing.split("\0")

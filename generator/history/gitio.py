@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..records.files import copy_if_there, resolved
-from .git_view import GIT_ENVIRONMENT, refuse_dubious_ownership
+from .git_reads import refuse_what_git_would_wait_on
+from .git_view import GIT_ENVIRONMENT, config_entries, ignore_and_attributes_files, refuse_dubious_ownership
 
 try:  # gitpython refuses to import when no git executable can be found
     import git
@@ -186,9 +187,14 @@ def commit_date(text: str) -> datetime | None:
         return None
 
 
-def uncommitted_changes(repo: git.Repo, paths: Iterable[str]) -> list[FileChange]:
-    """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored)."""
+def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[Path]) -> list[FileChange]:
+    """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored).
+    `paths`: pathspecs; `folders`: the same places as absolute paths. Raises KbError, before git is
+    asked, when a file git would open on the way is one it would wait on forever (`git_reads`)."""
     paths = list(paths)
+    top = resolved(Path(str(repo.working_tree_dir)))
+    entries = config_entries(repo.git.config("--list", "-z", "--show-origin"))
+    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), entries))
     with _private_index(repo) as index:
         # A file touched (or edited and undone) differs from the index by its times only: `git diff`
         # compares its content, then refreshes the index it read, rewriting it whatever
