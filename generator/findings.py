@@ -82,6 +82,8 @@ _CODES = (
          "a knob restored more than restore-verify-days ago with no measurement since that shows its gain back"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
+    Code("unjudged-doc", Severity.WARNING,
+         "a doc refers to a record, but git has no history of it here (ignored, or in a submodule): stale-doc cannot judge it"),
 )
 
 CODES: dict[str, Code] = {code.slug: code for code in _CODES}

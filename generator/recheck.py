@@ -77,11 +77,18 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     stale, notes, pairable = found
     if pairable & set(edited):
         return None  # the pairing decides whose history an edited record continues: checked whole
-    others = (*(item for item in ledger.others
-                if item.code != "stale-doc" or not (history_moved or item.subject in edited_ids)), *stale)
+    others = (*(item for item in ledger.others if not _decided_again(item, history_moved, edited_ids)), *stale)
     findings = configured(config, [*(item for found in by_file.values() for item in found), *others])
     return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
                             pairable, consults_git)
+
+
+def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | None]) -> bool:
+    """Whether the re-check decides `item` again (so the ledger's is dropped): the stale docs about
+    the edited records, and with history moved every stale doc and every doc git has no history of."""
+    if item.code == "stale-doc":
+        return history_moved or item.subject in edited_ids
+    return item.code == "unjudged-doc" and history_moved
 
 
 def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date
@@ -171,4 +178,5 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids:
     notes = tuple(history.notes)
     if ids is not None and (notes != ledger.notes or history.uncommitted_new != ledger.pairable):
         return None
-    return list(find_stale_docs(root, history, about)), notes, history.uncommitted_new
+    # Whether git has a doc's history changes only with git's view (then `ids` is None), never with an edit.
+    return list(find_stale_docs(root, history, about, unjudged=ids is None)), notes, history.uncommitted_new
