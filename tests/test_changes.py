@@ -32,3 +32,40 @@ def test_recent_changes_are_newest_first(seed_kb):
     keys = [c.sort_key[0] for c in changes]
     assert keys == sorted(keys, reverse=True)
     assert len(changes) == 3 + 1 + 7 + 1  # knob history, started, timeline, resolved
+
+
+VALUE_CHANGES = """\
+id: pool-size
+name: POOL_SIZE
+summary: Connections kept open.
+value: true
+default: false
+status: active
+history:
+  - date: 2026-09-01
+    status: active
+    value: 512
+  - date: 2026-09-10T10:00:00+05:00
+    status: active
+    value: 1024
+  - date: 2026-09-10T12:00:00+05:00
+    status: active
+    value: 1024
+    note: Stays at 1024 after the review.
+  - date: 2026-09-12
+    status: reverted
+  - date: 2026-09-14
+    status: restored
+    value: true
+"""
+
+
+def test_a_knobs_change_says_what_it_changed_its_status_its_value_or_neither(seed_kb):
+    """A `kb set` entry keeps the status: it says the value it changed, never 'active -> active';
+    an entry that changed neither says the status stays; a value shows as a deploy file writes it."""
+    (seed_kb / "knobs/pool-size.yaml").write_text(VALUE_CHANGES)
+    log = record_changes(check_knowledge_base(seed_kb).catalog)
+    said = [c.what for c in log.changes if c.record_id == "pool-size"][::-1]
+    assert said == ["active", "active, value 512 -> 1024", "still active", "active -> reverted",
+                    "reverted -> restored, value 1024 -> true"]
+    assert log.last_change("knob", "pool-size").what == "reverted -> restored, value 1024 -> true"

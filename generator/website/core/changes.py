@@ -13,13 +13,15 @@ module is the one place that decides it. Model and timelines in, changes out.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 
 from ...history.timelines import MaterialChange
+from ...records.deployments import value_text
 from ...records.model import Catalog, when_key
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
+from .markup import showable
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +34,23 @@ class Change:
     text: str  # an incident's event (record markdown), or a knob's status change said in words
     old_status: str | None = None  # a knob's status before the change (None: its first entry)
     new_status: str | None = None  # a knob's status after it
+    value_change: str | None = None  # a knob's value before and after, when the entry changed it: '512 -> 1024'
 
     @property
     def what(self) -> str:
-        """What changed: 'reverted -> restored', 'active' (a knob's first entry), or the event."""
+        """What changed: 'reverted -> restored', 'active' (a knob's first entry), 'active, value
+        512 -> 1024' (a new value, the status kept), or the event."""
         return self.text
+
+    @property
+    def status_moved(self) -> bool:
+        """The knob's status changed with this entry (not its first: that one sets it)."""
+        return self.old_status is not None and self.old_status != self.new_status
+
+    @property
+    def changed_nothing(self) -> bool:
+        """A knob entry that kept its status and value (a note on why the value stays): 'still active'."""
+        return self.old_status is not None and not self.status_moved and self.value_change is None
 
     @property
     def sort_key(self) -> tuple[datetime, str, str]:
@@ -99,12 +113,22 @@ def _committed(change: MaterialChange) -> Committed:
 
 
 def _knob_changes(knob: Knob) -> list[Change]:
+    """Each history entry said as what it changed: the status ('reverted -> restored'), the value an
+    entry records when it differs from the last one recorded ('value 512 -> 1024'), both, or, for an
+    entry that changed neither (a note on why the value stays), the status it keeps ('still active')."""
     changes = []
     before: str | None = None
+    value: str | None = None  # the last value the history records
     for entry in knob.history:
         status = entry.status.value
-        changes.append(Change(entry.date, RecordKind.KNOB, knob.id, f"{before} -> {status}" if before else status,
-                              before, status))
+        moved = None
+        if entry.value is not None:
+            now = showable(value_text(entry.value))
+            moved = f"{value} -> {now}" if value is not None and value != now else None
+            value = now
+        change = Change(entry.date, RecordKind.KNOB, knob.id, "", before, status, moved)
+        said = f"{before} -> {status}" if change.status_moved else f"still {status}" if change.changed_nothing else status
+        changes.append(replace(change, text=f"{said}, value {moved}" if moved else said))
         before = status
     return changes
 

@@ -122,9 +122,15 @@ def change_what(change: Change, badges: bool = True) -> Markup:
     the record's history say it; as badges unless `badges` is off), or an incident's event."""
     if change.kind is RecordKind.KNOB and change.new_status is not None:
         if not badges:
-            return plain(f"{change.old_status} -> {change.new_status}" if change.old_status else change.new_status)
+            return plain(change.what)
         after = badge("status", change.new_status)
-        return badge("status", change.old_status) + plain(" -> ") + after if change.old_status else after
+        if change.status_moved and change.old_status is not None:
+            said = badge("status", change.old_status) + plain(" -> ") + after
+        elif change.changed_nothing:
+            said = plain("still ") + after
+        else:
+            said = after
+        return said + plain(f", value {change.value_change}") if change.value_change else said
     return record_inline(change.what)
 
 
