@@ -30,7 +30,7 @@ from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record
 from ...records.schema import FollowUp, Hypothesis, Incident
 from ...records.vocabulary import HistoryStatus, RecordKind
 from ...records.gain_verdicts import claimed_gains, describe_reclaimed
-from ...records.verdicts import (Revert, Standing, Support, evidence_against, evidence_effect, support,
+from ...records.verdicts import (Revert, RevertReason, Standing, Support, evidence_against, evidence_effect, support,
                                  supporting_evidence)
 from ...wording import plural
 from .context import SiteContext
@@ -156,15 +156,33 @@ def status_badge(context: SiteContext, incident: Incident) -> Markup:
 def _still_reverted(context: SiteContext, links: Links, incident: Incident, revert: Revert) -> StillReverted:
     knob = revert.knob
     here = [reason for reason in revert.reasons if reason.incident is not None and reason.incident.id == incident.id]
-    under = Markup("reverted ") + plain(when_text(revert.first.entry.date)) + Markup(" under ") + Markup("; ").join(
-        (Markup("hypothesis ") + links.to(incident_page(incident.id), reason.hypothesis.id,
-                                          hypothesis_anchor(reason.hypothesis.id))
-         + Markup(" ") + badge("hypothesis", reason.hypothesis.status.value))
-        if reason.hypothesis is not None else plain("this incident (no hypothesis named)") for reason in here)
+    # Each revert on its own date (a knob reverted under another incident first was reverted under
+    # this one later), and since when the knob is out when that was earlier.
+    def named(reason: RevertReason) -> Markup:
+        if reason.hypothesis is None:
+            return plain("this incident (no hypothesis named)")
+        return (Markup("hypothesis ") + links.to(incident_page(incident.id), reason.hypothesis.id,
+                                                 hypothesis_anchor(reason.hypothesis.id))
+                + Markup(" ") + badge("hypothesis", reason.hypothesis.status.value))
+    if len({reason.entry.date for reason in here}) == 1:
+        under = plain(f"reverted {when_text(here[0].entry.date)} under ") + Markup("; ").join(map(named, here))
+    else:
+        under = Markup("reverted ") + Markup("; ").join(
+            plain(f"{when_text(reason.entry.date)} under ") + named(reason) for reason in here)
+    first = revert.first
+    if first not in here:
+        under += plain(f" (out since {when_text(first.entry.date)}") + (
+            Markup(", reverted under ") + links.incident(first.incident.id) + plain(" first)")
+            if first.incident is not None else plain(")"))
     item = context.reclaimable_knob(knob.id)
     if item is not None:
         gains = plain(item.gains_text)
-        action = Markup("Restore it: ") + code(f"kb restore {knob.id}")
+        action = Markup("Restore it: ") + code(f"kb restore {knob.id}") + Markup("").join(
+            Markup(" Incident ") + links.incident(s.incident.id) + plain(f" is still {s.incident.status.value} and suspects "
+                                                                          "it too (hypothesis ")
+            + links.hypothesis(s.incident.id, s.hypothesis.id) + plain(", open): settle that before restoring, or "
+                                                                        "restore it knowing so.")
+            for s in item.elsewhere)
     else:
         gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))
         action = _why_it_stays(links, incident, revert)

@@ -1,0 +1,145 @@
+"""The incident page closes the loop, on the rendered markdown (fast; tests/test_reading_incident.py
+drives the browser): variations of a knob standing reverted under an incident's hypotheses. A knob
+reverted under two incidents, several knobs to restore, a knob kept reverted on purpose, an
+incident still open whose hypothesis fell, a knob suspected by another open incident."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from generator.pipeline import check_knowledge_base
+from generator.website.core.links import SiteSettings
+from generator.website.core.pages import render_site
+
+INCIDENT_A = """\
+id: inc-a
+title: Decode hang
+status: resolved
+started: 2026-10-01
+resolved: 2026-10-05
+hypotheses:
+  - id: knobs-cause-it
+    statement: The knobs cause it.
+    status: refuted
+    evidence:
+      - {kind: experiment, stance: against, date: 2026-10-03, text: Still hangs after the revert.}
+  - id: network
+    statement: The network.
+    status: confirmed
+    decided: 2026-10-05
+    evidence:
+      - {kind: experiment, stance: for, date: 2026-10-04, text: Reproduced through the proxy.}
+root_cause:
+  hypothesis: network
+"""
+
+INCIDENT_B = """\
+id: inc-b
+title: Prefill stall
+status: open
+started: 2026-10-10
+hypotheses:
+  - id: knob-stalls
+    statement: The knob stalls prefill.
+    status: refuted
+    evidence:
+      - {kind: experiment, stance: against, date: 2026-10-12, text: Stalls without it.}
+"""
+
+INCIDENT_C = """\
+id: inc-c
+title: Router errors
+status: open
+started: 2026-10-20
+hypotheses:
+  - id: suspects-k3
+    statement: K3 makes the router fail.
+    status: open
+    suspect: {knob: k3}
+"""
+
+REVERT_A = """\
+  - date: 2026-10-02
+    status: reverted
+    incident: inc-a
+    hypothesis: knobs-cause-it
+"""
+
+REVERT_B = """\
+  - date: 2026-10-11
+    status: reverted
+    incident: inc-b
+    hypothesis: knob-stalls
+"""
+
+
+def knob(knob_id: str, history: str, extra: str = "") -> str:
+    return f"""\
+id: {knob_id}
+name: {knob_id.upper()}
+summary: Knob {knob_id}.
+value: 512
+default: 256
+status: reverted
+{extra}measurements:
+  - metric: throughput
+    setting: 512
+    delta_pct: 10
+    date: 2026-09-20
+history:
+  - date: 2026-09-20
+    status: active
+    value: 512
+{history}"""
+
+
+def pages(empty_kb: Path, **knobs: str) -> dict[str, str]:
+    for name, text in (("inc-a", INCIDENT_A), ("inc-b", INCIDENT_B), ("inc-c", INCIDENT_C)):
+        (empty_kb / f"incidents/{name}.yaml").write_text(text)
+    for knob_id, text in knobs.items():
+        (empty_kb / f"knobs/{knob_id}.yaml").write_text(text)
+    kb = check_knowledge_base(empty_kb)
+    return render_site(kb, SiteSettings()).markdown
+
+
+def box_items(markdown: str) -> list[str]:
+    """The items of the box on top of the page, without tags."""
+    return [re.sub(r"<[^>]+>", "", line.strip()[2:]) for line in markdown.splitlines() if line.startswith("    - ")]
+
+
+def test_a_knob_reverted_under_two_incidents_says_each_its_own_date(empty_kb):
+    found = pages(empty_kb, k1=knob("k1", REVERT_A + REVERT_B))
+    on_b = box_items(found["incidents/inc-b.md"])
+    assert len(on_b) == 1
+    assert on_b[0].startswith("[K1](../knobs/k1.md), reverted 2026-10-11 under hypothesis "
+                              "[knob-stalls](inc-b.md#hypothesis-knob-stalls) refuted "
+                              "(out since 2026-10-02, reverted under [Decode hang](inc-a.md) first).")
+    on_a = box_items(found["incidents/inc-a.md"])
+    assert on_a[0].startswith("[K1](../knobs/k1.md), reverted 2026-10-02 under hypothesis "
+                              "[knobs-cause-it](inc-a.md#hypothesis-knobs-cause-it) refuted. Restoring")
+    for page in ("incidents/inc-a.md", "incidents/inc-b.md"):
+        assert "still-reverted\">" in found[page] and "1 knob still reverted" in found[page]
+
+
+def test_several_knobs_to_restore_and_one_kept_on_purpose(empty_kb):
+    found = pages(empty_kb, k1=knob("k1", REVERT_A), k2=knob("k2", REVERT_A),
+                  k3=knob("k3", REVERT_A, "keep_reverted: Ops prefer the default.\n"),
+                  k4=knob("k4", REVERT_A + "  - date: 2026-10-06\n    status: restored\n").replace(
+                      "status: reverted\nmeasurements", "status: active\nmeasurements"))
+    page = found["incidents/inc-a.md"]
+    assert "resolved, 2 knobs still reverted" in page
+    assert '!!! danger "2 knobs to restore' in page
+    items = box_items(page)
+    assert [item.split(",")[0] for item in items] == ["[K1](../knobs/k1.md)", "[K2](../knobs/k2.md)",
+                                                      "[K3](../knobs/k3.md)"]  # K4 was restored
+    assert items[0].endswith("Restore it: kb restore k1") and items[1].endswith("Restore it: kb restore k2")
+    assert items[2].endswith("Kept reverted on purpose: Ops prefer the default.") and "kb restore" not in items[2]
+
+
+def test_restoring_a_knob_another_open_incident_suspects_says_so_as_the_check_does(empty_kb):
+    found = pages(empty_kb, k3=knob("k3", REVERT_A))
+    (item,) = box_items(found["incidents/inc-a.md"])
+    assert item.endswith("Restore it: kb restore k3 Incident [Router errors](inc-c.md) is still open and suspects "
+                         "it too (hypothesis [suspects-k3](inc-c.md#hypothesis-suspects-k3), open): settle that "
+                         "before restoring, or restore it knowing so.")
