@@ -91,3 +91,39 @@ def test_a_reverted_knob_page_with_no_recorded_default_claims_no_value(seed_kb):
     lead = knob_lead(seed_kb)
     assert "runs SGLANG_SM120_MMA_TARGET_CTAS unset: its default runs (not recorded)" in lead
     assert "=" not in lead.split("tuned value")[0]
+
+
+@pytest.mark.parametrize("value, default, runs, tuned", [
+    ("true", "false", "=false (the default)", "tuned value true,"),  # as a deploy file writes it, not Python's False
+    ("'fast'", "'slow'", "=slow (the default)", "tuned value fast,"),
+    ("2.5", "1", "=1 (the default)", "tuned value 2.5,"),
+])
+def test_a_reverted_knobs_values_read_as_a_deploy_file_writes_them(seed_kb, value, default, runs, tuned):
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "value: 512\nstatus", f"value: {value}\nstatus")
+    edit(seed_kb / SEED_KNOB, "default: 256\n", f"default: {default}\n")
+    lead = knob_lead(seed_kb)
+    assert lead.index("runs SGLANG_SM120_MMA_TARGET_CTAS" + runs) < lead.index(tuned)
+    assert "True" not in lead and "False" not in lead
+
+
+def test_the_knobs_index_shows_booleans_as_a_deploy_file_writes_them(seed_kb):
+    from generator.website.core.links import SiteSettings
+    from generator.website.core.pages import render_site
+
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "value: 512\nstatus", "value: true\nstatus")
+    edit(seed_kb / SEED_KNOB, "default: 256\n", "default: false\n")
+    files = render_site(check_knowledge_base(seed_kb), SiteSettings()).files
+    row = next(line for line in files["knobs/index.md"].splitlines() if f"]({KNOB}.md)" in line)
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", cell)).strip() for cell in row.split(" | ")]
+    assert cells[3:5] == ["falsedefault; tuned true", "false"]  # Running (with the tuned value), Default
+    assert 'data-sort="false"' in row
+
+
+def test_a_reverted_knob_whose_tuned_value_is_its_default_says_a_restore_changes_nothing(seed_kb):
+    break_seed_story(seed_kb)
+    edit(seed_kb / SEED_KNOB, "default: 256\n", "default: 512\n")
+    lead = knob_lead(seed_kb)
+    assert "runs SGLANG_SM120_MMA_TARGET_CTAS=512 (the default)" in lead
+    assert "a restore brings back" not in lead and "the default itself" in lead

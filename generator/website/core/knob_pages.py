@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ...records.deployments import deploy_pattern
+from ...records.deployments import deploy_pattern, value_text
 from ...records.model import running_setting
 from .gain_views import METHOD_NOTE, gain_notes, gains_glance, gains_table
 from .page_parts import (
@@ -26,6 +26,7 @@ from .page_parts import (
     page_tags,
     last_changed_fact,
     source_line,
+    value_code,
     when_text,
 )
 from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
@@ -136,14 +137,16 @@ def _lead(knob: Knob) -> Markup:
     lead = badge("status", knob.status.value) + Markup(" ")
     running = running_setting(knob)
     if running.is_tuned:
-        lead += code(f"{knob.name}={knob.value}")
+        lead += value_code(knob.value, knob.name)
         if knob.default is not None:
-            lead += Markup(" (default ") + code(knob.default) + Markup(")")
+            lead += Markup(" (default ") + value_code(knob.default) + Markup(")")
         return lead
-    runs = (code(f"{knob.name}={running.value}") + Markup(" (the default)") if running.value is not None
+    runs = (value_code(running.value, knob.name) + Markup(" (the default)") if running.value is not None
             else code(knob.name) + Markup(" unset: its default runs (not recorded)"))
     comes_back = _TUNED_BACK.get(knob.status, "")
-    return lead + Markup("· runs ") + runs + Markup(" · tuned value ") + code(knob.value) + plain(comes_back)
+    if running.value is not None and value_text(running.value) == value_text(knob.value):
+        comes_back = ", the default itself: setting it changes nothing that runs"
+    return lead + Markup("· runs ") + runs + Markup(" · tuned value ") + value_code(knob.value) + plain(comes_back)
 
 
 _TUNED_BACK = {

@@ -18,7 +18,7 @@ from ...findings import Severity
 from ...records.gain_verdicts import claimed_gains, restore_check
 from ...records.model import best_gain, describe_gains, when_key
 from .changes import Change
-from .page_parts import badge, change_what, change_when, facets, running_cell, when_cell
+from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
 from .markup import attribute, code, finding_message, plain
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -104,7 +104,7 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     row_facets = facets(reclaimable="yes" if context.reclaimable_knob(knob.id) is not None else "no",
                         restore=check.state.value if check is not None else "")
     return (row_facets + links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value),
-            running_cell(knob), code(knob.default) if knob.default is not None else Markup(),
+            running_cell(knob), value_code(knob.default) if knob.default is not None else Markup(),
             best_text, _last_change_cell(change), plain(", ".join(knob.tags)))
 
 

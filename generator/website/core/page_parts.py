@@ -22,6 +22,7 @@ from .changes import Change, Committed
 from ...findings import Finding, Severity
 from ...pipeline import KnowledgeBase
 from .markup import attribute, code, finding_message, label, plain, record_inline, showable
+from ...records.deployments import value_text
 from ...records.model import running_setting
 from ...records.schema import Knob
 from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
@@ -241,16 +242,22 @@ def _is_deploy_file_of(kb: KnowledgeBase, item: Finding) -> bool:
     return knob is not None and any(named.path == item.path for named in named_paths(knob, role="deploy"))
 
 
+def value_code(value: object, name: str | None = None) -> Markup:
+    """A knob's value in code type as a deploy file writes it (`true`, not Python's `True`), as the
+    check's messages and `kb` commands say it; with `name`, the setting: `K=true`."""
+    return code(f"{name}={value_text(value)}" if name is not None else value_text(value))
+
+
 def running_cell(knob: Knob) -> Markup:
     """What runs, for an index cell: the running value (sorted by it), and for a knob that does not
     run its tuned value, where the value comes from and the tuned value it would get back
     (records.model.running_setting decides)."""
     running = running_setting(knob)
-    shown = code(running.value) if running.value is not None else plain("its default (not recorded)")
-    cell = Markup(f'<span data-sort="{attribute(showable(running.value if running.value is not None else ""))}">') \
-        + shown + Markup("</span>")
+    shown = value_code(running.value) if running.value is not None else plain("its default (not recorded)")
+    sort = value_text(running.value) if running.value is not None else ""
+    cell = Markup(f'<span data-sort="{attribute(showable(sort))}">') + shown + Markup("</span>")
     if not running.is_tuned:
-        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + code(knob.value) + Markup("</span>")
+        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + value_code(knob.value) + Markup("</span>")
     return cell
 
 
