@@ -162,3 +162,31 @@ def test_the_incidents_index_pages_and_filters_the_same_way(visit):
     ready(visit, "incidents/?status=resolved")
     assert visit.page.get_by_label("Filter by status").input_value() == "resolved"
     assert re.fullmatch(r"\d+ of \d+ shown", visit.page.locator(".kb-count").inner_text())
+
+
+def test_an_address_naming_no_value_leaves_the_filters_at_all_and_runs_nothing(visit):
+    """Names every object inherits ('constructor', 'toString', '__proto__') are no filter value: the
+    filter stays at 'all' (it showed a blank choice and no row matched); markup in the text filter
+    stays text; an unknown sort and a page out of range are ignored."""
+    ready(visit, "knobs/?status=constructor&reclaimable=toString&component=__proto__&sort=__proto__&page=-5"
+                 "&q=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E")
+    for name in ("status", "reclaimable", "component"):
+        select = visit.page.get_by_label(f"Filter by {name}")
+        assert select.evaluate("s => [s.selectedIndex, s.value]") == [0, ""], name
+    assert visit.page.get_by_label("Filter rows").input_value() == "<img src=x onerror=alert(1)>"
+    assert visit.page.locator("article table img").count() == 0 and visit.dialogs == []
+    visit.page.get_by_label("Filter rows").fill("")
+    assert visit.page.locator(".kb-count").inner_text() == f"{EXTRA + 1} of {EXTRA + 1} shown"
+    assert query(visit) == {}
+
+
+def test_back_and_forward_come_back_to_the_filtered_view(visit):
+    ready(visit, "knobs/")
+    visit.page.get_by_label("Filter by reclaimable").select_option("yes")
+    rows(visit).first.locator("a").first.click()
+    visit.page.wait_for_url("**/knobs/*/")
+    visit.page.go_back()
+    visit.page.locator(".kb-table-tools[data-ready]").wait_for()
+    assert query(visit)["reclaimable"] == ["yes"]
+    assert visit.page.get_by_label("Filter by reclaimable").input_value() == "yes"
+    assert rows(visit).count() == RECLAIMABLE

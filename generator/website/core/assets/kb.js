@@ -208,7 +208,7 @@
     wanted.forEach(function (name) {
       var column = { name: name, key: slug(name), param: name.toLowerCase(), index: names.indexOf(name),
                      split: split.indexOf(name) !== -1 };
-      var seen = {};
+      var seen = Object.create(null); // no inherited names: '?status=constructor' is no value
       rows.forEach(function (item) { values(item, column).forEach(function (v) { seen[v] = true; }); });
       if (!Object.keys(seen).length) return;
       var label = document.createElement("label");
