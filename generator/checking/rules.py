@@ -19,7 +19,7 @@ from ..records.consistency import path_problem
 from ..records.deploy_verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
 from ..records.deployments import value_text
 from ..records.files import UnreadableFile, read_bounded
-from ..records.gain_verdicts import claimed_gains, describe_reclaimed, noise_verdict
+from ..records.gain_verdicts import best_told_gain, claimed_gains, describe_reclaimed, noise_verdict
 from ..records.model import Catalog, Gain, Suspicion
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
 from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
@@ -74,8 +74,8 @@ class Reclaimable:
     def stake_pct(self) -> float | None:
         """The largest improvement restoring it reclaims, among gains that can be told from noise
         (None: nothing measured above noise): what the ledger ranks the knobs to restore by."""
-        real = [g.pct for g in self.gains if not noise_verdict(g, self.min_gain_pct).is_noise]
-        return max(real) if real else None
+        best = best_told_gain(self.gains, self.min_gain_pct)
+        return best.pct if best is not None else None
 
     @property
     def hypotheses(self) -> tuple[tuple[Incident, Hypothesis], ...]:

@@ -125,6 +125,12 @@ def noise_verdict(gain: Gain, min_gain_pct: float = 0.0) -> NoiseVerdict:
     return NoiseVerdict(Noise.DISTINGUISHABLE, f"95% interval {interval_text(interval)}")
 
 
+def best_told_gain(gains: tuple[Gain, ...], min_gain_pct: float = 0.0) -> Gain | None:
+    """The largest improvement that can be told from noise (None: none can): what a knob is ranked
+    by, in the reclaimable ledger and the indexes alike. A gain within noise is no knob's best."""
+    return max((g for g in gains if not noise_verdict(g, min_gain_pct).is_noise), key=lambda g: g.pct, default=None)
+
+
 def interval_text(interval: Interval) -> str:
     """'+11.9% to +13.6%'."""
     return f"{signed_pct(interval.low)} to {signed_pct(interval.high)}"

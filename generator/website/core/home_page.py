@@ -19,7 +19,7 @@ from markupsafe import Markup
 
 from ...checking.rules import Reclaimable
 from ...findings import Finding, Severity
-from ...records.gain_verdicts import RestoreState, claimed_gains, describe_reclaimed, restore_check
+from ...records.gain_verdicts import RestoreState, best_told_gain, claimed_gains, describe_reclaimed, restore_check
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -238,19 +238,15 @@ def _first_sentence(message: str) -> str:
     return text if len(text) <= 160 else text[:157].rstrip() + "…"
 
 
-def _best_gain(knob: Knob) -> float | None:
-    gains = [g.pct for g in claimed_gains(knob)]
-    return max(gains) if gains else None
-
-
-def _gain_rank(knob: Knob) -> tuple[bool, float, str]:
-    best = _best_gain(knob)
-    return best is None, -(best or 0.0), knob.name.lower()
+def _gain_rank(knob: Knob, floor: float) -> tuple[bool, float, str]:
+    """The largest gain told from noise first (as the ledger and the knobs index rank), none last."""
+    best = best_told_gain(claimed_gains(knob), floor)
+    return best is None, -(best.pct if best is not None else 0.0), knob.name.lower()
 
 
 def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str, floor: float) -> tuple[tuple[KnobRow, ...], Markup]:
     """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
-    knobs = sorted(every, key=_gain_rank)
+    knobs = sorted(every, key=lambda knob: _gain_rank(knob, floor))
     if not knobs:
         return (), Markup("No knob recorded yet: <code>kb new knob</code> records one.")
     shown = knobs[:HOME_ROWS]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...findings import Severity
-from ...records.gain_verdicts import claimed_gains, restore_check
+from ...records.gain_verdicts import best_told_gain, claimed_gains, restore_check
 from ...records.model import best_gain, describe_gains, when_key
 from .changes import Change
 from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
@@ -95,10 +95,15 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
     knob = context.knob(knob.id) or knob  # asked, so that the row is made again when the knob changes
-    best = best_gain(claimed_gains(knob))  # measured at its current value: other values' gains are history
+    gains = claimed_gains(knob)  # measured at its current value: other values' gains are history
     # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
+    # Ranked as the home page's ledger ranks it (best_told_gain): a gain within noise is told as
+    # such and sorts as no improvement.
+    best = best_told_gain(gains, context.min_gain_pct())
+    noisy = best_gain(gains) if best is None else None
     best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
-        if best else Markup()
+        if best else Markup('<span data-sort="0">') + plain(f"within noise: {describe_gains((noisy,))}") \
+        + Markup("</span>") if noisy else Markup()
     change = context.last_change(RecordKind.KNOB, knob.id)
     check = restore_check(knob, context.restore_verify_days(), context.min_gain_pct())
     row_facets = facets(reclaimable="yes" if context.reclaimable_knob(knob.id) is not None else "no",
