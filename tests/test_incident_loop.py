@@ -143,3 +143,28 @@ def test_restoring_a_knob_another_open_incident_suspects_says_so_as_the_check_do
     assert item.endswith("Restore it: kb restore k3 Incident [Router errors](inc-c.md) is still open and suspects "
                          "it too (hypothesis [suspects-k3](inc-c.md#hypothesis-suspects-k3), open): settle that "
                          "before restoring, or restore it knowing so.")
+
+
+def status_line(markdown: str) -> str:
+    """The incident's status badge under its title, as markup."""
+    return next(line for line in markdown.splitlines() if line.startswith('<span class="kb-badge'))
+
+
+def test_a_knob_kept_reverted_on_purpose_is_said_on_top_without_an_alarm(empty_kb):
+    found = pages(empty_kb, k3=knob("k3", REVERT_A, "keep_reverted: Ops prefer the default.\n"))
+    page = found["incidents/inc-a.md"]
+    assert status_line(page).startswith(
+        '<span class="kb-badge kb-status-kept-reverted">resolved, 1 knob kept reverted</span>')  # grey, not green
+    assert "still reverted" not in page and "!!! danger" not in page and "kb restore" not in page
+    assert '!!! note "1 knob stays reverted' in page
+    home = found["index.md"]
+    assert "resolved, 1 knob kept reverted" in home and "still reverted" not in home
+    assert "resolved, 1 knob kept reverted" in found["incidents/index.md"]
+
+
+def test_a_knob_reverted_under_the_confirmed_cause_leaves_the_incident_resolved(empty_kb):
+    confirmed = REVERT_A.replace("hypothesis: knobs-cause-it", "hypothesis: network")
+    found = pages(empty_kb, k3=knob("k3", confirmed, "keep_reverted: It was the cause.\n"))
+    page = found["incidents/inc-a.md"]
+    assert status_line(page).startswith('<span class="kb-badge kb-status-resolved">resolved</span>')
+    assert "Stays reverted" in page or "Kept reverted on purpose" in page

@@ -144,13 +144,19 @@ def _weighted(cause: Markup | None) -> Markup | None:
 
 def status_badge(context: SiteContext, incident: Incident) -> Markup:
     """The incident's status, which is not green while a knob reverted under its hypotheses is one
-    to restore: 'resolved, 1 knob still reverted' (the check's verdict decides which knobs)."""
-    restorable = sum(1 for revert in context.reverts_under(incident.id)
-                     if context.reclaimable_knob(revert.knob.id) is not None)
+    to restore: 'resolved, 1 knob still reverted' (the check's verdict decides which knobs). A knob
+    kept reverted on purpose although the hypotheses it was reverted under fell is no alarm, but no
+    silent green either: 'resolved, 1 knob kept reverted', in grey."""
+    reverts = context.reverts_under(incident.id)
+    restorable = sum(1 for revert in reverts if context.reclaimable_knob(revert.knob.id) is not None)
     status = incident.status.value
-    if not restorable:
-        return badge("status", status)
-    return badge("status", "still-reverted", f"{status}, {plural(restorable, 'knob')} still reverted")
+    if restorable:
+        return badge("status", "still-reverted", f"{status}, {plural(restorable, 'knob')} still reverted")
+    kept = sum(1 for revert in reverts if revert.knob.keep_reverted and all(
+        reason.has_fallen for reason in revert.reasons if reason.incident is not None and reason.incident.id == incident.id))
+    if kept:
+        return badge("status", "kept-reverted", f"{status}, {plural(kept, 'knob')} kept reverted")
+    return badge("status", status)
 
 
 def _still_reverted(context: SiteContext, links: Links, incident: Incident, revert: Revert) -> StillReverted:
