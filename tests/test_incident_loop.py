@@ -168,3 +168,13 @@ def test_a_knob_reverted_under_the_confirmed_cause_leaves_the_incident_resolved(
     page = found["incidents/inc-a.md"]
     assert status_line(page).startswith('<span class="kb-badge kb-status-resolved">resolved</span>')
     assert "Stays reverted" in page or "Kept reverted on purpose" in page
+
+
+def test_each_knob_still_reverted_says_what_runs_then_the_tuned_value(empty_kb):
+    boolean = knob("k1", REVERT_A).replace("value: 512\ndefault: 256", "value: true\ndefault: false").replace(
+        "setting: 512", "setting: true").replace("    value: 512\n", "    value: true\n")
+    unknown = knob("k2", REVERT_A).replace("default: 256\n", "")
+    items = box_items(pages(empty_kb, k1=boolean, k2=unknown)["incidents/inc-a.md"])
+    assert "Restoring it reclaims +10.0% throughput. Runs K1=false (the default); tuned value true. " \
+           "Restore it: kb restore k1" in items[0]
+    assert "Runs K2 unset (its default, not recorded); tuned value 512. Restore it: kb restore k2" in items[1]

@@ -20,6 +20,7 @@ from .page_parts import (
     finding_box,
     front_matter,
     page_tags,
+    running_sentence,
     last_changed_fact,
     source_line,
     stance_badge,
@@ -65,6 +66,7 @@ class StillReverted:
     knob: Markup
     under: Markup  # since when, under which of the incident's hypotheses (with their verdicts)
     gains: Markup  # what restoring it reclaims
+    runs: Markup  # what runs meanwhile (its default), and the tuned value
     action: Markup  # the restore command, or why it stays reverted
     reclaimable: bool
 
@@ -192,7 +194,7 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, reve
     else:
         gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))
         action = _why_it_stays(links, incident, revert)
-    return StillReverted(links.knob(knob.id), under, gains, action, item is not None)
+    return StillReverted(links.knob(knob.id), under, gains, running_sentence(knob), action, item is not None)
 
 
 def _why_it_stays(links: Links, incident: Incident, revert: Revert) -> Markup:

@@ -248,6 +248,18 @@ def value_code(value: object, name: str | None = None) -> Markup:
     return code(f"{name}={value_text(value)}" if name is not None else value_text(value))
 
 
+def running_sentence(knob: Knob) -> Markup:
+    """What runs, then the tuned value, as a sentence (the incident page's knobs still reverted):
+    'Runs K=256 (the default); tuned value 512.' (records.model.running_setting decides). Plain
+    text: the restore command beside it stays the item's one piece of code."""
+    running = running_setting(knob)
+    if running.is_tuned:
+        return plain(f"Runs {knob.name}={value_text(knob.value)}.")
+    runs = f"{knob.name}={value_text(running.value)} (the default)" if running.value is not None else \
+        f"{knob.name} unset (its default, not recorded)"
+    return plain(f"Runs {runs}; tuned value {value_text(knob.value)}.")
+
+
 def running_cell(knob: Knob) -> Markup:
     """What runs, for an index cell: the running value (sorted by it), and for a knob that does not
     run its tuned value, where the value comes from and the tuned value it would get back
