@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timezone
 
 from generator.website.core.changes import record_changes
@@ -69,3 +70,18 @@ def test_a_knobs_change_says_what_it_changed_its_status_its_value_or_neither(see
     assert said == ["active", "active, value 512 -> 1024", "still active", "active -> reverted",
                     "reverted -> restored, value 1024 -> true"]
     assert log.last_change("knob", "pool-size").what == "reverted -> restored, value 1024 -> true"
+
+
+def test_the_knob_pages_history_says_the_value_each_entry_changed(seed_kb):
+    from generator.website.core.links import SiteSettings
+    from generator.website.core.pages import render_site
+
+    (seed_kb / "knobs/pool-size.yaml").write_text(VALUE_CHANGES)
+    page = render_site(check_knowledge_base(seed_kb), SiteSettings()).files["knobs/pool-size.md"]
+    history = [re.sub(r"<[^>]+>", "", line) for line in page.split("## Status history")[1].split("\n## ")[0].splitlines()
+               if line.startswith("- ")]
+    assert history == ["- **2026-09-14** restored, value 1024 -&gt; true",
+                       "- **2026-09-12** reverted",
+                       "- **2026-09-10 12:00:00 +05:00** active: Stays at 1024 after the review.",
+                       "- **2026-09-10 10:00:00 +05:00** active, value 512 -&gt; 1024",
+                       "- **2026-09-01** active"]

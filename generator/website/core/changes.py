@@ -93,7 +93,7 @@ def record_changes(catalog: Catalog,
     timelines = timelines or {}
     changes: list[Change] = []
     for knob in catalog.knobs.values():
-        changes.extend(_knob_changes(knob))
+        changes.extend(knob_changes(knob))
     for incident in catalog.incidents.values():
         changes.extend(_incident_changes(incident))
     # Newest first; on the same moment, the later entry of a record first (list order is time order).
@@ -112,7 +112,7 @@ def _committed(change: MaterialChange) -> Committed:
     return Committed(change.commit[:7], change.date.astimezone(timezone.utc))
 
 
-def _knob_changes(knob: Knob) -> list[Change]:
+def knob_changes(knob: Knob) -> list[Change]:
     """Each history entry said as what it changed: the status ('reverted -> restored'), the value an
     entry records when it differs from the last one recorded ('value 512 -> 1024'), both, or, for an
     entry that changed neither (a note on why the value stays), the status it keeps ('still active')."""

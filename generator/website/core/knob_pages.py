@@ -33,6 +33,7 @@ from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, searc
 from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
 from ...records.vocabulary import KnobStatus, RecordKind
 from ...records.verdicts import Standing, evidence_against, standing
+from .changes import Change, knob_changes
 from .context import SiteContext
 from .links import Links, knob_page
 
@@ -120,7 +121,8 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         gains=gains_table(knob, links, floor),
         gain_notes=(Markup(METHOD_NOTE), *gain_notes(knob, floor)) if knob.measurements else (),
         chart=chart,
-        history=tuple(_history_item(context, links, entry) for entry in reversed(knob.history)),
+        history=tuple(_history_item(context, links, entry, change)
+                      for entry, change in reversed(list(zip(knob.history, knob_changes(knob))))),
         suspicions=suspicions,
         follow_ups=tuple(_follow_up(links, incident, item)
                          for incident, item in context.follow_ups_of(knob.id)),
@@ -196,7 +198,7 @@ def _chart_view(context: SiteContext, knob: Knob) -> ChartView | None:
     return ChartView(f"knobs/{light}", f"knobs/{dark}", chart.light, chart.dark, image)
 
 
-def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> HistoryItem:
+def _history_item(context: SiteContext, links: Links, entry: HistoryEntry, change: Change) -> HistoryItem:
     cause = Markup()
     if entry.incident:
         cause = Markup("incident ") + links.incident(entry.incident)
@@ -206,7 +208,8 @@ def _history_item(context: SiteContext, links: Links, entry: HistoryEntry) -> Hi
             if hypothesis is not None:
                 cause += Markup(" ") + badge("hypothesis", hypothesis.status.value)
     status = entry.status.value
-    return HistoryItem(when_text(entry.date), badge("status", status), cause,
+    said = badge("status", status) + (plain(f", value {change.value_change}") if change.value_change else Markup())
+    return HistoryItem(when_text(entry.date), said, cause,
                        record_inline(entry.note) if entry.note else Markup())
 
 
