@@ -118,3 +118,43 @@ def test_once_restored_the_incident_is_resolved_and_green(browser, seed_site):  
             assert visit.page.locator("article .admonition.danger").count() == 0
         finally:
             visit.context.close()
+
+
+LONG_TITLE = ("Decode service wedges under the multi-round agent harness after several rounds of conversation, "
+              "leaving the SGLang server idle while requests pile up at the router, the proxy pool and the "
+              "client retry queue of every user")
+LONG_CAUSE = ("One of the user's client-side proxies corrupts or drops requests after several rounds, because it "
+              "recycles its upstream connection pool every ninety seconds and silently discards the requests in "
+              "flight, so the harness waits forever for answers the server never received, and every retry joins "
+              "the same queue.")
+
+
+@pytest.fixture(scope="module")
+def wordy(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    base = tmp_path_factory.mktemp("wordy-incident-site")
+    root = copy_knowledge_base(base / "kb")
+    break_seed_story(root)
+    incident = root / "incidents/multi-round-harness-hang.yaml"
+    text = incident.read_text()
+    text = text.replace("title: Multi-round agent harness hangs after several rounds", f"title: {LONG_TITLE}")
+    text = text.replace("statement: One of the user's client-side proxies corrupts or drops requests after several rounds.",
+                        f"statement: {LONG_CAUSE}")
+    assert LONG_TITLE in text and LONG_CAUSE in text
+    incident.write_text(text)
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 900), (390, 844)])
+def test_a_long_title_and_cause_keep_the_root_cause_in_the_first_screen(browser, wordy, width, height):  # noqa: F811
+    with serve(wordy.out) as base:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(base + INCIDENT, wait_until="load")
+            cause = page.locator("article p", has_text="Root cause:").first
+            box = cause.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= height, box
+            assert "recycles its upstream connection pool" in cause.inner_text()
+        finally:
+            context.close()
