@@ -127,3 +127,14 @@ def test_a_reverted_knob_whose_tuned_value_is_its_default_says_a_restore_changes
     lead = knob_lead(seed_kb)
     assert "runs SGLANG_SM120_MMA_TARGET_CTAS=512 (the default)" in lead
     assert "a restore brings back" not in lead and "the default itself" in lead
+
+
+def test_a_gains_boolean_condition_reads_as_a_deploy_file_writes_it(seed_kb):
+    """'+12.8% output throughput at fp8 true', in the check's message and on the knob page alike."""
+    from generator.website.core.links import SiteSettings
+    from generator.website.core.pages import render_site
+
+    edit(seed_kb / SEED_KNOB, "conditions: {concurrency: 64}", "conditions: {concurrency: 64, fp8: true}")
+    kb = check_knowledge_base(seed_kb)
+    page = render_site(kb, SiteSettings()).files[f"knobs/{KNOB}.md"]
+    assert "at concurrency 64, fp8 true" in page and "True" not in page

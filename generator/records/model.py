@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from . import estimates
+from .deployments import value_text
 from .estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
 from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
@@ -175,9 +176,9 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
             text += f" {gain.metric}"
         if gain.conditions:
             if same_keys and len(gain.conditions) == 1:
-                text += f" at {gain.conditions[0][1]}"
+                text += f" at {value_text(gain.conditions[0][1])}"
             else:
-                text += " at " + ", ".join(f"{k} {v}" for k, v in gain.conditions)
+                text += " at " + ", ".join(f"{k} {value_text(v)}" for k, v in gain.conditions)
         if gain.values_text:
             text += f", {gain.values_text}"
         if previous is not None:

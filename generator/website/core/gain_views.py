@@ -56,7 +56,7 @@ METHOD_NOTE = (f"**95% interval:** {METHOD_TEXT}. With fewer than {MIN_RUNS} run
 
 
 def conditions_text(m: Measurement) -> str:
-    return ", ".join(f"{k} {v}" for k, v in m.conditions.items())
+    return ", ".join(f"{k} {value_text(v)}" for k, v in m.conditions.items())
 
 
 def _setting(knob: Knob, m: Measurement) -> Markup:
