@@ -61,6 +61,11 @@ def shell_word(text: str) -> str:
     return "$'" + "".join(_escaped(char) for char in text) + "'"
 
 
+def yaml_quoted(text: str) -> str:
+    """`text` as a YAML single-quoted scalar, as a user writes it in mkdocs.yml (backslashes as they are)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 def path_word(path: str) -> str:
     """A relative path as one word of a command: `shell_word`, and `./` before one that starts with
     '-', which every command (kb's --root, git, chmod) would read as an option."""

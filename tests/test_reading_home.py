@@ -77,8 +77,11 @@ def test_the_knobs_and_incidents_are_a_click_from_the_top(browser, site, width):
             assert jump.inner_text().startswith(f"Reclaimable ({RECLAIMABLE})")
             for name, anchor in ((f"Knobs ({EXTRA + 1})", "knobs"), ("Incidents (1)", "incidents")):
                 jump.get_by_role("link", name=name).click()
-                page.wait_for_timeout(300)
-                heading = page.locator(f"h2#{anchor}").bounding_box()
+                for _ in range(50):  # until the jump has landed (a loaded machine scrolls later)
+                    heading = page.locator(f"h2#{anchor}").bounding_box()
+                    if 0 <= heading["y"] < 300:
+                        break
+                    page.wait_for_timeout(100)
                 assert 0 <= heading["y"] < 300, (name, heading)
             # The whole page stays a few screens long: every list is cut at ten rows.
             limit = 9 if width > 400 else 22

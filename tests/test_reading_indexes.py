@@ -102,7 +102,11 @@ def test_the_header_stays_in_view_while_the_rows_scroll(visit):
     header = visit.page.locator("article table thead th").first
     before = header.bounding_box()["y"]
     visit.page.mouse.wheel(0, 2500)
-    visit.page.wait_for_timeout(300)
+    for _ in range(50):  # until the page has scrolled (a loaded machine scrolls later)
+        if visit.page.evaluate("window.scrollY") > 2000:
+            break
+        visit.page.wait_for_timeout(100)
+    visit.page.wait_for_timeout(100)
     after = header.bounding_box()["y"]
     top_bar = visit.page.locator(".md-header").bounding_box()
     assert before > 300 and abs(after - (top_bar["y"] + top_bar["height"])) < 4  # just under Material's header

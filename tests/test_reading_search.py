@@ -123,12 +123,10 @@ def test_results_narrow_to_knobs_incidents_or_docs(visit):
     everything = settled(visit, "proxy")
     assert KNOB in everything and INCIDENT in everything and any(p.startswith("/design/") for p in everything)
     visit.page.get_by_role("button", name="Incidents").click()
-    visit.page.wait_for_timeout(500)
-    assert paths(visit) == [INCIDENT]
+    assert paths_once(visit, lambda now: now == [INCIDENT]) == [INCIDENT]
     assert visit.page.get_by_role("button", name="Incidents").get_attribute("aria-pressed") == "true"
     visit.page.get_by_role("button", name="Docs").click()
-    visit.page.wait_for_timeout(500)
-    docs = paths(visit)
+    docs = paths_once(visit, lambda now: bool(now) and INCIDENT not in now)
     assert docs and all(p.startswith(("/design/", "/guide/")) for p in docs)
 
 
@@ -136,21 +134,30 @@ def paths(visit: Visit) -> list[str]:
     return visit.page.locator(".md-search-result__item > a").evaluate_all("links => links.map(a => new URL(a.href).pathname)")
 
 
+def paths_once(visit: Visit, holds, seconds: float = 10) -> list[str]:
+    """The results as soon as `holds(results)`, or as they stand after `seconds` (a loaded machine
+    answers later than a fixed pause allows; the caller's assertion then fails with what was shown)."""
+    for _ in range(int(seconds * 10)):
+        now = paths(visit)
+        if holds(now):
+            return now
+        visit.page.wait_for_timeout(100)
+    return paths(visit)
+
+
 def test_the_query_and_the_filter_survive_going_to_a_result(visit):
     visit.open("")
     settled(visit, "proxy")
     visit.page.get_by_role("button", name="Knobs").click()
-    visit.page.wait_for_timeout(500)
-    knobs = paths(visit)
+    knobs = paths_once(visit, lambda now: bool(now) and all(p.startswith("/knobs/") for p in now))
     assert knobs and all(p.startswith("/knobs/") for p in knobs)
     visit.page.locator(".md-search-result__item > a").first.click()
     visit.page.wait_for_url(f"**{knobs[0]}")
     assert visit.page.locator(".md-search__input").input_value() == "proxy"
     visit.page.keyboard.press("/")
     visit.page.locator(".md-search-result__item > a").first.wait_for(timeout=20_000)
-    visit.page.wait_for_timeout(500)
     assert visit.page.get_by_role("button", name="Knobs").get_attribute("aria-pressed") == "true"
-    assert paths(visit) == knobs
+    assert paths_once(visit, lambda now: now == knobs) == knobs
 
 
 def test_a_page_kept_out_of_search_by_its_front_matter_is_not_found(visit, site):

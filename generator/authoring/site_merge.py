@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.vocabulary import RecordKind, built_path
+from ..wording import yaml_quoted
 from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin_name
 
 SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'  # as core.bundle.SEARCH_SEPARATOR (a test holds them equal)
@@ -107,7 +108,7 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     theme = config.get("theme")
     material = (theme.get("name") if isinstance(theme, dict) else theme) == "material"
     wanted_plugins: list[tuple[str, list[str]]] = []
-    separator = f"separator: {_quoted(SEARCH_SEPARATOR)}"
+    separator = f"separator: {yaml_quoted(SEARCH_SEPARATOR)}"
     if plugins is None:  # MkDocs' default is [search]: a plugins: key replaces it, so search is listed
         wanted_plugins = [("search", [separator]), *([("tags", [])] if material else []), (PLUGIN, plugin_options)]
         if "plugins" in config:  # `plugins:` with nothing under it (MkDocs refuses it): fill it
@@ -193,7 +194,7 @@ def _add_separator(options_of: Any, name: str, line: int, under: int, lines: lis
                    inserts: list[tuple[int, list[str]]], replaced: dict[int, list[str]], snippet: list[str]) -> None:
     """Add the separator to the search plugin `name` whose options are `options_of[name]`, written at
     `line` (`under`: the column its options take when it has none yet)."""
-    separator = f"separator: {_quoted(SEARCH_SEPARATOR)}"
+    separator = f"separator: {yaml_quoted(SEARCH_SEPARATOR)}"
     options = options_of.get(name)
     if isinstance(options, dict) and "separator" in options:
         return
@@ -263,10 +264,6 @@ def _items(plugins: list[tuple[str, list[str]]], dash: int) -> list[str]:
         lines.append(" " * dash + f"- {name}" + (":" if options else "") + "\n")
         lines += [" " * (dash + 4) + option + "\n" for option in options]
     return lines
-
-
-def _quoted(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def _dash_indent(lines: list[str], seq: Any, config: Any, key: str) -> int:

@@ -58,6 +58,7 @@ from .idle_collection import IdleCollection
 from .save_watch import SaveWatch
 from . import site_search
 from ..core.bundle import SEARCH_SEPARATOR, site_needs
+from ...wording import yaml_quoted
 from .live_reload import fresh_module
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -155,10 +156,11 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                 # Under the plugin's search, Material's index holds no page: its separator finds nothing
                 # either way, and a warning about it would be a false alarm.
                 elif splits_underscore(separator) is False and not self._pagefind:
-                    log.warning("incident-kb: the search plugin's separator %r does not split '_': a short name "
+                    # Both regexes as mkdocs.yml writes them (YAML single quotes), not as Python's repr.
+                    log.warning("incident-kb: the search plugin's separator %s does not split '_': a short name "
                                 "such as POOL_SIZE finds nothing in a page that says PAYMENTS_DB_POOL_SIZE; add _ to "
                                 "it, or remove the separator and incident-kb sets one that splits '_' (%s)",
-                                separator, SEARCH_SEPARATOR)
+                                yaml_quoted(separator), yaml_quoted(SEARCH_SEPARATOR))
 
     def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         if self._live and self._built_once:
