@@ -178,3 +178,13 @@ def test_each_knob_still_reverted_says_what_runs_then_the_tuned_value(empty_kb):
     assert "Restoring it reclaims +10.0% throughput. Runs K1=false (the default); tuned value true. " \
            "Restore it: kb restore k1" in items[0]
     assert "Runs K2 unset (its default, not recorded); tuned value 512. Restore it: kb restore k2" in items[1]
+
+
+def test_the_overview_names_the_knob_of_each_change_unless_it_is_the_suspect(empty_kb):
+    restored = knob("k2", REVERT_A + REVERT_A.replace("2026-10-02", "2026-10-06").replace("reverted", "restored")).replace(
+        "status: reverted\nmeasurements", "status: active\nmeasurements")
+    page = pages(empty_kb, k1=knob("k1", REVERT_A), k2=restored)["incidents/inc-a.md"]
+    row = re.sub(r"<[^>]+>", "", next(line for line in page.splitlines() if line.startswith("| [knobs-cause-it]")))
+    changes = row.rstrip(" |").rsplit(" | ", 1)[1]
+    assert changes == "reverted 2026-10-02 [K1](../knobs/k1.md)reverted 2026-10-02 [K2](../knobs/k2.md)" \
+                      "restored 2026-10-06 [K2](../knobs/k2.md)"

@@ -250,6 +250,9 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
         + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
         for knob, entry in changes)
+    # The overview's changes name their knob unless every one is of the knob the hypothesis suspects
+    # (named beside them): 'reverted 2026-10-02' four times would not say which knob stays reverted.
+    named = any(hypothesis.suspect is None or knob.id != hypothesis.suspect.knob for knob, _ in changes)
     against = len(evidence_against(hypothesis))
     evidence = f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, {against} against"
     overview = (
@@ -258,7 +261,8 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         suspect if suspect is not None else Markup("—"),
         plain(evidence),
         Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + when_cell(entry.date)
-                            for _, entry in changes) or Markup("—"),
+                            + (Markup(" ") + links.knob(knob.id) if named else Markup())
+                            for knob, entry in changes) or Markup("—"),
     )
     return HypothesisView(
         anchor=hypothesis_anchor(hypothesis.id),
