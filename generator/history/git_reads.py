@@ -7,9 +7,9 @@ device is read as far as it goes. kb refuses, naming the file, before git is ask
 
 Checked: `.gitignore` and `.gitattributes` in the repository's top, in every folder from there down
 to the folders kb reads, and in every folder under those (a nested repository is not walked: git
-does not walk it either); the repository's info/exclude and info/attributes, and the user's and
-system's ignore and attributes files (by their status only: kb reads nothing outside the
-repository). In-tree files by their own status (git opens them without following a link), the
+does not walk it either); the repository's info/exclude and info/attributes, the user's ignore
+and attributes files and the system's attributes (by their status only: kb reads nothing outside
+the repository). In-tree files by their own status (git opens them without following a link), the
 others through links.
 """
 
