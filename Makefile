@@ -63,7 +63,7 @@ test-fast: $(STAMP)
 check: $(STAMP)
 	$(BIN)/kb check
 
-# Regenerate the committed JSON Schemas after changing generator/schema.py.
+# Regenerate the committed JSON Schemas after changing generator/incident_kb/records/schema.py.
 schemas: $(STAMP)
 	$(BIN)/kb schema knob > schemas/knob.schema.json
 	$(BIN)/kb schema incident > schemas/incident.schema.json

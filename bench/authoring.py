@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from generator.cli import main  # noqa: E402
+from incident_kb.cli import main  # noqa: E402
 
 KNOB = (REPO / "knobs" / "sglang-sm120-mma-target-ctas.yaml").read_text()
 INCIDENT = (REPO / "incidents" / "multi-round-harness-hang.yaml").read_text()

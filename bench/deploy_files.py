@@ -18,9 +18,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from generator.records.deploy_verdict import deployment_verdict  # noqa: E402
-from generator.records.patterns import compile_pattern  # noqa: E402
-from generator.records.schema import Knob  # noqa: E402
+from incident_kb.deploy.verdict import deployment_verdict  # noqa: E402
+from incident_kb.deploy.safe_regex import compile_pattern  # noqa: E402
+from incident_kb.records.schema import Knob  # noqa: E402
 
 
 def files(count: int) -> dict[str, str]:

@@ -31,11 +31,11 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out" / "measurements"
-KB = [sys.executable, "-m", "generator.cli"]
+KB = [sys.executable, "-m", "incident_kb.cli"]
 KNOB = "sglang-sm120-mma-target-ctas"
 
 sys.path.insert(0, str(REPO))
-from generator.records import estimates  # noqa: E402
+from incident_kb.gains import estimates  # noqa: E402
 
 
 def timed(args: list[str], cwd: Path, rounds: int, setup=None) -> float:

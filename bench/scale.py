@@ -60,7 +60,7 @@ def kb_check(folder: Path, cache: bool) -> tuple[float, str]:
 
 
 def timelines(folder: Path) -> float:
-    code = ("import sys, time; from pathlib import Path; from generator.pipeline import material_changes; "
+    code = ("import sys, time; from pathlib import Path; from incident_kb.check.pipeline import material_changes; "
             "t = time.perf_counter(); changes = material_changes(Path(sys.argv[1])); "
             "print(time.perf_counter() - t)")
     out = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True,

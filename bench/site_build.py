@@ -109,7 +109,7 @@ def generate(root: Path, knobs: int, incidents: int, docs: int) -> None:
 def static_copy(root: Path, static: Path) -> None:
     """The same site as plain markdown: the generated files plus the hand-written docs."""
     shutil.copytree(root / "docs", static / "docs")
-    subprocess.run([sys.executable, "-m", "generator.cli", "render", "--root", str(root), "--out", str(static / "generated")],
+    subprocess.run([sys.executable, "-m", "incident_kb.cli", "render", "--root", str(root), "--out", str(static / "generated")],
                    check=True, cwd=REPO, stdout=subprocess.DEVNULL)
     for path in (static / "generated").rglob("*"):
         if path.is_file() and path.name != ".incident-kb-render":

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ruamel.yaml import YAML
 
-from generator.pipeline import load_knowledge_base
+from incident_kb.check.pipeline import load_knowledge_base
 
 
 def knob_text(i: int, incidents: int) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from incident_kb.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "tests" / "fixtures" / "seed"  # the seed story: records, docs, deploy files, mkdocs.yml

@@ -20,7 +20,7 @@ import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from generator.cli import main
+from incident_kb.cli import main
 
 from .gitrepo import GIT_ENV
 

@@ -20,7 +20,7 @@ from .test_bad_input import GOOD_KNOB, MINIMAL, line_of
 
 def run_kb(*args: str | os.PathLike[str], timeout: float = 60, **kwargs) -> subprocess.CompletedProcess[str]:
     """The real command in a process of its own: a hang fails the test instead of blocking it."""
-    return subprocess.run([sys.executable, "-m", "generator.cli", *map(str, args)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "incident_kb.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=REPO, **kwargs)
 
 
@@ -131,7 +131,7 @@ def test_a_linked_folder_of_docs_inside_the_repository_is_read(seed_kb):
     (seed_kb / "runbooks").mkdir()
     (seed_kb / "runbooks/tuning.md").write_text("Set SGLANG_SM120_MMA_TARGET_CTAS with care.\n")
     (seed_kb / "docs/ops").symlink_to("../runbooks")
-    from generator.pipeline import check_knowledge_base
+    from incident_kb.check.pipeline import check_knowledge_base
 
     kb = check_knowledge_base(seed_kb, cache=False)
     assert ("docs/ops/tuning.md", "sglang-sm120-mma-target-ctas") in {(r.doc, r.record_id) for r in kb.references}
@@ -271,7 +271,7 @@ def private_kb(seed_kb: Path):
     (CAP_DAC_OVERRIDE): as root, kb runs without the capabilities that bypass them."""
 
     def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "generator.cli", *map(str, args)], capture_output=True,
+        return subprocess.run([sys.executable, "-m", "incident_kb.cli", *map(str, args)], capture_output=True,
                               text=True, timeout=60, cwd=REPO, preexec_fn=_without_file_capabilities)
 
     yield seed_kb, run

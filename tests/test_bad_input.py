@@ -151,7 +151,7 @@ def test_worst_inputs_through_the_real_command_print_no_traceback(seed_kb):
     (seed_kb / "knobs/bomb.yaml").write_text("a: &a [x, x]\nb: [*a, *a]\n")
     (seed_kb / "knobs/deep.yaml").write_text("[" * 200_000)
     (seed_kb / "incidents/bin.yaml").write_bytes(bytes(range(256)) * 100)
-    proc = subprocess.run([sys.executable, "-m", "generator.cli", "check", "--root", str(seed_kb)],
+    proc = subprocess.run([sys.executable, "-m", "incident_kb.cli", "check", "--root", str(seed_kb)],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr

@@ -12,10 +12,11 @@ import time
 
 import pytest
 
-from generator import cache, pipeline
-from generator.history import memo
-from generator.pipeline import check_knowledge_base, material_changes
-from generator.records import record_cache
+from incident_kb import cache
+from incident_kb.check import pipeline
+from incident_kb.history import memo
+from incident_kb.check.pipeline import check_knowledge_base, material_changes
+from incident_kb.records import record_cache
 
 from .conftest import REPO
 from .gitrepo import GitRepo

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timezone
 
-from generator.website.core.changes import record_changes
-from generator.pipeline import check_knowledge_base
+from incident_kb.website.core.changes import record_changes
+from incident_kb.check.pipeline import check_knowledge_base
 
 from .conftest import SEED_INCIDENT, edit
 
@@ -73,8 +73,8 @@ def test_a_knobs_change_says_what_it_changed_its_status_its_value_or_neither(see
 
 
 def test_the_knob_pages_history_says_the_value_each_entry_changed(seed_kb):
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     (seed_kb / "knobs/pool-size.yaml").write_text(VALUE_CHANGES)
     page = render_site(check_knowledge_base(seed_kb), SiteSettings()).files["knobs/pool-size.md"]

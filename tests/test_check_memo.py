@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import pipeline, recheck
+from incident_kb.check import pipeline, recheck
 
 from .conftest import SEED_KNOB, edit
 from .gitrepo import GitRepo
@@ -158,8 +158,8 @@ def test_a_remembered_result_is_not_taken_to_another_folder(kb, repo, tmp_path, 
 def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, repo):
     """What makes it fast: the models (pydantic), git's library and the YAML parser stay unimported."""
     first = kb("check", "--root", repo)
-    code = ("import sys; from generator.cli import main; code = main(['check', '--root', sys.argv[1]]); "
-            "print([m for m in ('pydantic', 'git', 'ruamel.yaml', 'jinja2', 'generator.pipeline') if m in sys.modules])")
+    code = ("import sys; from incident_kb.cli import main; code = main(['check', '--root', sys.argv[1]]); "
+            "print([m for m in ('pydantic', 'git', 'ruamel.yaml', 'jinja2', 'incident_kb.check.pipeline') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
                           env={**os.environ}, check=False)
     assert done.stdout == first.out + "[]\n"
@@ -277,7 +277,7 @@ def test_a_file_reached_through_a_linked_folder_is_watched(kb, repo, monkeypatch
 def test_when_git_s_view_cannot_be_known_nothing_is_remembered(kb, repo, monkeypatch, user_cache):
     """An answer kb does not know (an older git refusing an option, say): no key can hold git's view,
     so every run checks, and the store keeps no result."""
-    from generator.history import git_view
+    from incident_kb.history import git_view
 
     original = git_view.run_git
     monkeypatch.setattr(git_view, "run_git", lambda folder, *args: (129, "", "error: unknown option") if

@@ -92,7 +92,7 @@ def test_codes_lists_every_code_with_its_default(kb):
 def test_root_defaults_to_the_repository_containing_the_current_folder(seed_kb):
     subprocess.run(["git", "init", "-q", str(seed_kb)], check=True)
     break_seed_story(seed_kb)
-    proc = subprocess.run([sys.executable, "-m", "generator.cli", "check"], cwd=seed_kb / "docs" / "design",
+    proc = subprocess.run([sys.executable, "-m", "incident_kb.cli", "check"], cwd=seed_kb / "docs" / "design",
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 1
     assert "reclaimable-knob" in proc.stdout
@@ -119,7 +119,7 @@ def test_installed_console_script_runs():
 # ---- output that cannot be written, or shown: exit 2 with one line, never a traceback ---------------
 
 def kb_process(*args: object, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-m", "generator.cli", *map(str, args)], cwd=REPO,
+    return subprocess.Popen([sys.executable, "-m", "incident_kb.cli", *map(str, args)], cwd=REPO,
                             env={**os.environ, **(env or {})}, stderr=subprocess.PIPE, **kwargs)
 
 
@@ -145,7 +145,7 @@ def test_a_reader_that_closes_the_pipe_gets_exit_2_and_one_line(seed_kb, args):
 def test_stdout_closed_or_full_exits_2_with_one_line(seed_kb, tmp_path, args):
     args = tuple(a.replace("{out}", str(tmp_path / "out")) for a in args)
     root = ("--root", str(seed_kb)) if args[0] != "codes" else ()
-    closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "kb", sys.executable, "-m", "generator.cli", *args, *root],
+    closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "kb", sys.executable, "-m", "incident_kb.cli", *args, *root],
                             cwd=REPO, capture_output=True, timeout=120)
     assert_could_not_run(closed.returncode, closed.stderr, "standard output is closed")
     with open("/dev/full", "wb") as full:
@@ -233,7 +233,7 @@ def test_a_deleted_working_folder_exits_2_with_one_line(tmp_path):
     folder = tmp_path / "gone"
     folder.mkdir()
     proc = subprocess.run(["bash", "-c", 'cd "$1" && rmdir "$1" && shift && exec "$@"', "kb", str(folder),
-                           sys.executable, "-m", "generator.cli", "check"],
+                           sys.executable, "-m", "incident_kb.cli", "check"],
                           capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60)
     assert_could_not_run(proc.returncode, proc.stderr, "the current folder no longer exists")
 
@@ -242,7 +242,7 @@ def test_a_deleted_working_folder_exits_2_with_one_line(tmp_path):
 
 def _check_that_raises(monkeypatch, error: Exception) -> None:
     """`kb check` replaced by a command that raises `error` (a bug, as far as kb knows)."""
-    from generator import cli
+    from incident_kb import cli
 
     def broken(args):
         raise error
@@ -281,11 +281,11 @@ def test_a_crash_of_the_installed_command_exits_3(seed_kb, tmp_path):
     plant = tmp_path / "plant"
     plant.mkdir()
     (plant / "sitecustomize.py").write_text(
-        "import generator.check_commands as c\n"
+        "import incident_kb.commands as c\n"
         "def boom(args):\n    raise KeyError('planted')\n"
         "c.COMMANDS = tuple(x if x.words != ('check',) else type(x)(x.words, x.help, x.arguments, boom) "
         "for x in c.COMMANDS)\n")
-    done = subprocess.run([sys.executable, "-m", "generator.cli", "check", "--root", str(seed_kb)], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "incident_kb.cli", "check", "--root", str(seed_kb)], cwd=REPO,
                           capture_output=True, text=True, env={**os.environ, "PYTHONPATH": f"{plant}{os.pathsep}{REPO}",
                                                                "XDG_CACHE_HOME": str(tmp_path / "c")})
     assert (done.returncode, done.stdout) == (3, ""), done.stderr

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.authoring import edit_lock
-from generator.records.yaml_source import read_yaml_file
+from incident_kb.authoring import edit_lock
+from incident_kb.records.yaml_source import read_yaml_file
 
 from .test_authoring import HYP, INCIDENT, commented_kb  # noqa: F401 - a fixture
 
@@ -22,7 +22,7 @@ INCIDENT_FILE = f"incidents/{INCIDENT}.yaml"
 
 
 def start_kb(root: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "generator.cli", *args, "--root", str(root)],
+    return subprocess.Popen([sys.executable, "-m", "incident_kb.cli", *args, "--root", str(root)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

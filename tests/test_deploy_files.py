@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.records.deploy_forms import read_settings
+from incident_kb.deploy.forms import read_settings
 
 # ---- the readers -----------------------------------------------------------------------------------
 
@@ -257,9 +257,9 @@ def test_the_drift_location_is_the_deploy_files_line_in_every_format(kb, empty_k
 
 
 def test_the_knob_page_shows_a_drift_found_in_its_deploy_file(empty_kb):
-    from generator.pipeline import check_knowledge_base
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.check.pipeline import check_knowledge_base
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     (empty_kb / "deploy").mkdir()
     (empty_kb / "deploy/app.sh").write_text("export SEARCH_TIMEOUT_MS=20\n")

@@ -64,8 +64,8 @@ def _view_without(monkeypatch, field: str, where=("check_memo", "timelines")) ->
     """git's view as read, with one of its parts always the same (so no key can tell it changed)."""
     import dataclasses
 
-    from generator import check_memo
-    from generator.history import git_view, timelines
+    from incident_kb.check import memo as check_memo
+    from incident_kb.history import git_view, timelines
 
     original = git_view.read_git_view
 
@@ -79,7 +79,7 @@ def _view_without(monkeypatch, field: str, where=("check_memo", "timelines")) ->
 
 
 def _probes_without(monkeypatch, kind: str) -> None:
-    from generator.records import files
+    from incident_kb.repository import files
 
     original = files.Probes.changed
 
@@ -94,7 +94,7 @@ def _walk_key_without_the_view(monkeypatch) -> None:
     """The history walk remembered whatever git's view of history (as before issue 18)."""
     import dataclasses
 
-    from generator.history import git_view, timelines
+    from incident_kb.history import git_view, timelines
 
     original = git_view.read_git_view
     monkeypatch.setattr(timelines, "read_git_view", lambda folder, changed_after: dataclasses.replace(
@@ -102,7 +102,7 @@ def _walk_key_without_the_view(monkeypatch) -> None:
 
 
 def _run_key_without_the_date(monkeypatch) -> None:
-    from generator import check_memo
+    from incident_kb.check import memo as check_memo
 
     original = check_memo.run_key
     monkeypatch.setattr(check_memo, "run_key", lambda root, today, allow_shallow: [
@@ -111,7 +111,7 @@ def _run_key_without_the_date(monkeypatch) -> None:
 
 def _records_by_path_alone(monkeypatch) -> None:
     """The record cache keyed by a record's path, not by its content."""
-    from generator.records import record_cache
+    from incident_kb.records import record_cache
 
     monkeypatch.setattr(record_cache, "blob_id", lambda data: "same")
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from generator.records.docs_folder import docs_folder
+from incident_kb.settings.docs_folder import docs_folder
 
 from .gitrepo import GitRepo
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from generator.records.docs_folder import docs_folder
+from incident_kb.settings.docs_folder import docs_folder
 
 from .gitrepo import GitRepo
 from .test_docs_folder import payments_team

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.authoring.record_files import write_atomically
-from generator.findings import KbError
+from incident_kb.authoring.record_files import write_atomically
+from incident_kb.findings import KbError
 
 from .conftest import REPO, edit
 from .test_authoring import HYP, INCIDENT, KNOB, PROXY, commented_kb  # noqa: F401 - a fixture
@@ -331,7 +331,7 @@ def test_condition_keys_yaml_reads_otherwise_are_quoted(kb, commented_kb):
     result = kb("measurement", "add", KNOB, "--metric", "m", "--delta-pct", "3", "--condition", "a: b=c",
                 "--condition", "true=1", "--condition", "*a=1", "--condition", "? q=2", "--root", commented_kb)
     assert result.code == 0, result.err
-    from generator.records.yaml_source import read_yaml_file
+    from incident_kb.records.yaml_source import read_yaml_file
 
     measurement = read_yaml_file(commented_kb / KNOB_FILE).value["measurements"][-1]
     assert measurement["conditions"] == {"a: b": "c", "true": 1, "*a": 1, "? q": 2}
@@ -341,7 +341,7 @@ def test_condition_keys_yaml_reads_otherwise_are_quoted(kb, commented_kb):
 def test_text_with_line_breaks_yaml_also_knows_is_quoted(kb, commented_kb, text):
     result = kb("lesson", "add", INCIDENT, text, "--root", commented_kb)
     assert result.code == 0, result.err
-    from generator.records.yaml_source import read_yaml_file
+    from incident_kb.records.yaml_source import read_yaml_file
 
     assert read_yaml_file(commented_kb / INCIDENT_FILE).value["lessons"] == [text]
     raw = (commented_kb / INCIDENT_FILE).read_bytes().decode()

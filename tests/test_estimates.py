@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import pytest
 
-from generator.records.estimates import NOT_POSITIVE, TOO_FEW_RUNS, Interval, change_interval, median
-from generator.records.model import gain_of
-from generator.records.schema import Measurement
+from incident_kb.gains.estimates import NOT_POSITIVE, TOO_FEW_RUNS, Interval, change_interval, median
+from incident_kb.records.model import gain_of
+from incident_kb.records.schema import Measurement
 
 
 def _percentile_interval_by_enumeration(baseline: list[float], tuned: list[float]) -> tuple[float, float]:

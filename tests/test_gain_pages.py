@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import check_knowledge_base
-from generator.website.core.pages import render_site
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core.pages import render_site
 
 from .conftest import REPO, SEED_KNOB, break_seed_story, edit
 from .test_render import KNOB_PAGE, SETTINGS
@@ -119,7 +119,7 @@ def test_the_knob_is_found_by_a_gains_number(seed_kb):
     import re
 
     separator = _separator(REPO / "mkdocs.yml")
-    assert _separator(REPO / "generator/authoring/starter/mkdocs.yml") == separator  # kb init writes the same
+    assert _separator(REPO / "generator/incident_kb/adoption/starter/mkdocs.yml") == separator  # kb init writes the same
     page = pages(seed_kb)[KNOB_PAGE]
     words = re.split(separator, re.sub(r"<[^>]+>", " ", page))
     assert "12.8" in words and "5.7" in words

@@ -7,9 +7,9 @@ from __future__ import annotations
 import html
 import re
 
-from generator.pipeline import check_knowledge_base
-from generator.website.core.links import SiteSettings
-from generator.website.core.pages import render_site
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core.links import SiteSettings
+from incident_kb.website.core.pages import render_site
 
 from .test_incident_loop import INCIDENT_A, REVERT_A
 

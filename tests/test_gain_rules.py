@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from generator.findings import CODES
+from incident_kb.findings import CODES
 
 from .conftest import SEED_KNOB, edit
 

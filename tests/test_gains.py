@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from generator.pipeline import check_knowledge_base
-from generator.records.model import best_gain, describe_gains, knob_gains
-from generator.website.core.charts import chart_panels
-from generator.website.core.pages import render_site
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.records.model import best_gain, describe_gains, knob_gains
+from incident_kb.website.core.charts import chart_panels
+from incident_kb.website.core.pages import render_site
 
 from .conftest import SEED_KNOB, break_seed_story, edit
 from .test_render import KNOB_PAGE, SETTINGS

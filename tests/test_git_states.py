@@ -127,7 +127,7 @@ def test_kb_s_own_git_calls_leave_the_index_alone(kb, tmp_path):
     import os
     import time
 
-    from generator import pipeline
+    from incident_kb.check import pipeline
 
     root = tmp_path / "kb"
     story_until(root, 4)

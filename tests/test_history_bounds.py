@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from generator.history.gitio import Oversized, open_repository, read_blobs
-from generator.pipeline import check_knowledge_base
+from incident_kb.history.gitio import Oversized, open_repository, read_blobs
+from incident_kb.check.pipeline import check_knowledge_base
 
 from .conftest import SEED_KNOB
 from .gitrepo import GitRepo

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from generator.website.mkdocs.idle_collection import MAX_WAITING, IdleCollection
+from incident_kb.website.mkdocs.idle_collection import MAX_WAITING, IdleCollection
 
 
 class _Cycle:

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.pipeline import check_knowledge_base
-from generator.website.core import incremental
-from generator.website.core.incremental import SiteRender, render_site_again
-from generator.website.core.links import SiteSettings
-from generator.website.core.pages import TEMPLATES, render_site
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core import incremental
+from incident_kb.website.core.incremental import SiteRender, render_site_again
+from incident_kb.website.core.links import SiteSettings
+from incident_kb.website.core.pages import TEMPLATES, render_site
 
 from .conftest import SEED_INCIDENT, SEED_KNOB
 from .gitrepo import GitRepo
@@ -248,7 +248,7 @@ def test_views_read_the_context_only_through_its_questions():
     link touches it."""
     import inspect
 
-    from generator.website.core import incident_pages, knob_pages, links, overview_pages, page_parts, pages
+    from incident_kb.website.core import incident_pages, knob_pages, links, overview_pages, page_parts, pages
 
     for module in (knob_pages, incident_pages, overview_pages, links, page_parts, pages):
         source = inspect.getsource(module)

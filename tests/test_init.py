@@ -9,7 +9,7 @@ import os
 import pytest
 from ruamel.yaml import YAML
 
-from generator.records.schema import json_schema
+from incident_kb.records.schema import json_schema
 
 from .conftest import REPO
 from .gitrepo import GitRepo
@@ -93,7 +93,7 @@ def test_init_in_a_subfolder_puts_workflow_and_hook_at_the_top(kb, here):
 
 def test_the_generated_hook_is_the_published_one_run_locally():
     published = YAML(typ="safe").load((REPO / ".pre-commit-hooks.yaml").read_text())[0]
-    local = YAML(typ="safe").load((REPO / "generator/authoring/starter/pre-commit-config.yaml").read_text())
+    local = YAML(typ="safe").load((REPO / "generator/incident_kb/adoption/starter/pre-commit-config.yaml").read_text())
     hook = local["repos"][0]["hooks"][0]
     assert hook["id"] == published["id"] == "kb-check"
     assert hook["entry"] == "@entry@" and published["entry"] == "kb check --staged"
@@ -103,7 +103,7 @@ def test_the_generated_hook_is_the_published_one_run_locally():
 
 def test_the_generated_workflow_checks_like_this_repositorys_own():
     ours = YAML(typ="safe").load((REPO / ".github/workflows/kb-check.yml").read_text())
-    theirs = YAML(typ="safe").load((REPO / "generator/authoring/starter/kb-check.yml").read_text())
+    theirs = YAML(typ="safe").load((REPO / "generator/incident_kb/adoption/starter/kb-check.yml").read_text())
     run_of = lambda w: [s.get("run") for s in w["jobs"]["kb-check"]["steps"] if s.get("name") != "Install incident-kb"]  # noqa: E731
     assert run_of(ours) == run_of(theirs)
     assert ours["jobs"]["kb-check"]["steps"][0] == theirs["jobs"]["kb-check"]["steps"][0]  # fetch-depth: 0

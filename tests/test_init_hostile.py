@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from generator.authoring import init as init_module
-from generator.wording import shell_word
+from incident_kb.adoption import init as init_module
+from incident_kb.wording import shell_word
 
 from .gitrepo import GitRepo
 

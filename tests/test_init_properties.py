@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.authoring.init import IGNORED
-from generator.cli import main
+from incident_kb.adoption.init import IGNORED
+from incident_kb.cli import main
 
 from .gitrepo import git_environment
 from .test_init_hostile import snapshot

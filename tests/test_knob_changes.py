@@ -184,7 +184,7 @@ def test_a_follow_up_number_with_spaces_or_leading_zeros_is_that_number(kb, seed
                                    "? q", " 512", "512 ", "  padded  ", "'q'", '"x"', "%x", "@x", "`x`", "[1, 2]",
                                    "{a: 1}", "True", "0x1F", "1e3", "007", "+5", "2026-11-05", "x,y", "é ü 😀"])
 def test_kb_set_records_exactly_the_text_given(kb, seed_kb, given):
-    from generator.records.yaml_source import read_yaml_file
+    from incident_kb.records.yaml_source import read_yaml_file
 
     result = kb("set", KNOB, given, "--note", "n", "--root", seed_kb)
     assert result.code in (0, 1), result.err  # 1: kb check reports drift against the deploy file
@@ -195,7 +195,7 @@ def test_kb_set_records_exactly_the_text_given(kb, seed_kb, given):
 @pytest.mark.parametrize("given, stored", [("512", 512), ("1024", 1024), ("12.5", 12.5), ("-5", -5), ("true", True),
                                            ("false", False)])
 def test_kb_set_records_a_number_or_flag_written_as_a_record_writes_it(kb, seed_kb, given, stored):
-    from generator.records.yaml_source import read_yaml_file
+    from incident_kb.records.yaml_source import read_yaml_file
 
     kb("set", KNOB, given, "--note", "n", "--root", seed_kb)
     value = read_yaml_file(seed_kb / SEED_KNOB).value["value"]
@@ -214,7 +214,7 @@ def test_kb_set_refuses_what_it_cannot_record_as_given_with_one_line(kb, seed_kb
 
 
 def test_kb_new_records_the_value_given_too(kb, seed_kb):
-    from generator.records.yaml_source import read_yaml_file
+    from incident_kb.records.yaml_source import read_yaml_file
 
     assert kb("new", "knob", "pipe-knob", "--name", "PIPE", "--summary", "s", "--value", "|",
               "--default", "a #b", "--root", seed_kb).code == 0

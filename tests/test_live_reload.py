@@ -14,19 +14,19 @@ pytestmark = pytest.mark.slow  # fresh interpreters importing the whole site sta
 SCRIPT = """
 import os, sys
 from pathlib import Path
-from generator.website.mkdocs.live_reload import fresh_module
-first = fresh_module("generator.website.core.pages")
-assert fresh_module("generator.website.core.pages") is first, "reimported although nothing changed"
+from incident_kb.website.mkdocs.live_reload import fresh_module
+first = fresh_module("incident_kb.website.core.pages")
+assert fresh_module("incident_kb.website.core.pages") is first, "reimported although nothing changed"
 source = Path(first.__file__).with_name("changes.py")
 stat = source.stat()
 os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
 try:
-    second = fresh_module("generator.website.core.pages")
+    second = fresh_module("incident_kb.website.core.pages")
 finally:
     os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 assert second is not first, "not reimported after a source change"
 assert second.render_site is not first.render_site
-assert sys.modules["generator.website.core.changes"] is not None
+assert sys.modules["incident_kb.website.core.changes"] is not None
 print("ok")
 """
 
@@ -39,11 +39,11 @@ def test_generator_modules_are_imported_anew_when_their_source_changes():
 def test_an_installed_generator_is_never_purged_from_sys_modules(monkeypatch):
     """Only a development checkout reloads its modules: an adopter's installed package is imported
     once, whatever the file times say."""
-    from generator.website.core import pages
-    from generator.website.mkdocs import live_reload
+    from incident_kb.website.core import pages
+    from incident_kb.website.mkdocs import live_reload
 
     monkeypatch.setattr(live_reload, "DEVELOPMENT", False)
     monkeypatch.setattr(live_reload, "_imported_stamp", (("changed since", 0),))
-    assert live_reload.fresh_module("generator.website.core.pages") is pages
-    assert sys.modules["generator.website.core.pages"] is pages
+    assert live_reload.fresh_module("incident_kb.website.core.pages") is pages
+    assert sys.modules["incident_kb.website.core.pages"] is pages
     assert live_reload.DEVELOPMENT is not None and isinstance(live_reload._INSTALLED, set)

@@ -8,7 +8,7 @@ from typing import Any
 
 from material.plugins.search.plugin import SearchIndex
 
-from generator.website.mkdocs.material_reuse import merge_search_index
+from incident_kb.website.mkdocs.material_reuse import merge_search_index
 
 CONFIG = {"lang": ["en"], "separator": r"[\s\-_,:!=\[\]()\"/]+|\.(?!\d)", "pipeline": ["stopWordFilter"],
           "fields": {"title": {"boost": 1000.0}, "text": {"boost": 1.0}, "tags": {"boost": 1000000.0}}}

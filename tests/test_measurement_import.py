@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.records.yaml_source import read_yaml_file
+from incident_kb.records.yaml_source import read_yaml_file
 
 from .conftest import SEED_KNOB
 from .test_authoring import commented_kb  # noqa: F401 - a fixture
@@ -161,7 +161,7 @@ def test_labels_may_be_field_equals_value(kb, seed_kb, bench):
     ("sglang-ctas.jsonl", "sglang"), ("vllm-append.jsonl", "vllm"), ("vllm-512.json", "vllm"),
     ("hyperfine.json", "hyperfine"), ("pytest-benchmark.json", "pytest-benchmark"), ("samples.csv", "csv")])
 def test_each_format_is_recognised_and_named(kb, seed_kb, bench, name, shape):
-    from generator.authoring.benchmarks.samples import detect_format
+    from incident_kb.measuring.benchmarks.samples import detect_format
 
     assert detect_format((bench / name).read_text(), name) == shape
 
@@ -344,11 +344,11 @@ def test_concurrent_imports_and_edits_all_land(seed_kb, bench):
                    "CTAS=512 ./decode-bench --batch 64", None)]
     processes = []
     for name, metric, base, tuned, condition in conditions:
-        args = [sys.executable, "-m", "generator.cli", "measurement", "import", KNOB, str(bench / name), "--metric",
+        args = [sys.executable, "-m", "incident_kb.cli", "measurement", "import", KNOB, str(bench / name), "--metric",
                 metric, "--baseline", base, "--candidate", tuned, "--root", str(seed_kb)]
         processes.append(subprocess.Popen(args + (["--condition", condition] if condition else []),
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    processes.append(subprocess.Popen([sys.executable, "-m", "generator.cli", "measurement", "add", KNOB, "--metric",
+    processes.append(subprocess.Popen([sys.executable, "-m", "incident_kb.cli", "measurement", "add", KNOB, "--metric",
                                        "p99 latency", "--delta-pct", "-3", "--lower-is-better", "--root", str(seed_kb)],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     for process in processes:

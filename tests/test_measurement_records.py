@@ -66,7 +66,7 @@ def test_a_measurement_that_contradicts_itself_is_refused(kb, seed_kb, lines, co
 def test_numbers_in_runs_read_back_as_yaml_reads_them(text):
     """Runs are read through a shortcut for plain decimal numbers: it must give what YAML's own
     resolution gives, type included."""
-    from generator.records import yaml_source
+    from incident_kb.records import yaml_source
 
     assert yaml_source._DECIMAL.match(text)
     tag = next((t for t, regexp in yaml_source._IMPLICIT.get(text[:1], ()) if regexp.match(text)), None)

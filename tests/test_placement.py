@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from generator.website.core.links import SiteSettings
-from generator.website.core.placement import place_settings
+from incident_kb.website.core.links import SiteSettings
+from incident_kb.website.core.placement import place_settings
 
 from .site_support import copy_knowledge_base, try_build_site
 from .test_site_build import local_links
@@ -144,8 +144,8 @@ def test_a_site_rendering_other_docs_than_the_check_reads_is_a_warning(tmp_path)
 def test_a_hand_written_page_holds_the_place_it_builds_to_whatever_its_file_name():
     """MkDocs builds README.md where index.md goes, and, with directory URLs, knobs.md where
     knobs/index.md goes and tags/index.md where tags.md goes: each of those holds that place."""
-    from generator.website.core.bundle import Bundle, PageMeta
-    from generator.website.core.placement import place_bundle
+    from incident_kb.website.core.bundle import Bundle, PageMeta
+    from incident_kb.website.core.placement import place_bundle
 
     settings = SiteSettings()
     assert place_settings(settings, {"README.md"}).home_path == "needs-action.md"

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.cli import main
+from incident_kb.cli import main
 
 from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from generator.website.core.home_page import HOME_ROWS
+from incident_kb.website.core.home_page import HOME_ROWS
 
 from .site_support import EXTRA, RECLAIMABLE, serve, many_knobs_site as site  # noqa: F401
 from .test_browser import Visit, browser, visiting  # noqa: F401

@@ -10,8 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from generator.website.core.overview_pages import INDEX_PAGE_SIZE
-from generator.website.core.pages import ASSETS
+from incident_kb.website.core.overview_pages import INDEX_PAGE_SIZE
+from incident_kb.website.core.pages import ASSETS
 
 from .site_support import EXTRA, RECLAIMABLE, serve, many_knobs_site as site  # noqa: F401
 from .test_browser import Visit, browser, visiting  # noqa: F401

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from generator import pipeline, recheck
-from generator.checking.rules import RULES, RuleSettings
-from generator.reference_date import reference_date
+from incident_kb.check import pipeline, recheck
+from incident_kb.rules.knob_rules import RULES, RuleSettings
+from incident_kb.settings.reference_date import reference_date
 
 from .gitrepo import GitRepo
 from .story import story_until
@@ -283,7 +283,7 @@ def test_an_edit_that_moves_git_s_rename_pairing_is_checked_whole(kb, tmp_path, 
         "Decode batch size.", "Decode batch size, second pool."))
     repo.git("add", "knobs")
     if not guarded:  # git's answer about what is new in the work tree, dropped
-        from generator.history import timelines
+        from incident_kb.history import timelines
 
         original = timelines.History
         monkeypatch.setattr(timelines, "History", lambda *args: original(*args[:4]))

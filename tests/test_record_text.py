@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.website.core.markup import code, label, plain, record_block, record_inline
+from incident_kb.website.core.markup import code, label, plain, record_block, record_inline
 
 
 @pytest.mark.parametrize("text, shown", [

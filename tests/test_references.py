@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.pipeline import load_knowledge_base
-from generator.checking.references import DocReference, docs_referring_to, find_doc_references
+from incident_kb.check.pipeline import load_knowledge_base
+from incident_kb.rules.references import DocReference, docs_referring_to, find_doc_references
 
 from .conftest import SEED_KNOB, edit
 
@@ -61,6 +61,6 @@ def test_the_docs_read_are_the_pages_mkdocs_renders():
     """One list of markdown suffixes, MkDocs' own: a page the site renders is a doc the check reads."""
     from mkdocs.utils import markdown_extensions
 
-    from generator.records.vocabulary import DOC_SUFFIXES
+    from incident_kb.records.vocabulary import DOC_SUFFIXES
 
     assert set(DOC_SUFFIXES) == set(markdown_extensions)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import check_knowledge_base
-from generator.website.core import pages
-from generator.website.core.bundle import SiteNeeds
-from generator.website.core.links import SiteSettings
-from generator.website.core.pages import render_site
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core import pages
+from incident_kb.website.core.bundle import SiteNeeds
+from incident_kb.website.core.links import SiteSettings
+from incident_kb.website.core.pages import render_site
 
 from .conftest import SEED_KNOB
 from .site_support import zensical_repository
@@ -107,7 +107,7 @@ def test_the_zensical_set_up_loads_what_the_pages_need(kb, tmp_path):
 
 
 def test_the_starter_mkdocs_yml_splits_on_the_same_separator():
-    text = (Path(pages.__file__).parents[2] / "authoring/starter/mkdocs.yml").read_text()
+    text = (Path(pages.__file__).parents[2] / "adoption/starter/mkdocs.yml").read_text()
     assert f"separator: '{SiteNeeds().search_separator}'" in text
 
 

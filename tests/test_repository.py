@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from generator.records.schema import json_schema
+from incident_kb.records.schema import json_schema
 
 from .conftest import REPO
 

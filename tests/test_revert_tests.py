@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from generator.records.schema import Evidence, Hypothesis
-from generator.records.verdicts import reading_since
+from incident_kb.records.schema import Evidence, Hypothesis
+from incident_kb.records.verdicts import reading_since
 
 from .conftest import SEED_INCIDENT
 from .test_rules import _seed_mid_investigation

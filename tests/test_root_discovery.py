@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.command import find_root
+from incident_kb.commands.command import find_root
 
 from .gitrepo import GitRepo
 

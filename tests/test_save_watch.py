@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.website.mkdocs.save_watch import Inputs, SaveWatch, Watched
+from incident_kb.website.mkdocs.save_watch import Inputs, SaveWatch, Watched
 
 pytestmark = pytest.mark.slow  # waits on real polling watchers: left out of `make test-fast`
 

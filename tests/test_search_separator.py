@@ -11,8 +11,8 @@ import logging
 
 import pytest
 
-from generator.website.core.bundle import SEARCH_SEPARATOR
-from generator.website.mkdocs.plugin import IncidentKbPlugin, splits_underscore
+from incident_kb.website.core.bundle import SEARCH_SEPARATOR
+from incident_kb.website.mkdocs.plugin import IncidentKbPlugin, splits_underscore
 
 from .site_support import copy_knowledge_base, serve, try_build_site
 from .test_browser import Visit, browser  # noqa: F401

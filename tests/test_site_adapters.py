@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.website.core.bundle import THEME_OVERRIDES
-from generator.website.folder import zensical
-from generator.website.mkdocs import plugin
+from incident_kb.website.core.bundle import THEME_OVERRIDES
+from incident_kb.website.folder import zensical
+from incident_kb.website.mkdocs import plugin
 
 MATERIAL_THEME = Path(__import__("material").__file__).parent / "templates"
 OURS = Path(plugin.THEME_OVERRIDES)
@@ -168,8 +168,8 @@ def test_a_preview_shortcut_that_falls_back_says_so_in_one_line(caplog):
     import logging
     from types import SimpleNamespace
 
-    from generator.website.mkdocs import material_reuse
-    from generator.website.mkdocs.save_watch import SaveWatch
+    from incident_kb.website.mkdocs import material_reuse
+    from incident_kb.website.mkdocs.save_watch import SaveWatch
 
     def stranger(module: str, **attributes: object) -> object:
         return type("Plugin", (), {"__module__": module, **attributes})()
@@ -204,7 +204,7 @@ def test_the_search_box_uses_what_the_installed_material_has():
     opens it, the header including the partial when the search plugin is on, the classes it styles
     itself with, and Material's script finding its own search component by an attribute ours lacks
     (so that Material loads no index of its own)."""
-    from generator.website.mkdocs import site_search
+    from incident_kb.website.mkdocs import site_search
 
     ours = (site_search.THEME / "partials/search.html").read_text(encoding="utf-8")
     assert 'data-md-component="search"' not in _body(ours)

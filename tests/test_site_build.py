@@ -14,8 +14,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from generator import pipeline
-from generator.findings import finding
+from incident_kb.check import pipeline
+from incident_kb.findings import finding
 
 from .conftest import break_seed_story
 from .site_support import Site, build_site, copy_knowledge_base, hostile_site, search_pages, seed_site  # noqa: F401
@@ -256,7 +256,7 @@ def test_without_pagefind_the_site_falls_back_to_materials_search_and_says_so(tm
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from generator.website.mkdocs import site_search
+    from incident_kb.website.mkdocs import site_search
 
     monkeypatch.setattr(site_search, "pagefind_program", lambda: None)
     monkeypatch.setenv("DISABLE_MKDOCS_2_WARNING", "true")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli import main
+from incident_kb.cli import main
 
 from .conftest import REPO, SEED_INCIDENT, SEED_KNOB, copy_seed, edit
 from .gitrepo import GitRepo, git_environment

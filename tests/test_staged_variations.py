@@ -111,8 +111,8 @@ def test_staged_says_what_a_check_of_the_commit_says(tmp_path, scenario):
 def test_records_loaded_in_a_shared_scope_are_one_parse_per_path_and_bytes(tmp_path):
     """--staged loads the commit's and HEAD's records twice each; within `loads_shared` a file with the
     same kind, path and bytes is parsed once, and one with other bytes (or at another path) anew."""
-    from generator.records.record_cache import RecordCache, loads_shared
-    from generator.records.vocabulary import RecordKind
+    from incident_kb.records.record_cache import RecordCache, loads_shared
+    from incident_kb.records.vocabulary import RecordKind
 
     root = tmp_path / "kb"
     _committed_seed(root)

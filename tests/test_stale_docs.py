@@ -121,7 +121,7 @@ def test_renamed_record_keeps_its_history(kb, tmp_path):
     repo.commit("Move the plan", "2026-11-11T10:00:00Z")
     code, found = check(kb, root)
     assert "stale-doc" not in [f["code"] for f in found]
-    from generator.pipeline import material_changes
+    from incident_kb.check.pipeline import material_changes
 
     timeline = material_changes(root)[("knob", new_id)]
     assert [(c.commit[:7] if c.commit else None, c.summary) for c in timeline] == [
@@ -188,7 +188,7 @@ def test_uncommitted_changes_are_the_newest(kb, tmp_path):
 
 
 def test_material_changes_include_uncommitted_ones(tmp_path, git_env):
-    from generator.pipeline import material_changes
+    from incident_kb.check.pipeline import material_changes
 
     root = tmp_path / "kb"
     story_until(root, 3)
@@ -255,7 +255,7 @@ def test_an_open_incident_s_new_hypotheses_and_evidence_leave_its_docs_fresh(kb,
 
 
 def test_a_timeline_lists_verdicts_not_hypotheses_added(tmp_path, git_env):
-    from generator.pipeline import material_changes
+    from incident_kb.check.pipeline import material_changes
 
     root = tmp_path / "kb"
     repo, _ = story_until(root, 2)

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from generator.checking.formats import displayable, format_github_summary
-from generator.findings import Finding, Severity
+from incident_kb.check.formats import displayable, format_github_summary
+from incident_kb.findings import Finding, Severity
 
 from .conftest import SEED_KNOB
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from generator.records.yaml_source import parse_yaml
+from incident_kb.records.yaml_source import parse_yaml
 
 from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB, edit
 

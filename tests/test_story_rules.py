@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from generator.findings import CODES
+from incident_kb.findings import CODES
 
 from .conftest import SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from .test_rules import _seed_mid_investigation

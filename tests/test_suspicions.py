@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import check_knowledge_base
-from generator.records.verdicts import current_revert
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.records.verdicts import current_revert
 
 from .conftest import SEED_KNOB, break_seed_story, edit
 
@@ -150,8 +150,8 @@ def test_an_incident_that_no_longer_suspects_it_is_not_named(kb, seed_kb, hypoth
 
 
 def test_the_home_page_lists_every_fallen_hypothesis(seed_kb):
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     reverted_under_both(seed_kb, "refuted", other_first=True)
     home = render_site(check_knowledge_base(seed_kb),
@@ -163,9 +163,9 @@ def test_the_home_page_lists_every_fallen_hypothesis(seed_kb):
 @pytest.mark.parametrize("hypothesis_status", ["open", "confirmed", "refuted"])
 @pytest.mark.parametrize("other_first", [False, True])
 def test_the_knob_page_and_the_rule_agree_on_every_hypothesis(seed_kb, hypothesis_status, other_first):
-    from generator.website.core.context import gather_site_context
-    from generator.website.core.knob_pages import knob_view
-    from generator.website.core.links import SiteSettings
+    from incident_kb.website.core.context import gather_site_context
+    from incident_kb.website.core.knob_pages import knob_view
+    from incident_kb.website.core.links import SiteSettings
 
     reverted_under_both(seed_kb, hypothesis_status, other_first=other_first)
     checked = check_knowledge_base(seed_kb)

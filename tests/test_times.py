@@ -9,8 +9,8 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from generator.records.verdicts import day_of
-from generator.wording import day
+from incident_kb.records.verdicts import day_of
+from incident_kb.wording import day
 
 from .conftest import SEED_INCIDENT, SEED_KNOB, edit
 from .test_rules import _seed_mid_investigation
@@ -110,9 +110,9 @@ def test_without_a_date_refute_writes_no_decided(kb, seed_kb):
 
 
 def test_a_page_shows_the_zone_as_written(seed_kb):
-    from generator.pipeline import check_knowledge_base
-    from generator.website.core.pages import render_site
-    from generator.website.core.links import SiteSettings
+    from incident_kb.check.pipeline import check_knowledge_base
+    from incident_kb.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
 
     edit(seed_kb / SEED_INCIDENT, "  - at: 2026-11-05T20:25:00\n", "  - at: 2026-11-05T13:25:00-07:00\n")
     pages = render_site(check_knowledge_base(seed_kb), SiteSettings(site_name="kb", docs_dir="docs", edit_base=None))

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import KnowledgeBase, check_knowledge_base
-from generator.records.vocabulary import KnobStatus
-from generator.records.verdicts import current_revert
-from generator.website.core.context import gather_site_context
-from generator.website.core.incident_pages import incident_view
-from generator.website.core.knob_pages import knob_view
-from generator.website.core.links import SiteSettings
+from incident_kb.check.pipeline import KnowledgeBase, check_knowledge_base
+from incident_kb.records.vocabulary import KnobStatus
+from incident_kb.records.verdicts import current_revert
+from incident_kb.website.core.context import gather_site_context
+from incident_kb.website.core.incident_pages import incident_view
+from incident_kb.website.core.knob_pages import knob_view
+from incident_kb.website.core.links import SiteSettings
 
 from .conftest import SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from .story import story_until

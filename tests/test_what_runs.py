@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import check_knowledge_base
-from generator.records.model import running_setting
+from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.records.model import running_setting
 
 from .conftest import SEED_KNOB, break_seed_story, edit
 
@@ -51,8 +51,8 @@ def test_a_reverted_knob_with_no_recorded_default_claims_none(seed_kb):
 
 def knob_lead(root: Path) -> str:
     """The knob page's first line under its title, without tags: its status and what runs."""
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     page = render_site(check_knowledge_base(root), SiteSettings(site_name="kb", docs_dir="docs",
                                                                 edit_base="https://example.invalid/")).files[
@@ -108,8 +108,8 @@ def test_a_reverted_knobs_values_read_as_a_deploy_file_writes_them(seed_kb, valu
 
 
 def test_the_knobs_index_shows_booleans_as_a_deploy_file_writes_them(seed_kb):
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     break_seed_story(seed_kb)
     edit(seed_kb / SEED_KNOB, "value: 512\nstatus", "value: true\nstatus")
@@ -131,8 +131,8 @@ def test_a_reverted_knob_whose_tuned_value_is_its_default_says_a_restore_changes
 
 def test_a_gains_boolean_condition_reads_as_a_deploy_file_writes_it(seed_kb):
     """'+12.8% output throughput at fp8 true', in the check's message and on the knob page alike."""
-    from generator.website.core.links import SiteSettings
-    from generator.website.core.pages import render_site
+    from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     edit(seed_kb / SEED_KNOB, "conditions: {concurrency: 64}", "conditions: {concurrency: 64, fp8: true}")
     kb = check_knowledge_base(seed_kb)

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from generator.wording import article
+from incident_kb.wording import article
 
 from .conftest import REPO
 
@@ -44,7 +44,7 @@ def test_an_incident_id_and_an_incident_record_are_said_with_an(kb, empty_kb):
 def test_the_plugin_names_its_root_option_not_a_flag_mkdocs_lacks(tmp_path):
     from mkdocs.exceptions import PluginError
 
-    from generator.website.mkdocs.glue import check as _check
+    from incident_kb.website.mkdocs.glue import check as _check
 
     (tmp_path / "docs").mkdir()
     with pytest.raises(PluginError) as raised:

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from generator.records.writes import Changed, Unwritable, remove_file, way_out, write_file
+from incident_kb.repository.writes import Changed, Unwritable, remove_file, way_out, write_file
 
 from .conftest import SEED_KNOB
 

@@ -7,9 +7,9 @@ from datetime import date, datetime
 
 import pytest
 
-from generator.authoring.yaml_splice import Editor, EditError
-from generator.authoring.yaml_emit import Flow, FlowList, Quoted
-from generator.records.yaml_source import parse_yaml
+from incident_kb.authoring.yaml_splice import Editor, EditError
+from incident_kb.authoring.yaml_emit import Flow, FlowList, Quoted
+from incident_kb.records.yaml_source import parse_yaml
 
 TRICKY = [
     "plain words", "yes", "no", "null", "~", "512", "12.8", "1e3", "0x1F", "true", "2026-11-05", "", " leading",
@@ -139,8 +139,8 @@ from difflib import SequenceMatcher  # noqa: E402
 from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from generator.authoring.line_ends import LineEnds  # noqa: E402
-from generator.authoring.yaml_emit import render_scalar  # noqa: E402
+from incident_kb.authoring.line_ends import LineEnds  # noqa: E402
+from incident_kb.authoring.yaml_emit import render_scalar  # noqa: E402
 
 NAMES = ["id", "status", "value", "summary", "tags", "history", "scope", "note", "docs", "owner"]
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=30)
@@ -198,7 +198,7 @@ def comment_marks(text: str) -> list[str]:
 
 def edited_lines(text: str, path: tuple[str, ...], key: str) -> set[int]:
     """The lines an edit of `key` may change: from its key line to the end of its value."""
-    from generator.authoring.yaml_splice import Document
+    from incident_kb.authoring.yaml_splice import Document
 
     doc = Document(text)
     mapping = doc.find(path)

@@ -26,7 +26,7 @@ ZENSICAL = Path(sys.executable).parent / "zensical"
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`kb render` then `zensical build` in the repository, as the README and the workflow say."""
-    from generator.cli import main
+    from incident_kb.cli import main
 
     from .gitrepo import GIT_ENV
 

@@ -1,0 +1,1 @@
+"""`kb init`: a new knowledge base, or one beside a site a team already has."""

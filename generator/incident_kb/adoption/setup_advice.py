@@ -1,0 +1,64 @@
+"""What `kb init` says about the site: the state of an existing configuration, the change it needs
+to show the knowledge base (the diff `kb init --merge` applies, or lines to add by hand), and the
+`next:` steps, each true for the situation it prints in. Decides nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..check.formats import displayable
+from ..wording import path_word
+from .site_merge import SiteSetup
+
+
+def config_state(setup: SiteSetup) -> str:
+    if setup.cannot_merge is not None:
+        return "add the lines below to it by hand"
+    if setup.additions is None or setup.additions.new_text is None:
+        return "it shows the knowledge base already"
+    return "kb init --merge adds the knowledge base to it"
+
+
+def what_to_add(setup: SiteSetup) -> list[str]:
+    """The change the existing configuration needs, as the diff --merge would apply, or the lines to
+    add by hand where --merge cannot."""
+    additions = setup.additions
+    name = displayable(setup.config_name)
+    if setup.cannot_merge is not None:
+        from .site_merge import SEARCH_SEPARATOR
+
+        options = f"\n      prefix: {setup.prefix}" if setup.prefix else ""
+        return [f"{name} needs these plugins to show the knowledge base (kb init --merge cannot add them: "
+                f"{displayable(setup.cannot_merge)}):", "  plugins:", "    - search:",
+                f"        separator: '{SEARCH_SEPARATOR}'", "    - tags", f"    - incident-kb:{options}".replace("\n", "\n  ")]
+    if additions is None or additions.new_text is None:
+        return []
+    where = f" (under {setup.prefix}/ in {setup.docs}/, beside your pages)" if setup.prefix else ""
+    return [f"{name} does not show the knowledge base yet; kb init --merge makes this change{where}:",
+            *(f"  {displayable(line)}" for line in additions.diff(setup.config_name, setup.old_text or ""))]
+
+
+def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, merged: bool) -> list[str]:
+    """The `next:` lines, true for the situation: a site that does not show the knowledge base yet
+    starts with what makes it show it. `top` and `root`: the repository's and the knowledge base's
+    folders as the user would type them."""
+    root_option = "" if where == "." else f" --root {path_word(root)}"
+    config = "" if where == "." and setup.config_name in ("mkdocs.yml", "properdocs.yml", "zensical.toml") else \
+        f" -f {path_word(os.path.join(root, setup.config_name))}"
+    pending = setup.existing and not merged and setup.additions is not None and setup.additions.new_text is not None
+    folder = "" if where == "." else f" {path_word(root)}"
+    lines = ["next:",
+             *([f"  git init {path_word(top)}   # the checks read git history"] if not in_git else []),
+             *([f"  kb init{folder} --merge   # adds the knowledge base to {displayable(setup.config_name)} as shown"]
+               if pending else []),
+             *([f"  add the lines above to {displayable(setup.config_name)}"] if setup.cannot_merge is not None else []),
+             f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
+             "  git add -A && git commit -m 'Start a knowledge base'",
+             f"  kb check{root_option}"]
+    place = f" (the knowledge base under {setup.prefix}/)" if setup.prefix else ""
+    if setup.generator == "zensical":
+        lines.append(f"  kb render{root_option} && zensical serve{config}   # the site; kb render again after editing a record")
+    else:
+        lines.append(f"  {setup.builder} serve{config}   # the site{place}, rebuilt as you edit")
+    return lines

@@ -1,0 +1,344 @@
+"""The pipeline: find the record files, load and validate them all, read git history once, then
+check what they imply.
+
+    load_knowledge_base   records -> validated model + consistency findings     (`kb validate`)
+    check_knowledge_base  ... + rules + doc references + history + stale docs   (`kb check`, the site)
+
+Everything is gathered before anything is judged, and a broken file never hides findings in the
+others. The result is immutable, its findings already carry the configured severities (applied
+here, and only here), and every consumer (the CLI, the site, the authoring commands) receives it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import gc
+import json
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
+
+from ..rules.references import DocReference, find_doc_references
+from ..rules.knob_rules import RULES, RuleSettings
+from ..settings.severities import Config, load_config
+from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
+from ..history.versions import consultations_recorded, versions_from
+from .ledger import FileFacts, Ledger
+from ..records.consistency import check_consistency
+from ..repository.files import describe_error, folder_entries, is_file, is_folder
+from ..records.links import named_records
+from ..records.model import Catalog, RecordSource
+from ..records.schema import Incident, Knob
+from ..settings.docs_folder import docs_folder
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
+from ..records.record_cache import RecordCache
+from ..settings.reference_date import reference_date
+from ..wording import plural, shell_word
+
+if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
+    from ..history.gitio import PendingTree
+    from ..history.timelines import History, MaterialChange, RecordKey
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """A knowledge base as loaded and checked: the records, and everything found about them."""
+
+    root: Path
+    catalog: Catalog
+    config: Config
+    findings: tuple[Finding, ...]  # configured severities, sorted by place
+    notes: tuple[str, ...] = ()  # one-line remarks for stderr (git checks skipped...)
+    references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
+    history: History | None = None  # read once by check_knowledge_base; None without git
+    today: date | None = None  # the reference date the rules were checked against
+    ledger: Ledger | None = None  # where the findings came from (check_knowledge_base(ledger=True))
+
+    @property
+    def rule_settings(self) -> RuleSettings:
+        return RuleSettings.of(self.today or reference_date(), self.config)
+
+    @property
+    def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
+        """Each record's material changes from git (every record's when checked with `timelines`)."""
+        return self.history.changes if self.history is not None else {}
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
+    @property
+    def summary(self) -> str:
+        """'1 knob, 1 incident checked': broken records count too."""
+        counts = [(len(self.catalog.records(kind)) + len(self.catalog.broken_ids[kind]), kind.value)
+                  for kind in RecordKind]
+        return ", ".join(plural(n, word) for n, word in counts) + " checked"
+
+
+def record_files(root: Path, kind: RecordKind) -> list[Path]:
+    """The record files of `kind`, in its folder and any subfolder of it (see `record_kind_of`),
+    whatever they are: reading refuses what is not a regular file, with a finding. A folder that
+    cannot be listed stops kb: every record must be read."""
+    return [root / rel for rel in _record_paths(root, kind)]
+
+
+def skipped_record_folders(root: Path) -> list[Finding]:
+    """What `record_files` passes by in silence, as the check reports it: folders under knobs/ and
+    incidents/ not read (linked out, to nothing, back) and files named like records but for the case
+    of their suffix (for commands other than the check that go over every record, e.g. `kb fmt`)."""
+    skipped: list[Finding] = []
+    for kind in RecordKind:
+        _record_paths(root, kind, skipped)
+    return skipped
+
+
+def _record_paths(root: Path, kind: RecordKind, skipped: list[Finding] | None = None) -> list[str]:
+    """`record_files`, relative to root, in the same order (plain strings: at 10,000 records, paths
+    objects cost more than the listing). Subfolders reached through a link inside the knowledge base
+    are walked; a folder that is not (a link out, to nothing, or back) is a finding in `skipped`."""
+    folder = root / kind.folder
+    if not is_folder(folder):
+        return []
+    passed: list[tuple[str, str]] = []
+    try:
+        found = [f"{kind.folder}/{rel}" for rel, _ in folder_entries(folder, inside=root, skipped=passed)
+                 if rel.lower().endswith(RECORD_SUFFIXES)]
+    except OSError as exc:
+        where = Path(exc.filename or folder)
+        rel = where.relative_to(root).as_posix() if where.is_relative_to(root) else str(where)
+        raise KbError(f"cannot list {rel}/ in {root} ({describe_error(exc)}); kb reads every record, so it "
+                      "stops here: make the folder readable") from None
+    records = sorted((rel for rel in found if record_kind_of(rel) is kind), key=_path_order)
+    if skipped is not None:
+        read = set(records)
+        skipped.extend(skipped_folder(f"{kind.folder}/{rel}" if rel else kind.folder, why, f"{kind} records")
+                       for rel, why in passed if f"{kind.folder}/{rel}" not in read)
+        skipped.extend(_misnamed(rel) for rel in found if rel not in read and record_kind_of(rel.lower()) is kind)
+    return records
+
+
+def _misnamed(rel_path: str) -> Finding:
+    """A file named like a record but for the case of its suffix (knobs/x.YAML): not read, and said."""
+    stem, dot, suffix = rel_path.rpartition(".")
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this as a record: a record's name ends in {' or '.join(RECORD_SUFFIXES)} "
+                   f"(lower case), this one in {dot}{suffix}, so a record in it would go unchecked. Rename it "
+                   f"(git mv {shell_word(rel_path)} {shell_word(stem + dot + suffix.lower())})")
+
+
+def skipped_folder(rel_path: str, why: str, what: str) -> Finding:
+    """A folder under knobs/, incidents/ or docs/ that kb does not read: said, never skipped silently."""
+    return finding("unreadable-file", rel_path, 1, 1, None,
+                   f"kb does not read this: {why}; {what} in it would go unchecked. Move them into the "
+                   "repository (a link to a folder inside it is followed), or remove the link")
+
+
+def _path_order(rel: str) -> list[str]:
+    return rel.split("/")  # as paths sort: part by part
+
+
+def collector_paused(function: Callable[P, T]) -> Callable[P, T]:
+    """Run `function` with Python's cyclic garbage collector paused: loading builds hundreds of
+    thousands of objects that live on (10,000 records' models), and the collector's full passes over
+    them cost a quarter of a check and free nothing."""
+
+    @functools.wraps(function)
+    def paused(*args: P.args, **kwargs: P.kwargs) -> T:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+
+    return paused
+
+
+@collector_paused
+def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+    """Load and validate every record under `root`; raises KbError only when root is unusable.
+
+    `replaced` maps repository-relative record paths to text read instead of the file (which need
+    not exist yet): editing commands check a change this way before they write it.
+    """
+    loaded = load_records(root, replaced or {}, cache=False)  # authoring leaves no trace
+    return KnowledgeBase(root, loaded.catalog, loaded.config, configured(loaded.config, loaded.findings))
+
+
+@collector_paused
+def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
+                         rev: str | None = None, pending: PendingTree | None = None, timelines: bool = False,
+                         replaced: Mapping[str, str] | None = None, today: date | None = None,
+                         cache: bool = True, ledger: bool = False) -> KnowledgeBase:
+    """Validation plus every rule, the git-based ones included.
+
+    `repo_folder` and `rev` read git history from elsewhere (PR mode), and `pending` adds the commit
+    being made to it (pre-commit mode: `root` holds the index's files); `timelines` reads every
+    record's material changes (the site shows them), not only those that docs refer to; `today` is
+    the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
+    and the history pass in the knowledge base's store in the user's cache folder (`incident_kb.cache`;
+    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`: keep where each finding came from
+    (`KnowledgeBase.ledger`), for `recheck`."""
+    today = reference_date(today)
+    loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
+    catalog, config = loaded.catalog, loaded.config
+    settings = RuleSettings.of(today, config)
+    with consultations_recorded() as consulted, \
+            versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+        for item in (item for rule in RULES for item in rule(catalog, root, settings)):  # (consulted: the records
+            loaded.by_file.setdefault(item.path, []).append(item)  # whose findings asked git for old versions)
+    others: list[Finding] = []
+    docs = docs_folder(root)
+    if docs.problem is not None and docs.config_file is not None:
+        others.append(finding("bad-config", docs.config_file, 1, 1, None,
+                              f"{docs.problem}; so kb reads the docs under {docs.rel_path}/, which the site may not "
+                              f"render: give the site's docs folder as docs_dir, or as docs-dir under "
+                              f"[tool.incident-kb] in pyproject.toml (a folder inside the knowledge base)"))
+    unreadable: dict[str, str] = {}
+    skipped: list[tuple[str, str]] = []
+    references = tuple(find_doc_references(root, catalog, unreadable=unreadable, skipped=skipped))
+    others.extend(skipped_folder(folder, why, "docs") for folder, why in skipped)
+    others.extend(finding("unreadable-file", doc, 1, 1, None,
+                          f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
+                          "whether it is stale") for doc, why in sorted(unreadable.items()))
+    traced = [r for r in references if is_file(root / r.doc)]
+    history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
+                                   rev=rev, pending=pending, allow_shallow=allow_shallow, cache=cache)
+    if history is not None:
+        from ..rules.stale_docs import find_stale_docs
+
+        others.extend(find_stale_docs(root, history, traced))
+    findings = configured(config, [*loaded.findings, *others])
+    kb = KnowledgeBase(root, catalog, config, findings, notes, references, history, today)
+    if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
+        kb = dataclasses.replace(kb, ledger=Ledger(
+            loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
+            (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes,
+            history.uncommitted_new if history is not None else frozenset(), frozenset(consulted)))
+    return kb
+
+
+@collector_paused
+def material_changes(root: Path, catalog: Catalog | None = None, *,
+                     allow_shallow: bool = False) -> Mapping[RecordKey, list[MaterialChange]]:
+    """Each record's status timeline from git: (kind, id) -> its material changes, oldest first.
+
+    A material change is a commit that changed a knob's status, value or default, or an incident's
+    status, root cause or any hypothesis's status; `fields` holds each change as old -> new
+    (`str(change)` reads "status reverted -> active"). The first entry of a record is its creation
+    (`created=True`, fields from none). Renames are followed; uncommitted work-tree changes come
+    last, with `commit` and `date` None. `catalog` defaults to loading `root`. Returns {} when
+    `root` has no history (not a git repository, no commits); raises KbError in a shallow clone
+    unless `allow_shallow`."""
+    if catalog is None:
+        catalog = load_records(root, {}, cache=True).catalog
+    history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
+    return history.changes if history is not None else {}
+
+
+@dataclass
+class _Loaded:
+    catalog: Catalog
+    config: Config
+    config_findings: list[Finding]  # and those about record folders not read
+    by_file: dict[str, list[Finding]]  # loading and consistency findings, by record file
+    facts: dict[str, FileFacts]
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [*self.config_findings, *(item for found in self.by_file.values() for item in found)]
+
+
+def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
+                 broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
+                 with_facts: bool = False) -> _Loaded:
+    """Load, validate and check the consistency of every record file (or `only` those, with the
+    ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
+    `with_facts`: also each file's `FileFacts` (for a ledger)."""
+    try:
+        if not is_folder(root, strict=True):
+            raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
+        if not any(is_folder(root / kind.folder, strict=True) for kind in RecordKind):
+            raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
+                                    "is --root the knowledge base's repository?")
+    except OSError as exc:
+        raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
+                                "make it readable, or pass another folder with --root") from None
+    config, config_findings = load_config(root)
+    skipped: list[Finding] = []  # record folders not read (see _record_paths)
+    memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
+    records: list[tuple[Knob | Incident, RecordSource]] = []
+    broken: dict[RecordKind, set[str]] = {kind: set((broken_elsewhere or {}).get(kind, ())) for kind in RecordKind}
+    seen: dict[tuple[RecordKind, str], str] = {}
+    by_file: dict[str, list[Finding]] = {}
+    facts: dict[str, FileFacts] = {}
+    subset = None if only is None else set(only)
+    for kind in RecordKind:
+        if subset is None:
+            rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
+                                                           if record_kind_of(rel) is kind}
+        else:
+            rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
+        for rel_path in sorted(rel_paths, key=_path_order):
+            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path))
+            found = by_file[rel_path] = list(loaded.problems)
+            record = loaded.record
+            if record is None:
+                broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
+                if with_facts:
+                    facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, "", frozenset())
+                continue
+            first = seen.setdefault((kind, record.id), rel_path)
+            if with_facts:
+                facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
+                                            named_records(record))
+            if first != rel_path:
+                line, column = loaded.source_map.locate(("id",))
+                found.append(finding("duplicate-id", rel_path, line, column, record.id,
+                                     f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
+                                     "id"))
+                continue
+            records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
+    memo.save()
+    catalog = Catalog.of(records, broken)
+    for item in check_consistency(catalog, root):
+        by_file.setdefault(item.path, []).append(item)
+    return _Loaded(catalog, config, [*config_findings, *skipped], by_file, facts)
+
+
+def _seen_by_docs(record: Knob | Incident) -> str:
+    """What decides which docs refer to a record (see `checking.references`), as JSON text."""
+    return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
+
+
+def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
+                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
+                  allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
+    """The one pass over git history: the records docs refer to (or every record), and the docs."""
+    from ..history.timelines import HistoryUnavailable, read_history
+
+    references = list(references)
+    wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
+    records = {catalog.source(*key).rel_path: key for key in wanted}
+    docs = docs_folder(root).rel_path
+    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
+    try:
+        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev, pending=pending,
+                               allow_shallow=allow_shallow, cache=cache)
+    except HistoryUnavailable as exc:
+        return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
+    return history, tuple(history.notes)
+
+
+def configured(config: Config, findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """The one place severities are applied: configured, the 'off' ones dropped, sorted by place."""
+    return tuple(sorted(config.apply(list(findings)), key=lambda f: f.sort_key))

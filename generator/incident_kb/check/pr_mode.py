@@ -1,0 +1,212 @@
+"""PR mode (`kb check --base REF`): which of today's findings already existed at REF; and pre-commit
+mode (`kb check --staged`), which checks the commit being made the same way against HEAD.
+
+The knowledge base at REF (or as the index would commit it) is checked from its files as committed
+there, read from git's objects (no checkout; the work tree is untouched, and for --staged neither
+an untracked nor an unstaged file counts) with the history up to REF (up to HEAD plus the commit
+being made). Only what the knowledge base reads is read: its records, docs and configuration, then
+the files its records name (deploy files, docs elsewhere). They go to a private temporary folder as
+a checkout would lay them out, links as links (history/tree_layout.py), every path checked first.
+
+A finding of today is pre-existing when one at REF is the same finding: same code, file and record,
+and the same field (its key path, e.g. 'measurements[1].delta_pct') with the same message, or that
+message with only list positions changed (an item moved), or the same field with the same code
+(its details changed); a finding made from no field needs the same message, numbers aside. Each
+finding at REF accounts for one finding today. Matched findings are reported as warnings marked
+"pre-existing at REF" and do not fail the run. Nothing here decides what is a finding; it only
+compares two checks.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..findings import Finding, KbError, Severity
+from .staged import files_named_by_records, is_own_file
+from ..history.gitio import IndexNotCommittable, NotARepository, RepoState, index_tree, list_tree, open_repository, \
+    repository_state, resolve_commit, staged_paths
+from ..history.tree_layout import TreeLayout
+from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from ..repository.files import is_folder
+from ..records.links import files_named
+from ..records.model import Catalog
+from ..records.record_cache import loads_shared
+from ..settings.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
+from ..records.vocabulary import RecordKind
+from ..wording import plural
+
+if TYPE_CHECKING:
+    import git
+
+# The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
+_CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
+_INDEX = re.compile(r"\[\d+\]")
+_NUMBER = re.compile(r"\b\d+\b")
+
+
+def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
+                  today: date | None = None) -> tuple[str, list[Finding]]:
+    """(commit id, findings) of the knowledge base at `root` as it stood at commit `ref`."""
+    try:
+        with open_repository(root) as repo:
+            state = repository_state(repo, root)
+            commit = resolve_commit(repo, ref)
+            if commit is None:
+                raise KbError(f"--base {ref}: no such commit in {state.toplevel}; fetch it first (e.g. `git fetch "
+                              f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
+            with tempfile.TemporaryDirectory(prefix="kb-base-") as folder, loads_shared():
+                base_root = Path(folder)
+                if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
+                    return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
+                kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
+                                          today=today, cache=False)
+                return commit, _relocated(kb, base_root)
+    except NotARepository as exc:
+        raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "
+                      "repository") from None
+
+
+def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
+             env: Mapping[str, str] | None = None) -> Catalog | None:
+    """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
+    records, configuration, docs (where that configuration says) and the files its records name,
+    links as links (see history/tree_layout.py); returns its records. None, with nothing written,
+    when `rev` holds no record folder there."""
+    folders = [kind.folder for kind in RecordKind]
+    layout = TreeLayout(repo, rev, prefix, dest, mode, env)
+    entries = layout.entries([*folders, *_CONFIG])
+    if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
+        return None
+    layout.add(entries)
+    layout.add(layout.entries([docs_folder(dest).rel_path]))  # as the laid-out configuration says
+    catalog = load_knowledge_base(dest).catalog
+    layout.add_paths(sorted(_named_paths(catalog)))
+    return catalog
+
+
+@dataclass(frozen=True, slots=True)
+class StagedCheck:
+    """`kb check --staged`: the findings of the commit being made, those already at HEAD marked as
+    pre-existing; or `note` alone when there is nothing to check."""
+
+    findings: tuple[Finding, ...] = ()
+    summary: str = ""
+    notes: tuple[str, ...] = ()
+    note: str | None = None
+
+
+def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
+    """`_check_staged`, each record file loaded once for the commit and HEAD (most bytes are the same)."""
+    with loads_shared():
+        return _check_staged(root, allow_shallow=allow_shallow, today=today)
+
+
+def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
+    """Judge exactly what the next commit would hold: the index's files, laid out from git's objects
+    into a private temporary folder (never the work tree, so an untracked or unstaged file changes
+    nothing, whether or not pre-commit stashed the unstaged changes), with the history up to HEAD
+    plus that commit. Findings already at HEAD do not fail it."""
+    try:  # (a commit that removes the knowledge base may have taken its folder from the work tree too)
+        with open_repository(next(folder for folder in (root, *root.parents) if is_folder(folder))) as repo:
+            state = repository_state(repo, root)
+            paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
+            if not paths:
+                return StagedCheck(note=_NOTHING_TO_CHECK)
+            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
+                staged_root = Path(folder)
+                catalog = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
+                if catalog is None:
+                    return StagedCheck(note=_removed_note(repo, state))
+                docs = docs_folder(staged_root).rel_path
+                if not any(is_own_file(path, docs) for path in paths) and \
+                        not set(paths) & files_named_by_records(catalog):
+                    return StagedCheck(note=_NOTHING_TO_CHECK)
+                kb = check_knowledge_base(staged_root, allow_shallow=allow_shallow, repo_folder=root,
+                                          pending=pending, today=today, cache=False)
+                today_findings = _relocated(kb, staged_root)
+                summary, notes = kb.summary, kb.notes
+    except NotARepository as exc:
+        raise KbError(f"--staged checks the commit being made: {exc}") from None
+    except IndexNotCommittable as exc:
+        raise KbError(f"--staged checks the commit being made, and git cannot make one from the index ({exc}); "
+                      "resolve the conflicts and stage the result (git add)") from None
+    if state.head is None:  # the first commit: everything in it is new
+        return StagedCheck(tuple(today_findings), summary, notes)
+    commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
+    findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
+    return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+
+
+def pre_existing_summary(count: int, ref: str, commit: str) -> str:
+    """What the summary line adds in PR and pre-commit modes."""
+    where = ref if commit.startswith(ref) else f"{ref} ({commit[:7]})"
+    return f"; {plural(count, 'finding')} pre-existing at {where} {'does' if count == 1 else 'do'} not fail the run"
+
+
+_NOTHING_TO_CHECK = "kb check --staged: the commit touches no file of the knowledge base; nothing to check"
+
+
+def _removed_note(repo: git.Repo, state: RepoState) -> str:
+    """What to say when the commit being made holds no record folder of the knowledge base."""
+    where = f"in {state.prefix.rstrip('/')}/" if state.prefix else "at the top of the repository"
+    folders = " and ".join(f"{kind.folder}/" for kind in RecordKind)
+    had = state.head is not None and list_tree(repo, state.head, state.prefix, [kind.folder for kind in RecordKind])
+    if had:
+        return (f"kb check --staged: note: the commit removes the whole knowledge base {where} ({folders} hold "
+                "no file after it); allowed, nothing left to check. If that is not meant, unstage it (git restore "
+                "--staged PATH)")
+    return f"kb check --staged: the commit holds no knowledge base {where} (no {folders}); nothing to check"
+
+
+def mark_pre_existing(findings: Sequence[Finding], base: Sequence[Finding], ref: str) -> tuple[list[Finding], int]:
+    """Today's findings with those already present at the base marked, and how many were."""
+    matched = [False] * len(findings)
+    taken = [False] * len(base)
+    for identity in (_exact, _moved, _same_field):
+        waiting: dict[Hashable, list[int]] = {}
+        for i, f in enumerate(base):
+            if not taken[i] and (key := identity(f)) is not None:
+                waiting.setdefault(key, []).append(i)
+        for j, f in enumerate(findings):
+            if not matched[j] and (key := identity(f)) is not None and waiting.get(key):
+                taken[waiting[key].pop(0)] = matched[j] = True
+    marked = [_as_pre_existing(f, ref) if m else f for f, m in zip(findings, matched)]
+    return marked, sum(matched)
+
+
+def _exact(f: Finding) -> Hashable:
+    return f.code, f.path, f.subject, f.key, f.message
+
+
+def _moved(f: Finding) -> Hashable:
+    """The same finding about an item that moved in its list (its field keeps its place in the item);
+    a finding made from no field: the same message, numbers such as line numbers aside."""
+    if f.key is None:
+        return f.code, f.path, f.subject, None, _NUMBER.sub("#", f.message)
+    return f.code, f.path, f.subject, _INDEX.sub("[#]", f.key), _INDEX.sub("[#]", f.message)
+
+
+def _same_field(f: Finding) -> Hashable | None:
+    return None if f.key is None else (f.code, f.path, f.subject, f.key)
+
+
+def _as_pre_existing(f: Finding, ref: str) -> Finding:
+    return replace(f, severity=Severity.WARNING, message=f"pre-existing at {ref} ({f.severity}): {f.message}")
+
+
+def _relocated(kb: KnowledgeBase, base_root: Path) -> list[Finding]:
+    """Findings at the base, with the temporary folder's name taken out of their messages."""
+    prefix = str(base_root)
+    return [replace(f, message=f.message.replace(prefix, ".")) if prefix in f.message else f for f in kb.findings]
+
+
+def _named_paths(catalog: Catalog) -> Iterable[str]:
+    """The files the records name, which the checks read or look for (the fields the schema marks
+    `NamesPath`: deploy files, docs, evidence...)."""
+    return files_named((*catalog.knobs.values(), *catalog.incidents.values()))

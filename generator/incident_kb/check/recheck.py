@@ -1,0 +1,182 @@
+"""Checking again after a few record files were edited: only what the edit can reach.
+
+Records depend on each other only through the ids they name (the fields the schema marks
+`RefersTo`, `records.links`). So the findings in a record file depend on the records connected to
+it through such names, and on nothing else of the other records: the edited files' connected
+records, before and after the edit, are loaded and checked as a small catalog of their own, and
+every other file keeps its findings from the last check's `Ledger`. Docs see a record through its
+id, names and `docs:`; while those stay as they were, the same docs refer to the same records, and
+only the stale-doc findings about the edited records are decided again (from their history, which
+the edit extends; what is material is the schema's `Material` mark).
+
+History has one dependency that is not an id: git pairs a deleted file with the most similar added
+one as a rename, so the content of a record that is new in the work tree decides whose history it
+continues. An edit of such a record (`Ledger.pairable`, from git's own answer) is checked whole;
+a record git already tracks at its path is never a candidate, so its edits stay local.
+
+When git's view moved (a commit, a checkout, a configuration change) and no file did, only history
+can have changed: every finding stands but the stale docs, which are decided again for every record
+docs refer to, from history read as a whole check reads it (the remembered pass, continued), and
+the findings of the records whose rules asked git for their old versions (`Ledger.consults_git`,
+written down by `history.versions`), which are checked again with the records they reach.
+
+Anything else (a file added, removed or broken, an id or name changed, a doc's or git's state, a
+large part of the catalog reached) is no job for a re-check: `recheck` returns None and the
+caller checks everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from datetime import date
+from pathlib import Path
+
+from ..rules.knob_rules import RULES, RuleSettings
+from ..settings.severities import Config, load_config
+from ..findings import Finding, KbError
+from ..history.versions import consultations_recorded
+from .ledger import FileFacts, Ledger
+from .pipeline import collector_paused, configured, load_records
+from ..repository.files import is_file
+from ..records.links import RecordKey
+from ..settings.docs_folder import docs_folder
+
+# A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
+# bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
+# the whole check, with its caches, runs instead.
+MAX_REACHED = 200
+
+
+@collector_paused
+def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, allow_shallow: bool,
+            history_moved: bool = False) -> tuple[tuple[Finding, ...], Ledger] | None:
+    """The findings of a whole check after the record files `edited` (root-relative) changed, or git's
+    view (`history_moved`: a commit, a checkout, a configuration...), or both, and the ledger that goes
+    with them; None when the change is not one a re-check can follow."""
+    if not edited and not history_moved:
+        return None
+    # Records whose findings asked git for old versions stand on history too: when it moved, they are
+    # decided again with the edited ones.
+    again = [*edited, *(sorted(ledger.consults_git - set(edited)) if history_moved else ())]
+    files, by_file, consults_git = dict(ledger.files), dict(ledger.by_file), ledger.consults_git
+    edited_ids: set[str | None] = set()
+    if again:
+        part = _records_again(root, ledger, again, set(edited), today)
+        if part is None:
+            return None
+        facts, found_by_file, config, consulted = part
+        files.update(facts)
+        by_file.update(found_by_file)
+        consults_git = (consults_git - set(found_by_file)) | consulted
+        edited_ids = {ledger.files[path].record_id for path in edited}
+    else:  # only git's view moved: no file changed, so every finding but the stale docs stands
+        config, _ = load_config(root)
+    found = _stale_docs(root, ledger, files, None if history_moved else edited_ids, allow_shallow)
+    if found is None:
+        return None
+    stale, notes, pairable = found
+    if pairable & set(edited):
+        return None  # the pairing decides whose history an edited record continues: checked whole
+    others = (*(item for item in ledger.others if not _decided_again(item, history_moved, edited_ids)), *stale)
+    findings = configured(config, [*(item for found in by_file.values() for item in found), *others])
+    return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
+                            pairable, consults_git)
+
+
+def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | None]) -> bool:
+    """Whether the re-check decides `item` again (so the ledger's is dropped): the stale docs about
+    the edited records, and with history moved every stale doc and every doc git has no history of."""
+    if item.code == "stale-doc":
+        return history_moved or item.subject in edited_ids
+    return item.code == "unjudged-doc" and history_moved
+
+
+def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date
+                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], Config, set[str]] | None:
+    """The facts of the files `again` (the `edited` ones among them), and the findings of every file
+    connected to them, loaded and checked again, with the files whose rules asked git for old
+    versions; None when the edit is not one a re-check can follow."""
+    if any(path not in ledger.files or not ledger.files[path].in_catalog for path in again) or \
+            any(reference.doc in edited for reference in ledger.references) or ledger.pairable & set(edited):
+        return None
+    edited_now = load_records(root, {}, cache=False, only=again, broken_elsewhere=ledger.broken_ids,
+                              with_facts=True).facts
+    for path in again:
+        now, before = edited_now.get(path), ledger.files[path]
+        if now is None or not now.in_catalog or \
+                (now.record_id, now.seen_by_docs) != (before.record_id, before.seen_by_docs):
+            return None
+    files = {**ledger.files, **edited_now}
+    by_key = _files_by_key(ledger.files)
+    reached = _connected(ledger.files, by_key, again)
+    for path in again:  # the same index, after the edit
+        for key in _keys(ledger.files[path]):
+            by_key[key].remove(path)
+        for key in _keys(files[path]):
+            by_key.setdefault(key, []).append(path)
+    reached |= _connected(files, by_key, again)
+    if len(reached) > MAX_REACHED:
+        return None
+    part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
+    settings = RuleSettings.of(today, part.config)
+    with consultations_recorded() as consulted:
+        for item in (item for rule in RULES for item in rule(part.catalog, root, settings)):
+            part.by_file.setdefault(item.path, []).append(item)
+    if not set(part.by_file) <= reached:
+        return None
+    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, part.config, consulted
+
+
+def _files_by_key(files: Mapping[str, FileFacts]) -> dict[RecordKey, list[str]]:
+    """(kind, id) -> the valid record files that carry or name it."""
+    by_key: dict[RecordKey, list[str]] = {}
+    for path, facts in files.items():
+        for key in _keys(facts):
+            by_key.setdefault(key, []).append(path)
+    return by_key
+
+
+def _connected(files: Mapping[str, FileFacts], by_key: Mapping[RecordKey, list[str]], start: Iterable[str]) -> set[str]:
+    """The record files connected to `start` through the ids they carry and name."""
+    reached, pending, keys_seen = set(start), list(start), set()
+    while pending:
+        for key in _keys(files[pending.pop()]):
+            if key not in keys_seen:
+                keys_seen.add(key)
+                fresh = [path for path in by_key.get(key, ()) if path not in reached]
+                reached.update(fresh)
+                pending.extend(fresh)
+    return reached
+
+
+def _keys(facts: FileFacts) -> set[RecordKey]:
+    if not facts.valid or facts.record_id is None:
+        return set()  # a broken record names nothing a check reads
+    return {(facts.kind, facts.record_id), *facts.names}
+
+
+def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids: set[str | None] | None,
+                allow_shallow: bool) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
+    """The stale-doc findings about the records with `ids` (of either kind, as the findings name them;
+    None: every record docs refer to), from their history read as a whole check reads it, with the
+    history's notes and the record files new to git; None when it cannot be read as then."""
+    about = [r for r in ledger.references if (ids is None or r.record_id in ids) and is_file(root / r.doc)]
+    if not about and ids is not None:
+        return [], ledger.notes, ledger.pairable
+    from ..rules.stale_docs import find_stale_docs
+    from ..history.timelines import HistoryUnavailable, read_history
+
+    where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
+    records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
+    docs = docs_folder(root).rel_path
+    extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(docs + "/")
+                         and is_file(root / doc)})
+    try:  # read as a whole check reads it (the same paths: the same cached pass)
+        history = read_history(root, records, extra_docs, allow_shallow=allow_shallow)
+    except (HistoryUnavailable, KbError):
+        return None  # a whole check says why, as a note or as the error that stops it
+    notes = tuple(history.notes)
+    if ids is not None and (notes != ledger.notes or history.uncommitted_new != ledger.pairable):
+        return None
+    # Whether git has a doc's history changes only with git's view (then `ids` is None), never with an edit.
+    return list(find_stale_docs(root, history, about, unjudged=ids is None)), notes, history.uncommitted_new

@@ -1,0 +1,178 @@
+"""The commands that read the knowledge base and report: `kb validate`, `kb check` (with PR mode),
+`kb codes` and `kb schema`. Each declares its arguments beside the function that runs it.
+
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+
+from ..cache import cache_enabled
+from ..check.memo import Checked, Result, check_remembering, ledger_text
+from ..check.formats import FORMATS, displayable, format_github_summary
+from .command import Command, add_root, root_of
+from ..findings import CODES, Finding, KbError, Severity
+from ..records.vocabulary import RecordKind
+from ..settings.reference_date import TODAY_VARIABLE, reference_date
+
+# The pipeline (pydantic models, git) is imported where a check runs, not here: `kb check` on an
+# unchanged knowledge base prints its remembered result in less time than those imports take.
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-30") from None
+
+
+def _add_today(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--today", type=_day, metavar="DATE", default=None,
+                        help=f"the date rules count from, e.g. for revert-overdue (default: ${TODAY_VARIABLE}, "
+                             "else the clock's date), so a CI run can be reproduced")
+
+
+def _validate_arguments(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
+    _add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from ..check.pipeline import load_knowledge_base
+
+    kb = load_knowledge_base(root_of(args))
+    return _report(kb.findings, kb.summary, args.format)
+
+
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
+    add_root(parser)
+    parser.add_argument("--format", choices=sorted(FORMATS), default="text",
+                        help="output format (with github, a summary of all findings also goes to $GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--base", metavar="REF", default=None,
+                        help="PR mode: findings that already existed at commit REF are reported as pre-existing "
+                             "and do not fail the run")
+    parser.add_argument("--allow-shallow", action="store_true",
+                        help="check a shallow clone with the history it has, instead of refusing")
+    parser.add_argument("--staged", action="store_true",
+                        help="pre-commit mode: do nothing unless the commit being made touches the knowledge base (a "
+                             "record, a doc, pyproject.toml, or a file a record names, such as an applies_to file); "
+                             "then check exactly what is staged (the index, not the work tree) and fail only on what "
+                             "it introduces, as with --base HEAD")
+    _add_today(parser)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    root = root_of(args)
+    if args.base is None and not args.staged and cache_enabled():
+        # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
+        today = reference_date(args.today)
+        result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
+                                   lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
+        return _print_result(result, args.format)
+    from ..check.pipeline import check_knowledge_base
+    from ..check.pr_mode import check_at_base, check_staged, mark_pre_existing, pre_existing_summary
+
+    if args.staged:  # the index, never the work tree (see pr_mode.check_staged)
+        if args.base is not None:
+            raise KbError("--staged compares with HEAD; it takes no --base")
+        staged = check_staged(root, allow_shallow=args.allow_shallow, today=args.today)
+        if staged.note is not None:
+            print(displayable(staged.note))
+            return 0
+        return _print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
+    if args.base is not None:  # first, so a missing base stops the run before anything is printed
+        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
+    # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today, cache=args.base is None)
+    findings: Sequence[Finding] = kb.findings
+    after = ""
+    if args.base is not None:
+        findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
+        after = pre_existing_summary(pre_existing, args.base, commit)
+    return _print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
+
+
+def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
+    from ..check.pipeline import check_knowledge_base
+
+    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today, ledger=True)
+    return Result(kb.findings, kb.summary, kb.notes), ledger_text(kb.ledger.to_json()) if kb.ledger else None
+
+
+def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edited: list[str],
+               moved: bool) -> Checked | None:
+    from ..check.ledger import Ledger
+    from ..check.recheck import recheck
+
+    try:
+        ledger = Ledger.from_json(json.loads(text))
+    except (ValueError, TypeError, KeyError):
+        return None
+    done = recheck(root, ledger, edited, today, args.allow_shallow, history_moved=moved)
+    if done is None:
+        return None
+    findings, ledger = done
+    return Result(findings, ledger.summary, ledger.notes), ledger_text(ledger.to_json())
+
+
+def _print_result(result: Result, output_format: str) -> int:
+    """Print a check's notes, findings and summary (and the step summary with --format github)."""
+    for note in result.notes:
+        print(f"kb: {displayable(note)}", file=sys.stderr)
+    code = _report(result.findings, result.summary, output_format)
+    if output_format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
+        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(result.findings, result.summary))
+    return code
+
+
+def _append_step_summary(path: str, text: str) -> None:
+    """Append to the job's step summary: a regular file (never wait on a FIFO); KbError if it cannot be."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as summary:
+            if not stat.S_ISREG(os.fstat(summary.fileno()).st_mode):
+                raise KbError(f"$GITHUB_STEP_SUMMARY ({path}) is not a regular file; the summary was not written")
+            summary.write(text)
+    except OSError as exc:
+        raise KbError(f"cannot write the step summary to $GITHUB_STEP_SUMMARY ({path}): "
+                      f"{(exc.strerror or str(exc)).lower()}") from None
+
+
+def _schema_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=sorted(kind.value for kind in RecordKind))
+
+
+def run_schema(args: argparse.Namespace) -> int:
+    from ..records.schema import json_schema
+
+    print(json.dumps(json_schema(RecordKind(args.kind)), indent=2))
+    return 0
+
+
+def run_codes(args: argparse.Namespace) -> int:
+    for code in CODES.values():
+        print(f"{code.slug:26} {code.severity.value:8} {code.meaning}")
+    return 0
+
+
+def _report(findings: Sequence[Finding], summary: str, output_format: str) -> int:
+    """Print the findings and the summary line; 1 if any finding is an error."""
+    sys.stdout.write(FORMATS[output_format](findings, summary))
+    return 1 if any(f.severity is Severity.ERROR for f in findings) else 0
+
+
+COMMANDS = (
+    Command(("validate",), "check the records against the schema and each other", _validate_arguments, run_validate),
+    Command(("check",), "validate, then apply the rules (reclaimable knobs, drift...)", _check_arguments, run_check),
+    Command(("schema",), "print the JSON Schema of a record kind", _schema_arguments, run_schema),
+    Command(("codes",), "list the finding codes and their default severities", lambda parser: None, run_codes),
+)

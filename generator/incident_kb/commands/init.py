@@ -1,0 +1,31 @@
+"""`kb init [DIR] [--site mkdocs|zensical] [--merge]`: the command; what it writes is decided in
+`adoption/init.py`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..adoption.init import SITES, init_knowledge_base
+from .command import Command
+
+
+def _arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
+                        help="where the knowledge base goes (default: here); may be a subfolder of a repository")
+    parser.add_argument("--site", choices=SITES, default="mkdocs",
+                        help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
+                             "zensical, which builds the pages kb render writes")
+    parser.add_argument("--merge", action="store_true",
+                        help="add the knowledge base to an existing mkdocs.yml or properdocs.yml (the plugin, search "
+                             "separator, tags, nav entries), keeping its comments and order; without it, kb init says "
+                             "what to add and never changes the file")
+
+
+def run_init(args: argparse.Namespace) -> int:
+    print("\n".join(init_knowledge_base(args.folder, args.site, args.merge)))
+    return 0
+
+
+INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR workflow and "
+                          "a pre-commit hook (never overwrites a file)", _arguments, run_init)

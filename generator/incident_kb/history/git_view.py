@@ -1,0 +1,172 @@
+"""What git reports about a repository, as a cache key needs it: everything that changes git's
+answers about history and uncommitted changes, read from git itself.
+
+- its state: git folder, common folder (a linked worktree's configuration and shallow boundary live
+  there), top level, HEAD's branch and commit, whether the clone is shallow;
+- its effective configuration, as `git config --list` prints it from every level it reads (system,
+  global through $HOME or $XDG_CONFIG_HOME, the repository's, the worktree's, includes,
+  GIT_CONFIG_* and -c in the environment);
+- the files git reads beyond its configuration: the index, the shallow boundary and grafts (by
+  content), info/exclude and info/attributes, the user's and the system's ignore and attributes
+  files, and the git program itself.
+
+A plain `subprocess` for the few calls, so that a remembered `kb check` imports no git library.
+Every git call of kb takes `--no-optional-locks` (GIT_OPTIONAL_LOCKS=0): a read never rewrites
+`.git/index`. kb reads history as committed: replace refs are not applied (GIT_NO_REPLACE_OBJECTS).
+Knows nothing of records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..findings import KbError
+from ..repository.files import UnreadableFile, read_bounded, real_path, signature
+
+# The environment of every git command kb runs (gitio too).
+GIT_ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+_MAX_BOUNDARY = 64 << 20
+
+
+@dataclass(frozen=True)
+class GitView:
+    """git's view of a repository, as strings a key can hold (see the module's docstring)."""
+
+    state: str  # git folder, common folder, top level, shallow or not (or why git cannot tell)
+    head: str  # HEAD's branch and commit (or why there is none)
+    config: str  # the effective configuration with each value's origin
+    boundary: str  # digest of the shallow boundary and grafts
+    files: tuple[str, ...]  # signatures of the other files git reads
+    # The repository's own files whose change changes this view (its HEAD and branch, index, refs,
+    # configuration, ignore and attributes files, shallow boundary): what the live preview watches.
+    # Not part of the key: their contents are, as the fields above.
+    watched: tuple[str, ...] = ()
+
+    @property
+    def history(self) -> list[str]:
+        """What decides the history git reports for a given HEAD (not the index or the work tree)."""
+        return [self.state, self.config, self.boundary, self.files[-1]]  # the last: the git program
+
+    def as_key(self) -> list[object]:
+        return [self.state, self.head, self.config, self.boundary, list(self.files)]
+
+
+def git_command(*args: str) -> list[str]:
+    return ["git", "--no-optional-locks", *args]
+
+
+def git_environment() -> dict[str, str]:
+    return {**os.environ, **GIT_ENVIRONMENT}
+
+
+def run_git(folder: Path, *args: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of a git command run in `folder`; (-1, '', why) when git cannot run."""
+    try:
+        done = subprocess.run(git_command(*args), cwd=folder, capture_output=True, text=True,
+                              errors="surrogateescape", env=git_environment())
+    except OSError as exc:
+        return -1, "", str(exc)
+    return done.returncode, done.stdout, done.stderr
+
+
+def refuse_dubious_ownership(stderr: str) -> None:
+    """Raise KbError with what to set when git refused the repository for its owner."""
+    if "dubious ownership" not in stderr:
+        return
+    where = ""
+    for line in stderr.splitlines():
+        if "dubious ownership in repository at" in line:
+            where = line.split(" at ", 1)[1].strip().strip("'")
+    where = where or "the repository"
+    raise KbError(f"git refuses to read {where}: it belongs to another user (git's 'dubious ownership'); if you "
+                  f"trust it, run `git config --global --add safe.directory {where}` (in a CI container, often "
+                  "safe.directory '*'), then run kb again")
+
+
+def read_git_view(folder: Path, changed_after: int) -> GitView | None:
+    """git's view of the repository holding `folder`; files changed after `changed_after` (ns) are
+    signed by their content too. None when it cannot be known (git answers in a way kb does not
+    know: then nothing may be remembered). Raises KbError when git refuses the repository (its
+    owner)."""
+    code, out, err = run_git(folder, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
+                             "--show-toplevel", "--is-shallow-repository", "HEAD", "--symbolic-full-name", "HEAD")
+    refuse_dubious_ownership(err)
+    lines = out.splitlines()
+    state, head = "\n".join(lines[:4]), f"{code}\n" + "\n".join(lines[4:]) + (f"\n{err}" if code else "")
+    program = _program()
+    if code == -1 or (code != 0 and "not a git repository" in err):  # no git, or no repository: no history
+        return GitView(state, head, "", "", (program,))
+    if code != 0 and not (len(lines) == 4 and "'HEAD'" in err):  # anything but a HEAD with no commit yet
+        return None
+    git_dir, common = Path(lines[0]), Path(lines[1])
+    config = run_git(folder, "config", "--list", "-z", "--show-origin")
+    looked = [git_dir / "index", git_dir / "HEAD", *ignore_and_attributes_files(common, config_entries(config[1]))]
+    files = tuple(signature(path, changed_after) for path in looked)
+    boundary = hashlib.sha256("\0".join(_content(common / name) for name in ("shallow", "info/grafts"))
+                              .encode("utf-8", "surrogateescape")).hexdigest()
+    refs = [common / "packed-refs", *(common / ref for ref in lines[5:6] if ref.startswith("refs/"))]
+    own = [*looked, common / "shallow", common / "info" / "grafts", common / "config", git_dir / "config.worktree",
+           *refs, *(Path(origin) for origin in _config_origins(config[1]))]
+    watched = tuple(sorted({str(path) for path in own
+                            if any(path.is_relative_to(folder) for folder in (git_dir, common))}))
+    return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched)
+
+
+def ignore_and_attributes_files(common: Path, entries: Mapping[str, str]) -> list[Path]:
+    """The ignore and attributes files git reads besides the work tree's own: the repository's
+    info/exclude and info/attributes (in its common folder), the user's (core.excludesFile and
+    core.attributesFile, or their places under $XDG_CONFIG_HOME) and the system's attributes.
+    `entries`: the effective configuration (`config_entries`)."""
+    home = Path(os.path.expanduser("~"))
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    excludes = _expanded(entries.get("core.excludesfile")) or xdg / "git" / "ignore"
+    attributes = _expanded(entries.get("core.attributesfile")) or xdg / "git" / "attributes"
+    return [common / "info" / "exclude", common / "info" / "attributes", excludes, attributes, *_system_attributes()]
+
+
+def config_entries(listing: str) -> dict[str, str]:
+    """`git config --list -z --show-origin` as name -> its last value (names are lowercase there)."""
+    entries: dict[str, str] = {}
+    parts = listing.split("\0")
+    for i in range(1, len(parts), 2):  # origin, then 'name\nvalue'
+        name, _, value = parts[i].partition("\n")
+        entries[name] = value
+    return entries
+
+
+def _config_origins(listing: str) -> list[str]:
+    """The files `git config --list -z --show-origin` read its values from."""
+    parts = listing.split("\0")
+    return [origin.removeprefix("file:") for origin in parts[0:len(parts) - 1:2] if origin.startswith("file:")]
+
+
+def _expanded(value: str | None) -> Path | None:
+    return Path(os.path.expanduser(value)) if value else None
+
+
+def _system_attributes() -> list[Path]:
+    """Where the system's attributes file may be ($(prefix)/etc/gitattributes; /etc for /usr)."""
+    if os.environ.get("GIT_ATTR_NOSYSTEM", "").lower() in ("1", "true", "yes", "on"):
+        return []
+    found = shutil.which("git")
+    prefix = Path(real_path(found)).parent.parent if found else Path("/usr")
+    return sorted({Path("/etc/gitattributes"), prefix / "etc" / "gitattributes"})
+
+
+def _program() -> str:
+    """The git program that runs (a new git may report the same repository otherwise)."""
+    found = shutil.which("git")
+    return f"{signature(found, 1 << 62)} {found}" if found else "no git"  # by its status: its bytes cost time
+
+
+def _content(path: Path) -> str:
+    try:
+        return read_bounded(path, _MAX_BOUNDARY, note=False).decode("utf-8", "surrogateescape")
+    except UnreadableFile as exc:
+        return f"!{exc}"

@@ -1,0 +1,360 @@
+"""Git plumbing: small functions over git's machine-readable output, through gitpython's `repo.git`.
+
+Each function runs one git command (or one `git cat-file --batch` process) and returns plain
+dataclasses. Paths are repository-relative, '/'-separated, as git prints them. This module knows
+nothing of knobs, incidents or docs, and never decides what a change means.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..repository.files import copy_if_there, resolved
+from .git_reads import refuse_what_git_would_wait_on
+from .git_view import GIT_ENVIRONMENT, config_entries, ignore_and_attributes_files, refuse_dubious_ownership
+
+try:  # gitpython refuses to import when no git executable can be found
+    import git
+    from git.exc import GitCommandError, GitCommandNotFound, InvalidGitRepositoryError, NoSuchPathError
+    _IMPORT_PROBLEM: str | None = None
+except ImportError as exc:  # pragma: no cover - only on a machine without git
+    git = None  # type: ignore[assignment]
+    _IMPORT_PROBLEM = str(exc).splitlines()[0]
+
+NULL_ID = "0" * 40
+
+
+class NotARepository(Exception):
+    """The folder is not inside a git work tree (or git cannot run)."""
+
+
+class IndexNotCommittable(Exception):
+    """The index cannot be written as a tree (unmerged paths): git's own words."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingTree:
+    """The tree the next commit would record, and the environment under which git can read it."""
+
+    tree: str
+    env: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class RepoState:
+    toplevel: Path
+    prefix: str  # the opened folder relative to the top level: '' or 'sub/dir/'
+    head: str | None  # HEAD's commit id; None in a repository with no commits yet
+    branch: str | None  # None when HEAD is detached
+    shallow: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileChange:
+    status: str  # A, M, D, R, T (one letter, as in `git diff --raw`)
+    path: str  # the path after the change (for D: the deleted path)
+    old_path: str | None  # for R: the path before the rename
+    old_blob: str  # NULL_ID when added
+    new_blob: str  # NULL_ID when deleted, or when the new content is only in the work tree
+    similarity: int | None  # for R: 0-100, 100 when the content did not change
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    id: str
+    date: datetime | None  # committer date, with its time zone; None when the commit's date line is unreadable
+    changes: tuple[FileChange, ...]
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:7]
+
+
+@dataclass(frozen=True, slots=True)
+class Oversized:
+    """A blob over the reader's size limit, left unread (passed over in chunks): only its size."""
+
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    mode: str
+    kind: str  # blob, tree, commit (submodule)
+    blob: str
+    path: str
+
+
+@contextmanager
+def open_repository(folder: Path) -> Iterator[git.Repo]:
+    """The repository whose work tree contains `folder`, closed (with its git processes) on exit."""
+    if git is None:
+        raise NotARepository(f"git cannot run here ({_IMPORT_PROBLEM})")
+    try:
+        repo = git.Repo(folder, search_parent_directories=True)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        raise NotARepository(f"{folder} is not inside a git repository") from None
+    except GitCommandNotFound as exc:
+        raise NotARepository(f"git cannot run here ({exc})") from None
+    with repo:
+        repo.git.update_environment(**GIT_ENVIRONMENT)  # --no-optional-locks: reading never rewrites .git/index
+        try:
+            repo.git.rev_parse("--git-dir")
+        except GitCommandError as exc:
+            refuse_dubious_ownership(str(exc.stderr))
+            raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") from None
+        if repo.bare:
+            raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
+        yield repo
+
+
+def repository_state(repo: git.Repo, folder: Path) -> RepoState:
+    toplevel = resolved(Path(str(repo.working_tree_dir)))
+    relative = resolved(folder).relative_to(toplevel).as_posix()
+    prefix = "" if relative == "." else relative + "/"
+    shallow = repo.git.rev_parse("--is-shallow-repository") == "true"
+    try:
+        branch: str | None = repo.git.symbolic_ref("-q", "--short", "HEAD")
+    except GitCommandError:
+        branch = None
+    return RepoState(toplevel, prefix, resolve_commit(repo, "HEAD"), branch, shallow)
+
+
+def resolve_commit(repo: git.Repo, ref: str) -> str | None:
+    """The commit id `ref` names, or None when it names no commit here."""
+    if ref.startswith("-"):
+        return None
+    try:
+        return repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}") or None
+    except GitCommandError:
+        return None
+
+
+def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
+    """Mainline (first-parent) commits up to `rev` that touch `paths`, oldest first, with their
+    changes to those paths; merges show what they changed relative to their first parent."""
+    # --full-history --sparse: list every mainline commit instead of simplifying history by the paths,
+    # which costs git a second tree comparison per commit (measured: about half the time of the
+    # pass). Commits that touch none of the paths come back with no changes and are left out.
+    out = repo.git.log(
+        "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
+        "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths, stdout_as_string=False)
+    commits = []
+    for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
+        tokens = chunk.split("\0")
+        if len(tokens) > 3:
+            commits.append(Commit(tokens[0], commit_date(tokens[1]), tuple(_parse_raw(tokens[2:]))))
+    commits.reverse()
+    return commits
+
+
+def is_on_mainline(repo: git.Repo, ancestor: str, rev: str) -> bool:
+    """Whether commit `ancestor` is on the first-parent chain of `rev` (so `ancestor..rev` with
+    --first-parent lists exactly the mainline commits after it)."""
+    if ancestor == rev:
+        return True
+    try:
+        out = repo.git.rev_list("--first-parent", "--parents", f"{ancestor}..{rev}")
+    except GitCommandError:
+        return False
+    lines = out.splitlines()
+    return bool(lines) and lines[-1].split(" ")[1:2] == [ancestor]
+
+
+def commit_date(text: str) -> datetime | None:
+    """A commit's date from '%cI %ct': with its zone when git could write it in ISO 8601 and it has a
+    UTC day in years 1..9999; else the seconds in UTC; None when neither can be read. A commit
+    object can hold any date line (year 10000, zone -9999, text): none may stop a check."""
+    iso, _, seconds = text.strip().rpartition(" ")
+    try:
+        moment = datetime.fromisoformat(iso)
+        moment.astimezone(timezone.utc)  # raises when the UTC day falls outside years 1..9999
+        return moment
+    except (ValueError, OverflowError):
+        pass
+    try:
+        return datetime.fromtimestamp(int(seconds), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[Path]) -> list[FileChange]:
+    """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored).
+    `paths`: pathspecs; `folders`: the same places as absolute paths. Raises KbError, before git is
+    asked, when a file git would open on the way is one it would wait on forever (`git_reads`)."""
+    paths = list(paths)
+    top = resolved(Path(str(repo.working_tree_dir)))
+    entries = config_entries(repo.git.config("--list", "-z", "--show-origin"))
+    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), entries))
+    with _private_index(repo) as index:
+        # A file touched (or edited and undone) differs from the index by its times only: `git diff`
+        # compares its content, then refreshes the index it read, rewriting it whatever
+        # --no-optional-locks says (git 2.39). So it reads a private copy, and .git/index is never written.
+        out = repo.git(c="core.splitIndex=false").diff("HEAD", "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--",
+                                                       *paths, stdout_as_string=False, env={"GIT_INDEX_FILE": index})
+    changes = list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
+    untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *paths,
+                                  stdout_as_string=False)
+    for path in untracked.decode("utf-8", "surrogateescape").split("\0"):
+        if path:
+            changes.append(FileChange("A", path, None, NULL_ID, NULL_ID, None))
+    return changes
+
+
+@contextmanager
+def _private_index(repo: git.Repo) -> Iterator[str]:
+    """A copy of the repository's index in a private temporary folder (removed afterwards), where git
+    may refresh it. Split indexes are written whole there (`core.splitIndex` off for that diff), so
+    nothing is written in the repository's git folder either."""
+    index = Path(repo.git.rev_parse("--git-path", "index"))
+    if not index.is_absolute():
+        index = Path(str(repo.working_tree_dir)) / index
+    with tempfile.TemporaryDirectory(prefix="kb-index-") as folder:
+        copy = Path(folder) / "index"
+        copy_if_there(index, copy)  # no index (nothing staged yet): none in the copy either
+        yield str(copy)
+
+
+@contextmanager
+def index_tree(repo: git.Repo) -> Iterator[PendingTree]:
+    """The tree the next commit would record: `git write-tree` of (a private copy of) the index, as
+    `git commit` writes it (entries added with --intent-to-add left out; unmerged paths refused with
+    IndexNotCommittable). Its tree objects go to a private object folder that borrows the
+    repository's objects, so nothing is written in the repository's git folder; the tree can be read
+    only with `PendingTree.env`, until the block ends."""
+    objects = Path(repo.git.rev_parse("--git-path", "objects"))
+    if not objects.is_absolute():
+        objects = Path(str(repo.working_tree_dir)) / objects
+    with _private_index(repo) as index, tempfile.TemporaryDirectory(prefix="kb-objects-") as folder:
+        borrowed = [str(objects), *filter(None, [os.environ.get("GIT_ALTERNATE_OBJECT_DIRECTORIES")])]
+        env = {"GIT_INDEX_FILE": index, "GIT_OBJECT_DIRECTORY": folder,
+               "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(borrowed)}
+        try:
+            tree = repo.git(c="core.splitIndex=false").write_tree(env=env).strip()
+        except GitCommandError as exc:
+            raise IndexNotCommittable(" ".join(str(exc.stderr).replace("stderr:", "").split()).strip("' ")) from None
+        yield PendingTree(tree, env)
+
+
+def tree_changes(repo: git.Repo, old: str, new: PendingTree, paths: Iterable[str]) -> list[FileChange]:
+    """What commit `old` to the pending tree changes under `paths`, as one commit of `read_log` shows it."""
+    out = repo.git.diff_tree("-r", "--raw", "-z", "-M", "--no-abbrev", "--no-color", old, new.tree, "--", *paths,
+                             stdout_as_string=False, env=dict(new.env))
+    return list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
+
+
+def staged_paths(repo: git.Repo) -> list[str]:
+    """The paths the next commit changes (added, modified, deleted; both sides of a rename),
+    relative to the repository's top."""
+    out = repo.git.diff("--cached", "--name-only", "--no-renames", "-z", stdout_as_string=False)
+    return [path for path in out.decode("utf-8", "surrogateescape").split("\0") if path]
+
+
+def _parse_raw(tokens: list[str]) -> Iterator[FileChange]:
+    """`--raw -z` entries: ':old_mode new_mode old_blob new_blob STATUS\\0path\\0[new_path\\0]'."""
+    i = 0
+    while i < len(tokens):
+        meta = tokens[i].lstrip("\n")
+        i += 1
+        if not meta.startswith(":"):
+            continue
+        _, _, old_blob, new_blob, status = meta[1:].split(" ")
+        letter = status[0]
+        if letter in "RC":
+            old_path, path = tokens[i], tokens[i + 1]
+            i += 2
+            yield FileChange(letter, path, old_path, old_blob, new_blob, int(status[1:] or 0))
+        else:
+            path = tokens[i]
+            i += 1
+            yield FileChange(letter, path, None, old_blob, new_blob, None)
+
+
+def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> dict[str, bytes | Oversized]:
+    """The content of each blob, read through one `git cat-file --batch` process (see `iter_blobs`)."""
+    return dict(iter_blobs(repo, ids, limit))
+
+
+def iter_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | Oversized]]:
+    """(id, content) of each blob in turn, from one `git cat-file --batch` process; missing ones are
+    left out, and with `limit` one larger than that is `Oversized` (never held in memory: one 200 MB
+    version in a record's history must not cost 200 MB). Requests are written from a thread while
+    answers are read, so the pipe never stalls and no object costs a round trip."""
+    wanted = list(dict.fromkeys(ids))
+    if not wanted:
+        return
+    process = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
+    stdin, stdout = process.proc.stdin, process.proc.stdout
+
+    def write() -> None:
+        try:
+            stdin.write("".join(f"{i}\n" for i in wanted).encode())
+        except BrokenPipeError:  # the reader stopped early
+            pass
+        finally:
+            try:
+                stdin.close()
+            except BrokenPipeError:
+                pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        for blob_id in wanted:
+            header = stdout.readline().split()
+            if len(header) != 3:  # '<id> missing'
+                continue
+            size = int(header[2])
+            if limit is not None and size > limit:
+                _pass_over(stdout, size + 1)
+                yield blob_id, Oversized(size)
+                continue
+            content = stdout.read(size)
+            stdout.read(1)  # the newline after each object
+            yield blob_id, content
+    finally:
+        stdout.close()
+        writer.join()
+        process.proc.wait()
+
+
+def _pass_over(stream: IO[bytes], count: int) -> None:
+    """Read and drop `count` bytes, a chunk at a time."""
+    while count > 0:
+        chunk = stream.read(min(count, 1 << 20))
+        if not chunk:
+            return
+        count -= len(chunk)
+
+
+def list_tree(repo: git.Repo, rev: str, folder: str = "", paths: Iterable[str] | None = None,
+              env: Mapping[str, str] | None = None) -> list[TreeEntry]:
+    """Every file under `folder` ('' or 'sub/dir/') in commit (or tree) `rev`, or only those under
+    `paths` (relative to `folder`) when given; paths relative to `folder`. Nothing when the folder is
+    not there. Paths are taken literally (no glob patterns), and git's tree entries as they are: a
+    tree made by hand can hold '..' or a link, so readers must check them. `env`: a `PendingTree`'s."""
+    if paths is None:
+        specs = [folder.rstrip("/")] if folder else []
+    else:
+        specs = [folder + path for path in paths]
+        if not specs:
+            return []
+    out = repo.git.ls_tree("-r", "-z", "--full-tree", rev, "--", *specs, stdout_as_string=False,
+                           env={**(env or {}), "GIT_LITERAL_PATHSPECS": "1"})
+    entries = []
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        if item:
+            meta, path = item.split("\t", 1)
+            mode, kind, blob = meta.split(" ")
+            if path.startswith(folder):
+                entries.append(TreeEntry(mode, kind, blob, path[len(folder):]))
+    return entries

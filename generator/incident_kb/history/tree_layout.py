@@ -1,0 +1,135 @@
+"""Lay out chosen paths of a git tree (a commit's, or the one the index would commit) into a private
+temporary folder, as a checkout would: regular files from git's objects, symbolic links as links.
+
+PR mode (`--base`) and pre-commit mode (`--staged`) check such a folder instead of the work tree, so
+what a link leads to must be there as in a checkout: a link is written with its own target, and when
+that target lies inside the folder, what the tree holds there is laid out too (the check then
+follows it, or refuses it, exactly as in the work tree, where links out are refused by the readers).
+Every path is checked first: an entry with '..', an absolute path or an empty part stops the run
+(git refuses to check such a tree out), and nothing is written beyond a link (git would not either),
+so nothing lands outside the folder. Knows nothing of records.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from ..findings import KbError
+from ..repository.files import lexists, real_path, status
+from ..repository.writes import write_new_file, write_new_link
+from .gitio import Oversized, TreeEntry, iter_blobs, list_tree
+
+if TYPE_CHECKING:
+    import git
+
+# Above every reader's limit (deploy files: 10 MiB): a larger file is laid out by its size alone, so
+# the check refuses it as it would in the work tree, and git's bytes are never held.
+MAX_BLOB = 64 << 20
+_FILE_MODES = ("100644", "100755")
+_LINK_MODE = "120000"
+_MAX_TARGET = 4096  # a link's target is a path: PATH_MAX
+
+
+class TreeLayout:
+    """The folder `dest` filled from tree `rev` (under `prefix`, the knowledge base's folder in the
+    repository); `mode` names the command in messages ('--base main', '--staged')."""
+
+    def __init__(self, repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
+                 env: Mapping[str, str] | None = None) -> None:
+        self.repo, self.rev, self.prefix, self.dest, self.mode, self.env = repo, rev, prefix, dest, mode, env
+        self.written: set[str] = set()  # files and links laid out, relative to dest
+        self._real_dest = real_path(dest)
+
+    def entries(self, paths: Iterable[str]) -> list[TreeEntry]:
+        """The tree's entries under `paths` (relative to the knowledge base's folder)."""
+        return list_tree(self.repo, self.rev, self.prefix, list(paths), self.env)
+
+    def add(self, entries: Iterable[TreeEntry]) -> None:
+        """Lay out the regular files and links among `entries`, then what each link leads to inside
+        the folder. Submodules and paths already laid out are left out."""
+        files: dict[str, list[str]] = {}
+        links: dict[str, list[str]] = {}
+        for entry in entries:
+            _refuse_escaping(entry.path, self.mode)
+            if entry.path in self.written or entry.kind != "blob" or self._beyond_a_link(entry.path):
+                continue
+            if entry.mode in _FILE_MODES:
+                files.setdefault(entry.blob, []).append(entry.path)
+            elif entry.mode == _LINK_MODE:
+                links.setdefault(entry.blob, []).append(entry.path)
+        for blob, content in iter_blobs(self.repo, files, MAX_BLOB):
+            for path in files[blob]:
+                self._write_file(path, content)
+        followed: list[str] = []
+        for blob, content in iter_blobs(self.repo, links, _MAX_TARGET):
+            if isinstance(content, Oversized) or b"\0" in content:
+                continue  # no path: git could not check it out as a link either
+            for path in links[blob]:
+                if not self._beyond_a_link(path):
+                    self._write_link(path, os.fsdecode(content))
+                    followed.append(path)
+        for path in followed:
+            target = self.inside(path)
+            if target is not None and not (path == target or path.startswith(target + "/")):  # not a loop
+                self.add(self.entries([target]))
+
+    def add_paths(self, paths: Iterable[str]) -> None:
+        """Lay out `paths` (files a record names), each reached through the links laid out already."""
+        wanted: dict[str, str] = {}
+        for path in paths:
+            if _is_escaping(path):
+                continue  # the check says so about the record that names it
+            if not lexists(self.dest / path):
+                real = self.inside(path)
+                if real is not None:
+                    wanted[real] = path
+        if wanted:
+            self.add(entry for entry in self.entries(sorted(wanted)) if entry.path in wanted)
+
+    def inside(self, path: str) -> str | None:
+        """`path` with the links laid out on its way resolved, relative to the folder; None when it
+        leads out of it (or to the folder itself)."""
+        real = real_path(self.dest / path)
+        if not real.startswith(self._real_dest + os.sep):
+            return None
+        return Path(os.path.relpath(real, self._real_dest)).as_posix()
+
+    def _beyond_a_link(self, path: str) -> bool:
+        parts = path.split("/")
+        return any(isinstance(found := status(self.dest.joinpath(*parts[:i])), tuple) and stat.S_ISLNK(found[0])
+                   for i in range(1, len(parts)))
+
+    def _write_file(self, path: str, content: bytes | Oversized) -> None:
+        """Create `dest/path`; an oversized blob is laid out as large as it is, so readers refuse it
+        alike (never read)."""
+        try:
+            write_new_file(self.dest, path, content.size if isinstance(content, Oversized) else content)
+        except ValueError:
+            raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
+        except OSError as exc:
+            raise KbError(f"{self.mode}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
+                          "is the tree well-formed?") from None
+        self.written.add(path)
+
+    def _write_link(self, path: str, target: str) -> None:
+        try:
+            write_new_link(self.dest, path, target)
+        except ValueError:
+            raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
+        except OSError as exc:
+            raise KbError(f"{self.mode}: cannot lay out the link {path!r} from the commit's tree "
+                          f"({exc.strerror or exc}); is the tree well-formed?") from None
+        self.written.add(path)
+
+def _is_escaping(path: str) -> bool:
+    return PurePosixPath(path).is_absolute() or any(part in ("", ".", "..") for part in path.split("/"))
+
+
+def _refuse_escaping(path: str, mode: str) -> None:
+    if _is_escaping(path):
+        raise KbError(f"{mode}: the commit's tree holds a file named {path!r}, which would leave its folder; "
+                      "git refuses to check such a tree out, and so does kb")

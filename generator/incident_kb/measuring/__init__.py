@@ -1,0 +1,1 @@
+"""Measuring a knob: benchmark outputs read, runs grouped into sides and conditions."""

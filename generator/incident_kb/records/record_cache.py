@@ -1,0 +1,217 @@
+"""Loaded and validated records remembered between runs, by content.
+
+Parsing and validating 10,000 records costs seconds; most runs change none or one of them. Each
+record file's result (the model as JSON, or the findings, and its source map) is kept in the
+knowledge base's store (`incident_kb.cache`: outside the repository, JSON that runs no code) keyed by
+its kind, path and git blob id (computed here from the bytes read, without git). A file whose bytes
+changed is parsed again; a model is kept only when reading it back gives the same model, so a
+cached result is exactly what parsing would give, and findings never depend on the cache. Knows
+nothing of what comes after validation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..cache import Store, open_store
+from ..findings import Finding, finding_from_json
+from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
+from .schema import MODELS, Incident, Knob
+from .vocabulary import RecordKind
+from .validate import validate_record
+from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
+
+_NAME, _KEY = "records", "validated records, statuses"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedRecord:
+    """One record file as loaded and validated: the model, or the findings saying why not."""
+
+    record: Knob | Incident | None
+    problems: tuple[Finding, ...]
+    source_map: SourceMap
+    raw_id: str | None  # the file's 'id' as written, when it is text (named in duplicate and broken ids)
+
+
+# As stored: the model as JSON (None: no model, or one JSON does not give back), the findings as
+# lists, the source map as JSON text (read when first asked), the raw id.
+_Saved = list[Any]
+
+
+class _PackedSourceMap(SourceMap):
+    """A source map read from its JSON when first asked (most records never are: only findings need lines)."""
+
+    __slots__ = ("_packed",)
+
+    def __init__(self, packed: str) -> None:  # noqa: D107 - `positions` is filled on first use
+        self._packed = packed
+
+    @property
+    def positions(self) -> dict[Key, tuple[int, int]]:  # type: ignore[override]
+        try:
+            return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            _POSITIONS.__set__(self, {tuple(key): (line, column) for key, line, column in json.loads(self._packed)})
+            return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
+
+
+_POSITIONS: Any = SourceMap.__dict__["positions"]  # the slot's descriptor
+
+
+def blob_id(data: bytes) -> str:
+    """Git's id for a file with this content (`git hash-object`), without running git."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+class RecordCache:
+    """Loads record files, from the cache where a file's bytes are unchanged. `save()` keeps the
+    results of this run's files (and forgets files that are gone) once enough changed to be worth
+    rewriting the entry: a few changed records are parsed again, in less time than the rewrite.
+
+    A file whose status (inode, size, change times) is what it was when its bytes were last read,
+    long enough ago that a later change would show in its times, is not read again: its blob id is
+    the one remembered with that status (as git's index does)."""
+
+    def __init__(self, root: Path, enabled: bool = True) -> None:
+        self.root = root
+        self.store: Store | None = open_store(root) if enabled else None
+        self.enabled = self.store is not None
+        held = _HELD.get(str(root)) if self.enabled else None
+        saved = self.store.read(_NAME, _KEY) if self.store is not None and held is None else None
+        if held is not None:
+            rows, statuses, self.held = held
+        elif isinstance(saved, dict) and isinstance(saved.get("rows"), dict):
+            rows, statuses, self.held = saved["rows"], saved.get("statuses") or {}, {}
+        else:
+            rows, statuses, self.held = {}, {}, {}
+        self.rows: dict[str, _Saved] = rows  # 'kind\0path\0blob' -> the stored result
+        self.used: dict[str, LoadedRecord] = {}
+        self.statuses: dict[str, list[Any]] = statuses  # rel path -> [status, blob id]
+        self.seen: dict[str, list[Any]] = {}
+
+    def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None) -> LoadedRecord:
+        """The file at `path` (or `text` in its place, never cached) loaded and validated."""
+        if text is not None:
+            return _loaded(kind, rel_path, parse_yaml(text))
+        status = regular_file_status(path) if self.enabled else None
+        known = self.statuses.get(rel_path)
+        if status is not None and known is not None and tuple(known[0]) == status:
+            found = self._reuse(f"{kind.value}\0{rel_path}\0{known[1]}", kind)
+            if found is not None:
+                self.seen[rel_path] = known
+                return found
+        try:  # a regular file inside the repository, bounded (a str path: pathlib costs more than the read)
+            raw = read_bounded(path, MAX_BYTES, self.root)
+        except UnreadableFile:  # the loader says what is wrong
+            return _loaded(kind, rel_path, read_yaml_file(Path(path), self.root))
+        if not self.enabled:
+            if _remembered is None:
+                return _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
+            found = _remembered.get(key)
+            if found is None:
+                found = _remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+            return found
+        blob = blob_id(raw)
+        key = f"{kind.value}\0{rel_path}\0{blob}"
+        if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
+            self.seen[rel_path] = [list(status), blob]  # read after it settled: a later change shows in its times
+        found = self._reuse(key, kind)
+        if found is None:
+            found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+        return found
+
+    def _reuse(self, key: str, kind: RecordKind) -> LoadedRecord | None:
+        """The stored result under `key`, or None."""
+        found = self.held.get(key)
+        if found is None:
+            row = self.rows.get(key)
+            if row is None:
+                return None
+            model, problems, positions, raw_id = row
+            record = MODELS[kind].model_validate_json(model) if model is not None else None
+            found = LoadedRecord(record, tuple(finding_from_json(item) for item in problems),
+                                 _PackedSourceMap(positions), raw_id)
+        self.used[key] = found
+        return found
+
+    def save(self) -> None:
+        if self.store is None:
+            return
+        fresh = sum(1 for key in self.used if key not in self.rows)
+        gone = len(self.rows) - (len(self.used) - fresh)
+        restated = sum(1 for path, known in self.seen.items() if self.statuses.get(path) != known)
+        changed = fresh + gone + restated
+        if changed == 0:
+            return
+        rows: dict[str, _Saved] = {}
+        for key, loaded in self.used.items():
+            row = self.rows.get(key) or _row(loaded)
+            if row is not None:
+                rows[key] = row
+        if _holding:
+            _HELD[str(self.root)] = (rows, self.seen, dict(self.used))
+        if changed * 100 >= len(self.used):  # under 1%: reading those again costs less than rewriting the entry
+            self.store.write(_NAME, _KEY, {"rows": rows, "statuses": self.seen})
+
+
+def _row(loaded: LoadedRecord) -> _Saved | None:
+    """A result as stored; None when its model would not read back as the same model."""
+    model = None
+    if loaded.record is not None:
+        # The fields as written (a default need not validate: `runs` is at least one run, or absent).
+        model = loaded.record.model_dump_json(exclude_unset=True)
+        try:
+            if type(loaded.record).model_validate_json(model) != loaded.record:
+                return None
+        except ValueError:  # pydantic's ValidationError: a model JSON cannot give back stays uncached
+            return None
+    positions = [[list(key), line, column] for key, (line, column) in loaded.source_map.positions.items()]
+    return [model, [item.to_json() for item in loaded.problems], json.dumps(positions, separators=(",", ":")),
+            loaded.raw_id]
+
+
+# The entries this process last read or kept, by root, once `hold_in_memory()` was called: a process
+# that checks again and again (`mkdocs serve` rebuilding after each save) reads 10,000 records'
+# entry once, and keeps the models it made. Its own, so trusted.
+_HELD: dict[str, tuple[dict[str, _Saved], dict[str, list[Any]], dict[str, LoadedRecord]]] = {}
+_holding = False
+
+
+# Records loaded while `loads_shared()` is active, by kind, path and blob id, for checks that keep no
+# store (the temporary folders of --staged and --base): the commit being made and HEAD hold mostly the
+# same bytes, and each folder is loaded twice (to lay out what records name, then to check).
+_remembered: dict[str, LoadedRecord] | None = None
+
+
+@contextlib.contextmanager
+def loads_shared() -> Iterator[None]:
+    """Within it, a record file loaded again with the same kind, path and bytes is not parsed again
+    (the result depends on nothing else: the store's key is the same)."""
+    global _remembered
+    outer, _remembered = _remembered, {} if _remembered is None else _remembered
+    try:
+        yield
+    finally:
+        _remembered = outer
+
+
+def hold_in_memory() -> None:
+    """Keep the entries in this process between checks (for a long-lived process)."""
+    global _holding
+    _holding = True
+
+
+def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:
+    record, problems = validate_record(kind, rel_path, loaded)
+    raw_id = loaded.value.get("id") if isinstance(loaded.value, dict) else None
+    assert record is None or isinstance(record, Knob | Incident)
+    return LoadedRecord(record, tuple(problems), loaded.source_map, raw_id if isinstance(raw_id, str) else None)

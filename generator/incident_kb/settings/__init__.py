@@ -1,0 +1,1 @@
+"""The settings: read once from the repository's configuration files, validated once."""

@@ -1,0 +1,192 @@
+"""Where each generated page lives, and the links between pages.
+
+Pages link to each other with relative markdown links, which MkDocs checks in a strict build and
+rewrites for its URL style. A link is only made to something that exists: a record that failed
+validation has no page, so a reference to it is shown as text. Knows no templates.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import urllib.parse
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from markupsafe import Markup
+
+from ...repository.files import is_file
+from ...records.schema import Hypothesis, Incident, Knob
+from ...records.vocabulary import RecordKind
+from .markup import breakable, code, plain, record_inline
+
+HOME_PAGE = "index.md"
+# Where the knowledge base's home (what needs action first) goes when it is not the site's home
+# page: `home: false`, or the site's own index.md kept in its place.
+ACTION_PAGE = "needs-action.md"
+TAGS_PAGE = "tags.md"
+# What the tags page and the pages' front matter say to a tags plugin (Material's, Zensical's): the
+# listing's marker on the tags page, and the front matter field that holds a page's tags.
+TAGS_LISTING = "material/tags"
+TAGS_FIELD = "tags"
+KNOB_INDEX = "knobs/index.md"
+INCIDENT_INDEX = "incidents/index.md"
+FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)
+ASSETS_DIR = "assets/incident-kb"
+_URL_SAFE = ":/?#@!$&'()*+,;=%~"
+
+
+knob_page = RecordKind.KNOB.page_path
+incident_page = RecordKind.INCIDENT.page_path
+
+
+def hypothesis_anchor(hypothesis_id: str) -> str:
+    return f"hypothesis-{hypothesis_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class SiteSettings:
+    """What the pages need to know about the site around them (from mkdocs.yml)."""
+
+    site_name: str = "incident-kb"
+    docs_dir: str = "docs"  # repository-relative
+    edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
+    home: bool = True  # the knowledge base's home is the site's home page (index.md), else ACTION_PAGE
+    tags: bool = True  # generate the tags page (tags.md, for Material's tags plugin)
+    charts: bool = True  # draw gain charts on knob pages
+    prefix: str = ""  # the folder inside the docs folder that holds the generated pages ('' its top)
+    action_page: str = ACTION_PAGE  # the knowledge base's home when it is not the site's (see placement)
+
+    @property
+    def home_path(self) -> str:
+        """The knowledge base's home page, which leads with what needs action: always generated."""
+        return HOME_PAGE if self.home else self.action_page
+
+    @property
+    def home_title(self) -> str:
+        """The site's name on the site's own home page; elsewhere the page is one part of the site."""
+        return self.site_name if self.home and not self.prefix else "Knowledge base"
+
+    def docs_path(self, rel_path: str) -> str | None:
+        """A repository-relative path as a path inside the docs folder, or None if outside it."""
+        path = posixpath.normpath(rel_path)
+        prefix = posixpath.normpath(self.docs_dir)
+        if prefix == ".":
+            return None if path.startswith("../") else path
+        return path[len(prefix) + 1:] if path.startswith(prefix + "/") else None
+
+    def doc_target(self, inside: str) -> str:
+        """A page of the docs folder as a generated page links to it: generated pages are laid out
+        as if at the top of the docs folder, and sit under `prefix` there."""
+        return _relative_path(inside, self.prefix) if self.prefix else inside
+
+    def edit_path(self, rel_path: str) -> str:
+        """The record's path relative to the docs folder, as mkdocs-gen-files' set_edit_path wants."""
+        return _relative_path(rel_path, self.docs_dir)
+
+    def edit_url(self, rel_path: str) -> str | None:
+        return self.edit_url_of(self.edit_path(rel_path))
+
+    def edit_url_of(self, edit_path: str) -> str | None:
+        """The URL that edits a file given relative to the docs folder (None without edit_base)."""
+        if not self.edit_base:
+            return None
+        return urllib.parse.urljoin(self.edit_base, urllib.parse.quote(edit_path, errors="surrogateescape"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _relative_path(rel_path: str, folder: str) -> str:
+    return posixpath.relpath(rel_path, posixpath.normpath(folder))
+
+
+@functools.lru_cache(maxsize=65536)
+def _relative_url(target: str, folder: str) -> str:
+    # A file name that is not UTF-8 keeps its bytes, percent-encoded: the link finds the file.
+    return urllib.parse.quote(posixpath.relpath(target, folder), errors="surrogateescape")
+
+
+def site_has_file(settings: SiteSettings, root: Path, rel_path: str) -> bool:
+    """Whether a repository file is one the site has (a file under the docs folder): what
+    `Links.repo_file` links to, and what a page that names the file depends on."""
+    return settings.docs_path(rel_path) is not None and is_file(root / PurePosixPath(rel_path))
+
+
+class Sources(Protocol):
+    """What links ask of the site (the context's queries: see context.SiteContext)."""
+
+    settings: SiteSettings
+
+    def knob(self, knob_id: str) -> Knob | None: ...
+    def incident(self, incident_id: str) -> Incident | None: ...
+    def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None: ...
+    def has_file(self, rel_path: str) -> bool: ...
+
+
+class Links:
+    """Links as seen from one generated page."""
+
+    def __init__(self, page: str, site: Sources) -> None:
+        self.page = page
+        self.site = site
+        self.settings = site.settings
+
+    def url(self, target: str, anchor: str | None = None, query: str | None = None) -> str:
+        return (_relative_url(target, posixpath.dirname(self.page) or ".") + (f"?{query}" if query else "")
+                + (f"#{anchor}" if anchor else ""))
+
+    def to(self, target: str, text: object, anchor: str | None = None, query: str | None = None) -> Markup:
+        """A link; `text` is shown as plain text unless it is already markup. `query`: what an index
+        page's script reads from its address (filters, order), already URL-encoded."""
+        label = text if isinstance(text, Markup) else plain(text)
+        return Markup(f"[{label}]({self.url(target, anchor, query)})")
+
+    def knob(self, knob_id: str, text: object | None = None) -> Markup:
+        knob = self.site.knob(knob_id)
+        if knob is None:
+            return plain(knob_id)
+        return self.to(knob_page(knob_id), text if text is not None else knob.name)
+
+    def knob_in_table(self, knob_id: str) -> Markup:
+        """A knob's link for a narrow table column: its name may break after an underscore."""
+        knob = self.site.knob(knob_id)
+        return self.knob(knob_id, breakable(knob.name)) if knob is not None else plain(knob_id)
+
+    def incident(self, incident_id: str, text: object | None = None) -> Markup:
+        incident = self.site.incident(incident_id)
+        if incident is None:
+            return plain(incident_id)
+        return self.to(incident_page(incident_id), text if text is not None else incident.title)
+
+    def hypothesis(self, incident_id: str, hypothesis_id: str, text: object | None = None) -> Markup:
+        if self.site.hypothesis(incident_id, hypothesis_id) is None:
+            return plain(text if text is not None else hypothesis_id)
+        return self.to(incident_page(incident_id), text if text is not None else hypothesis_id,
+                       hypothesis_anchor(hypothesis_id))
+
+    def root_cause(self, incident: Incident) -> Markup | None:
+        """The incident's root cause: a link to the confirmed hypothesis, with its statement."""
+        cause = incident.root_cause
+        if cause is None:
+            return None
+        link = self.hypothesis(incident.id, cause.hypothesis)
+        confirmed = self.site.hypothesis(incident.id, cause.hypothesis)
+        return link + Markup(": ") + record_inline(confirmed.statement) if confirmed is not None else link
+
+    def repo_file(self, rel_path: str, short: bool = False) -> Markup:
+        """A repository file: a link when the site has it (under the docs folder), else its path.
+        `short` shows only the file name."""
+        text = PurePosixPath(rel_path).name if short else rel_path
+        if self.site.has_file(rel_path):
+            inside = self.settings.docs_path(rel_path)
+            assert inside is not None
+            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)  # short: a table's Source column
+        return code(text)
+
+    def reference(self, where: str, short: bool = False) -> Markup:
+        """A path or a URL, as measurement evidence gives it. `short` shows a file's name, or a
+        URL's host (a whole dashboard URL would widen a table past the page)."""
+        if where.startswith(("https://", "http://")):
+            text = breakable(urllib.parse.urlsplit(where).hostname or where) if short else plain(where)
+            return Markup(f"[{text}](<{urllib.parse.quote(where, safe=_URL_SAFE)}>)")
+        return self.repo_file(where, short)

@@ -1,0 +1,170 @@
+"""View data for the index pages: one per record kind, and the findings page (every finding of
+`kb check`, which the home page summarises by code; see home_page.py).
+
+Each table carries a marker that the site's script turns into sort, filter and page controls,
+and each row the facets its filters use, decided here (reclaimable or not, how a restore was
+checked); the script only sorts, filters and pages what the page carries.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from ...findings import Severity
+from ...gains.verdicts import best_told_gain, claimed_gains, restore_check
+from ...records.model import best_gain, describe_gains, when_key
+from .changes import Change
+from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
+from .markup import attribute, code, finding_message, plain
+from ...records.schema import Incident, Knob
+from ...records.vocabulary import RecordKind
+from ...wording import plural
+from .context import Read, SiteContext
+from .incident_pages import status_badge
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, Links
+
+INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
+
+
+def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup:
+    """The marker before an index table: which columns (or row facets) get a filter, which hold
+    comma lists; the table shows INDEX_PAGE_SIZE rows at a time. Without scripts every row shows."""
+    # The noscript rule comes first: kb.css finds the table as the marker's next sibling (`+ table`).
+    return Markup('<noscript><style>.md-typeset .kb-table-tools + table tbody tr { display: table-row !important; }'
+                  '</style></noscript>\n'
+                  f'<div class="kb-table-tools" data-filters="{attribute(",".join(filters))}" '
+                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"></div>')
+
+
+@dataclass(frozen=True)
+class IndexPage:
+    path: str
+    title: str
+    intro: str
+    tools: Markup
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Markup, ...], ...]
+    search_excluded: bool = False
+
+
+def breakdown(counts: Counter[str]) -> str:
+    return f" ({', '.join(f'{n} {status}' for status, n in sorted(counts.items()))})" if counts else ""
+
+
+# Record id -> (the questions its index row asked, the row), from an earlier render of the same
+# site: a live preview re-renders only the rows whose answers changed (`incremental.py`).
+Rows = dict[str, tuple[list[Read], tuple[Markup, ...]]]
+
+
+def _row(context: SiteContext, rows: tuple[Rows, Rows] | None, record_id: str,
+         make: Callable[[], tuple[Markup, ...]]) -> tuple[Markup, ...]:
+    """`rows`: the earlier render's rows, and this render's (filled in here); None: no reuse."""
+    if rows is None:
+        return make()
+    before, now = rows
+    known = before.get(record_id)
+    if known is not None and context.answers_again(known[0]):
+        context.note_reads(known[0])
+    else:
+        with context.recording() as reads:
+            row = make()
+        known = (reads, row)
+    now[record_id] = known
+    return known[1]
+
+
+def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
+    links = Links(KNOB_INDEX, context)
+    knobs = sorted(context.knobs(), key=lambda k: k.name.lower())
+    return IndexPage(
+        path=KNOB_INDEX,
+        title="Knobs",
+        intro=f"{plural(len(knobs), 'knob')}{breakdown(Counter(k.status.value for k in knobs))}. "
+              "Running is the value that runs now: a knob that is not active runs its default. "
+              "Click a column to sort; filter by status, component, tag, whether it is reclaimable or how "
+              "its restore was checked. The address keeps the filters and the order.",
+        tools=table_tools(("Status", "Component", "Tags", "Reclaimable", "Restore"), split=("Tags",)),
+        columns=("Name", "Component", "Status", "Running", "Default", "Best gain", "Last change", "Tags"),
+        rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob)) for knob in knobs),
+    )
+
+
+def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:
+    knob = context.knob(knob.id) or knob  # asked, so that the row is made again when the knob changes
+    gains = claimed_gains(knob)  # measured at its current value: other values' gains are history
+    # Sorted by the improvement, not by the text: a latency cut reads '\u221226.2%' but ranks high.
+    # Ranked as the home page's ledger ranks it (best_told_gain): a gain within noise is told as
+    # such and sorts as no improvement.
+    best = best_told_gain(gains, context.min_gain_pct())
+    noisy = best_gain(gains) if best is None else None
+    best_text = Markup(f'<span data-sort="{best.pct:.3f}">') + plain(describe_gains((best,))) + Markup("</span>") \
+        if best else Markup('<span data-sort="0">') + plain(f"within noise: {describe_gains((noisy,))}") \
+        + Markup("</span>") if noisy else Markup()
+    change = context.last_change(RecordKind.KNOB, knob.id)
+    check = restore_check(knob, context.restore_verify_days(), context.min_gain_pct())
+    row_facets = facets(reclaimable="yes" if context.reclaimable_knob(knob.id) is not None else "no",
+                        restore=check.state.value if check is not None else "")
+    return (row_facets + links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value),
+            running_cell(knob), value_code(knob.default) if knob.default is not None else Markup(),
+            best_text, _last_change_cell(change), plain(", ".join(knob.tags)))
+
+
+def _last_change_cell(change: Change | None) -> Markup:
+    """The record's own date (sorted by it) and what changed then, on a second line."""
+    if change is None:
+        return Markup()
+    return (Markup(f'<span data-sort="{when_key(change.when).timestamp():.0f}">') + change_when(change) + Markup("</span>")
+            + Markup('<br><span class="kb-aside">') + change_what(change, badges=False) + Markup("</span>"))
+
+
+def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
+    links = Links(INCIDENT_INDEX, context)
+    incidents = sorted(context.incidents(), key=lambda i: (when_key(i.started), i.id), reverse=True)
+    return IndexPage(
+        path=INCIDENT_INDEX,
+        title="Incidents",
+        intro=f"{plural(len(incidents), 'incident')}{breakdown(Counter(i.status.value for i in incidents))}, "
+              "newest first. Click a column to sort; filter by status, severity, or whether a knob reverted "
+              "under its hypotheses is still to restore.",
+        tools=table_tools(("Status", "Severity", "Still reverted")),
+        columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
+        rows=tuple(_row(context, rows, incident.id, lambda: _incident_row(context, links, incident)) for incident in incidents),
+    )
+
+
+def _incident_row(context: SiteContext, links: Links, incident: Incident) -> tuple[Markup, ...]:
+    incident = context.incident(incident.id) or incident  # asked, so that the row is made again when it changes
+    cause = links.root_cause(incident) or Markup()
+    restorable = any(context.reclaimable_knob(revert.knob.id) is not None for revert in context.reverts_under(incident.id))
+    row_facets = facets(status=incident.status.value, still_reverted="yes" if restorable else "no")
+    return (row_facets + links.incident(incident.id), status_badge(context, incident),
+            plain("" if incident.severity is None else incident.severity), when_cell(incident.started),
+            when_cell(incident.resolved), cause)
+
+
+def findings_view(context: SiteContext) -> IndexPage:
+    """Every finding, errors first, each linked to the page that shows it (the home page summarises
+    them by code and links here with the code's filter in the address)."""
+    links = Links(FINDINGS_PAGE, context)
+    findings = sorted(context.findings(), key=lambda f: (f.severity is not Severity.ERROR, f.sort_key))
+    rows = []
+    for item in findings:
+        where = f"{item.path}:{item.line}" if item.line else item.path
+        page = context.finding_page(item)
+        rows.append((badge("severity", item.severity.value), links.to(page, where) if page else code(where),
+                     code(item.code, nowrap=True), finding_message(item.message)))
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    return IndexPage(
+        path=FINDINGS_PAGE,
+        title="Findings",
+        intro=(f"kb check reports {plural(errors, 'error')} and {plural(len(findings) - errors, 'warning')}. "
+               "Each links to the page that shows it. Click a column to sort; filter by severity or code."
+               if findings else "kb check reports nothing: all good."),
+        tools=table_tools(("Severity", "Code")),
+        columns=("Severity", "Where", "Code", "Message"),
+        rows=tuple(rows),
+    )

@@ -1,0 +1,271 @@
+"""`kb render`: the core's bundle written to a folder, without MkDocs.
+
+The same pages the MkDocs build generates, so the knowledge base is not locked to MkDocs 1.x: any
+generator that reads markdown can use them, Zensical among them. Where the folder goes decides
+what is written:
+- inside the site's docs folder (`--out docs/kb`): the generated pages only, beside the
+  hand-written docs, their links to those docs made from that place;
+- anywhere else (a Zensical set-up's `kb-site/docs`, any `--out DIR`): the whole docs folder of a
+  site, the generated pages and a copy of each hand-written doc, the stale ones with their banner
+  written on top (what the MkDocs plugin adds when it builds them).
+Record pages name the URL that edits their YAML in their front matter (`kb_edit_url`), for the
+Zensical theme override written beside (see zensical.py).
+
+A manifest of what was written (each file's path and SHA-256) lets a later run remove files of
+records that no longer exist, without touching anything else: only a plain relative path inside
+OUT is removed, only a regular file whose bytes match the digest recorded for it (a line without
+one removes nothing), and never through a link. A file kb did not write is never replaced. Files
+are written through `records/writes.py`, only inside OUT, never through a link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path, PurePosixPath
+
+from ...findings import KbError
+from ...check.pipeline import check_knowledge_base
+from ...repository.files import UnreadableFile, read_bounded
+from ...repository.writes import Unwritable, remove_file, write_file
+from ...records.vocabulary import RENDER_MANIFEST
+from ..core.bundle import Bundle
+from ..core.links import SiteSettings
+from ..core.pages import render_site
+from ..core.placement import kept_pages_message, place_bundle, place_settings
+from ..core.site_config import ZENSICAL_TOML, read_site_settings, read_zensical_setup
+from .zensical import theme_files
+
+MANIFEST = RENDER_MANIFEST
+_ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
+_MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
+_MAX_MANIFEST = 64 << 20  # 64 MiB: a manifest line per page, at ~100 bytes a line
+_HOW_TO_PLACE = ("Move those pages, or add the knowledge base's home to the site's nav; a site with a home page of "
+                 "its own can also take the generated pages as a folder of its docs (kb render --out DOCS/kb).")
+
+
+@dataclass(frozen=True)
+class Rendered:
+    out: Path
+    written: int  # files in the folder kb wrote
+    findings: int  # kb check's findings, shown on the pages
+    theme: Path | None = None  # where the theme overrides went
+    notes: tuple[str, ...] = ()  # what the user should know: docs that could not be copied, the site's needs
+
+
+def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
+    """Check the knowledge base at `root` and write its site's files under `out` (None: where the
+    repository's Zensical set-up expects them)."""
+    setup = read_zensical_setup(root)
+    if out is None:
+        if setup is None:
+            raise KbError(f"kb render: say where with --out DIR; without it kb render writes where a Zensical set-up "
+                          f"expects the pages, and {root / ZENSICAL_TOML} does not exist (kb init --site zensical "
+                          "writes one)")
+        out = setup.docs_folder
+    theme = setup.theme_folder if setup is not None and out.resolve() == setup.docs_folder.resolve() else None
+    settings = read_site_settings(root)
+    docs = (root / settings.docs_dir).resolve()
+    try:
+        prefix = out.resolve().relative_to(docs).as_posix()
+    except ValueError:
+        prefix = None  # outside the docs folder: a whole docs folder, with copies of the docs
+    if prefix == ".":
+        raise KbError(f"kb render: {out} is the docs folder itself; write into a folder of its own inside it "
+                      f"(e.g. --out {out / 'kb'}), so that generated pages never mix with hand-written ones")
+    kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+    notes: list[str] = []
+    if prefix is None:  # a whole docs folder: the generated pages beside copies of the docs, never over one
+        hand_written, asked = _docs_files(docs), settings
+        settings = place_settings(asked, hand_written)
+        placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
+        bundle = placed.bundle
+        kept = kept_pages_message(placed, settings.docs_dir, _HOW_TO_PLACE)
+        notes += [kept] if kept is not None else []
+    else:  # a folder of its own inside the docs folder (which kb render refuses to share with a doc)
+        settings = replace(settings, prefix=prefix)
+        bundle = render_site(kb, settings)
+        notes += _needs_in_subfolder(bundle, prefix)
+    files = {path: text.encode("utf-8") for path, text in _with_edit_urls(bundle, settings).items()}
+    if prefix is None:
+        files.update(_copied_docs(root, docs, bundle, files, notes))
+    write_folder(out, files)
+    if theme is not None:
+        write_folder(theme, theme_files())
+    return Rendered(out, len(files), len(kb.findings), theme, tuple(notes))
+
+
+def _with_edit_urls(bundle: Bundle, settings: SiteSettings) -> dict[str, str]:
+    """The bundle's files, each record page naming in its front matter the URL that edits its YAML."""
+    files = dict(bundle.files)
+    for path, meta in bundle.pages.items():
+        url = settings.edit_url_of(meta.edit_path) if meta.generated and meta.edit_path is not None else None
+        if url is not None and files[path].startswith("---\n"):
+            files[path] = f"---\nkb_edit_url: {_yaml_string(url)}\n" + files[path][4:]
+    return files
+
+
+def _yaml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _docs_files(docs: Path) -> frozenset[str]:
+    """The docs folder's files as a site built from it has them (hidden ones aside), docs-relative."""
+    rel_paths = (path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir()) if docs.is_dir() else ()
+    return frozenset(rel for rel in rel_paths if not any(part.startswith(".") for part in PurePosixPath(rel).parts))
+
+
+def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes], notes: list[str]) -> dict[str, bytes]:
+    """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A
+    generated page never takes a doc's place (see core.placement): every doc is copied."""
+    copies: dict[str, bytes] = {}
+    banners = bundle.banners
+    for path in sorted(docs.rglob("*")) if docs.is_dir() else ():
+        rel = path.relative_to(docs).as_posix()
+        if any(part.startswith(".") for part in PurePosixPath(rel).parts) or path.is_dir():
+            continue
+        assert rel not in generated, f"placement left a generated file over {rel}"
+        try:
+            data = read_bounded(path, _MAX_DOC_BYTES, root)
+        except UnreadableFile as exc:
+            notes.append(f"{path.relative_to(root).as_posix()} was not copied: {exc}")
+            continue
+        if rel in banners:
+            data = _with_banner(data.decode("utf-8", errors="replace"), banners[rel]).encode("utf-8")
+        copies[rel] = data
+    return copies
+
+
+def _with_banner(markdown: str, banner: str) -> str:
+    """The banner on top of a doc's text, below its front matter (HTML marked data-search-exclude:
+    it stays out of the search index)."""
+    match = re.match(r"---\r?\n.*?\r?\n(?:---|\.\.\.)\r?\n", markdown, re.DOTALL)
+    cut = match.end() if match else 0
+    return markdown[:cut] + banner + "\n" + markdown[cut:]
+
+
+def _needs_in_subfolder(bundle: Bundle, prefix: str) -> list[str]:
+    """Beside hand-written docs, the site's own configuration must load the pages' style sheet and
+    script, and banners on the hand-written docs cannot be written: say so."""
+    needs = bundle.needs
+    lines = [f"the site's configuration must load {', '.join(f'{prefix}/{p}' for p in needs.stylesheets)} "
+             f"(extra_css) and {', '.join(f'{prefix}/{p}' for p in needs.scripts)} (extra_javascript), with the "
+             f"markdown extensions {', '.join(needs.markdown_extensions)}"]
+    if bundle.banners:
+        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs plugin or "
+                     f"a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
+    return lines
+
+
+def _make_folder(out: Path) -> None:
+    """`out` as a folder (made if missing); a file in its place (or on its way) is one clear line."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        what = next((p for p in (out, *out.parents) if os.path.lexists(p) and not p.is_dir()), out)
+        kind = "a symbolic link that leads nowhere" if not os.path.exists(what) else "a file"
+        where = f"{what} is {kind}" if what == out else f"{what}, on the way to {out}, is {kind}"
+        raise KbError(f"{where}; kb render --out needs a folder (it is created if missing)") from None
+
+
+def write_folder(out: Path, files: dict[str, bytes]) -> None:
+    """Write `files` under `out` with a manifest, removing what an earlier run wrote and no longer
+    writes; never replaces a file kb did not write."""
+    manifest = out / MANIFEST
+    try:
+        _make_folder(out)
+        previous = _read_manifest(manifest)
+        if previous is None and any(out.iterdir()):
+            raise KbError(f"{out} is not empty and was not written by kb render; choose an empty or new folder")
+        written_before = _named(manifest) if previous is not None else set()
+        for rel_path in sorted(files):
+            if rel_path not in written_before and os.path.lexists(out / rel_path):
+                raise KbError(f"kb render: {out / rel_path} exists and was not written by kb render; it is never "
+                              "replaced: move it, or write elsewhere")
+        for rel_path, digest in sorted((previous or {}).items()):
+            if rel_path not in files:
+                _remove_if_written(out, rel_path, digest)
+        digests = {}
+        for rel_path, data in files.items():
+            _write_atomically(out, rel_path, data)
+            digests[rel_path] = hashlib.sha256(data).hexdigest()
+        _write_atomically(out, MANIFEST, "".join(f"{digests[p]} {p}\n" for p in sorted(digests)).encode())
+    except OSError as exc:
+        raise KbError(f"cannot write to {out}: {exc.strerror or exc}") from None
+
+
+def _read_manifest(manifest: Path) -> dict[str, str] | None:
+    """Path -> the SHA-256 kb wrote it with; None when there is no manifest. A line without a digest
+    (a manifest from before digests were kept, or a tampered one) names nothing kb may remove."""
+    if manifest.is_symlink() or not manifest.is_file():
+        return None
+    try:
+        text = read_bounded(manifest, _MAX_MANIFEST).decode("utf-8", errors="replace")
+    except UnreadableFile as exc:
+        raise KbError(f"{manifest}: cannot read kb render's manifest ({exc}); remove it, or choose an empty or "
+                      "new folder") from None
+    return {match.group(2): match.group(1) for match in map(_ENTRY.match, text.splitlines()) if match}
+
+
+def _named(manifest: Path) -> set[str]:
+    """Every path the manifest names, with a digest or without (an older kb's manifest): files kb
+    wrote, which it may write again (though it removes only those whose digest matches)."""
+    text = read_bounded(manifest, _MAX_MANIFEST).decode("utf-8", errors="replace")
+    return {match.group(2) if (match := _ENTRY.match(line)) else line.strip() for line in text.splitlines()}
+
+
+def _parts(rel_path: str) -> list[str] | None:
+    """The names along a manifest path; None unless it is a plain relative path ('a/b.md')."""
+    parts = rel_path.split("/")
+    if rel_path.startswith("/") or "\\" in rel_path or "\0" in rel_path or re.match(r"^[a-zA-Z]:", rel_path) \
+            or any(part in ("", ".", "..") for part in parts):
+        return None
+    return parts
+
+
+def _remove_if_written(out: Path, rel_path: str, digest: str) -> None:
+    """Remove a page kb wrote earlier: a regular file inside `out`, reached through no link, whose
+    bytes still match the digest kb recorded; anything else named in the manifest is left alone."""
+    parts = _parts(rel_path)
+    if parts is None:
+        return
+    folder = out
+    for part in parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink() or not folder.is_dir():
+            return
+    target = folder / parts[-1]
+    if target.is_symlink() or not target.is_file():
+        return
+    if _sha256(target) != digest:
+        return  # changed since kb wrote it: someone's work, not kb's
+    remove_file(out, target, links=False)
+
+
+def _sha256(path: Path) -> str | None:
+    """The SHA-256 of the regular file at `path` (not through a link), read in chunks; None if it is not one."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _write_atomically(out: Path, rel_path: str, data: bytes) -> None:
+    """Write `out/rel_path` through a temporary file, creating folders, never through a link."""
+    parts = _parts(rel_path)
+    if parts is None:  # pragma: no cover - kb names its pages itself
+        raise KbError(f"kb render: {rel_path!r} is not a plain relative path; this is a bug in kb")
+    try:
+        write_file(out, out.joinpath(*parts), data, replace=True, links=False, durable=False)
+    except Unwritable as exc:
+        if exc.why.startswith("is a symbolic link"):
+            raise KbError(f"{exc.path} is a symbolic link; kb render writes only inside {out}, never through a "
+                          "link") from None
+        raise KbError(f"cannot write to {out}: {exc.path} {exc.why}") from None

@@ -1,0 +1,270 @@
+"""The MkDocs glue's work for one build: check the knowledge base, render it, and put the core's
+bundle into the build through mkdocs-gen-files' editor (virtual files: nothing lands in docs/),
+each page as its metadata says (edit path, in the nav or not).
+
+The plugin calls `generate_files` from its `on_files` event and keeps what it returns for the
+build in progress: the banners of hand-written pages. The live preview's builds go through
+`preview` instead. Findings never fail the build: the site is where people see them, the PR check
+is where they fail.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs_gen_files.editor import FilesEditor
+
+from ...findings import KbError, NotAKnowledgeBase
+from ...history.git_view import GitView, read_git_view
+from ...check.pipeline import KnowledgeBase, check_knowledge_base
+from ...repository.files import Probes, probes_recorded
+from ...settings.docs_folder import docs_folder
+from ..core.site_config import settings_from_config
+from ..core.bundle import Bundle, PageMeta
+from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from ..core.pages import render_site
+from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
+from .save_watch import Inputs
+
+log = logging.getLogger("mkdocs.plugins.incident-kb")
+
+
+@dataclass(frozen=True)
+class SiteOptions:
+    """The plugin's options, as MkDocs validated them (see plugin.IncidentKbConfig)."""
+
+    root: Path  # the knowledge base: knobs/, incidents/, its pyproject.toml
+    home: bool = True
+    tags: bool = True
+    charts: bool = True
+    prefix: str = ""  # the folder of the docs folder the generated pages go into ('' its top)
+    # The docs folder as configured, before any plugin moved it: Backstage TechDocs' monorepo plugin
+    # builds from a temporary copy, whose pages have the same paths; links, edit paths and the check
+    # go by the folder in the repository.
+    docs_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Generated:
+    files: Files  # the build's files, the generated ones included
+    banners: dict[str, str]  # hand-written page (docs-relative) -> banner HTML for its top
+    pages: dict[str, PageMeta]  # what the bundle says of each page it knows (search reads its kind)
+
+
+def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
+    """Check the records, render them, and add the pages to `files` (written under `scratch`)."""
+    kb = check(options.root)
+    hand_written = hand_written_pages(files, config)
+    asked = site_settings(config, options)
+    settings = place_settings(asked, hand_written, config.use_directory_urls)
+    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked, config.use_directory_urls)
+    site = placed.bundle
+    with FilesEditor(files, config, scratch) as editor:
+        for path, text in site.files.items():
+            with editor.open(path, "w") as handle:
+                handle.write(text)
+        built = editor.files
+    apply_page_meta(built, site)
+    log_placement(placed, settings, config)
+    log_docs_folder(options.root, settings)
+    log_findings(kb)
+    warn_if_tags_page_empty(config, site)
+    return Generated(built, site.banners, site.pages)
+
+
+class InputsLooked:
+    """Every look a build's check and pages took at the repository (each path, each folder listed:
+    `records.files` writes them down), and git's own files whose change changes its view: what
+    `mkdocs serve` watches until the next build (see save_watch)."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._recording: AbstractContextManager[Probes] | None = None
+        self._probes = Probes(time.time_ns())
+        self._git: GitView | None = None
+
+    def __enter__(self) -> InputsLooked:
+        self._recording = probes_recorded(time.time_ns())  # a file changed while the build reads is signed by its bytes
+        self._probes = self._recording.__enter__()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        if self._recording is not None:
+            self._recording.__exit__(kind, error, traceback)
+            self._recording = None
+        self._git = _git_view(self._root, self._probes.changed_after)
+
+    def inputs(self, config: MkDocsConfig) -> Inputs:
+        """What the build read: these looks, and MkDocs' own inputs (the docs folder, `watch:`, the
+        configuration file)."""
+        paths = {*self._probes.files, *(self._git.watched if self._git is not None else ())}
+        if config.config_file_path:
+            paths.add(config.config_file_path)
+        return Inputs(paths=frozenset(paths), listed=frozenset(self._probes.listings),
+                      trees=frozenset([config.docs_dir, *map(str, config.watch)]))
+
+    def changed(self) -> bool:
+        """Whether anything the build looked at is no longer as it saw it."""
+        files, folders = self._probes.changed()
+        if files or folders:
+            return True
+        now = _git_view(self._root, self._probes.changed_after)
+        return (now is None) != (self._git is None) or (now is not None and self._git is not None
+                                                          and now.as_key() != self._git.as_key())
+
+
+def _git_view(root: Path, changed_after: int) -> GitView | None:
+    try:
+        return read_git_view(root, changed_after)
+    except KbError:
+        return None
+
+
+def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
+    """The files of the site's docs folder that the build will use (docs-relative): the places a
+    generated file must not take."""
+    docs_dir = os.path.normpath(config.docs_dir)
+    return frozenset(file.src_uri for file in files
+                     if file.abs_src_path is not None and os.path.normpath(file.src_dir or "") == docs_dir
+                     and file.inclusion is not InclusionLevel.EXCLUDED)
+
+
+def log_docs_folder(root: Path, settings: SiteSettings) -> None:
+    """A warning when kb check reads another docs folder than this site renders: stale-doc would
+    never look at this site's pages (records/docs_folder.py decides what the check reads)."""
+    checked = docs_folder(root)
+    if checked.rel_path == settings.docs_dir:
+        return
+    renders = "a folder outside the knowledge base" if settings.docs_dir == ".." else f"{settings.docs_dir}/"
+    log.warning("incident-kb: this site renders the docs in %s, but kb check reads %s/ (%s), so stale-doc never looks "
+                "at this site's pages; say docs-dir = \"%s\" under [tool.incident-kb] in the knowledge base's "
+                "pyproject.toml%s", renders, checked.rel_path, checked.source,
+                settings.docs_dir if settings.docs_dir != ".." else "FOLDER",
+                "" if settings.docs_dir != ".." else " (a folder inside the knowledge base: move the docs there)")
+
+
+def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) -> None:
+    """Once a build: the hand-written pages kept in generated pages' places, as a warning (`--strict`
+    fails on it: a team's page must not silently hide the knowledge base's), and how to place it."""
+    config_file = os.path.basename(config.config_file_path or "mkdocs.yml")
+    folder = next(name for name in ("kb", "knowledge-base") if name != settings.prefix)  # not the one that clashed
+    how = (f"To put the knowledge base in a folder of its own, give the incident-kb plugin the option `prefix: {folder}` "
+           f"in {config_file} (its pages then go under {folder}/); or keep your pages in those places and turn the "
+           "generated ones off (`home: false`, `tags: false`).")
+    message = kept_pages_message(placed, settings.docs_dir, how)
+    if message is not None:
+        log.warning("incident-kb: %s", message)
+    elif not settings.home:
+        log.info("incident-kb: the knowledge base's home, with what needs action, is at %s", placed.home_path)
+
+
+def check(root: Path) -> KnowledgeBase:
+    try:
+        # The site builds in shallow clones too: what history there is still dates the changes.
+        kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+    except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
+        raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
+                          "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None
+    except KbError as exc:
+        raise PluginError(f"incident-kb: {exc}") from None
+    for note in kb.notes:  # e.g. a shallow clone: information, since --strict fails on warnings
+        log.info("incident-kb: %s", note)
+    return kb
+
+
+def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
+    site = {"site_name": config.site_name, "repo_url": config.repo_url, "edit_uri": config.edit_uri,
+            "docs_dir": options.docs_dir or config.docs_dir}
+    return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
+                   charts=options.charts, prefix=options.prefix)
+
+
+def apply_page_meta(files: Files, site: Bundle) -> None:
+    """What the bundle says of each generated page, in MkDocs' terms (title, tags and search
+    exclusion are in the page's front matter, which MkDocs and Material read themselves)."""
+    for path, meta in site.pages.items():
+        if not meta.generated or (meta.edit_path is None and meta.in_nav):
+            continue
+        page = files.get_file_from_path(path)
+        if page is not None:
+            if meta.edit_path is not None:
+                page.edit_uri = meta.edit_path  # "Edit this page" opens the record's YAML
+            if not meta.in_nav:
+                page.inclusion = InclusionLevel.NOT_IN_NAV
+
+
+def log_findings(kb: KnowledgeBase) -> None:
+    if kb.findings:
+        # Information, not a warning: a warning would fail `mkdocs build --strict`.
+        log.info("kb check: %d finding(s); they are shown on the site's pages", len(kb.findings))
+
+
+_TAGS_PLUGIN = "material.plugins.tags"
+
+
+def warn_if_tags_page_empty(config: MkDocsConfig, site: Bundle) -> None:
+    """A warning (which `--strict` counts) when the generated tags page would list nothing because of
+    how Material's tags plugin is set up, or missing: an empty page would say nothing of why."""
+    if TAGS_PAGE not in site.files:
+        return
+    tagged = [path for path, meta in site.pages.items() if meta.tags]
+    problem = tags_page_problem(config.plugins.values(), tagged)
+    if problem is not None:
+        log.warning("incident-kb: the tags page (%s) will list no page: %s (or set the incident-kb plugin's "
+                    "`tags: false` in mkdocs.yml to generate no tags page)", TAGS_PAGE, problem)
+
+
+def tags_page_problem(plugins: Iterable[Any], tagged: Iterable[str]) -> str | None:
+    """Why no instance of Material's tags plugin among `plugins` would list the generated pages
+    (`tagged`, docs-relative) on the tags page; None when one would."""
+    found = [plugin for plugin in plugins if type(plugin).__module__.startswith(_TAGS_PLUGIN)]
+    if not found:
+        return "Material's tags plugin is not in mkdocs.yml's plugins; add `- tags` to `plugins:`"
+    tagged = list(tagged)
+    reasons = [_why_no_listing(plugin.config, tagged) for plugin in found]
+    if any(reason is None for reason in reasons):
+        return None
+    return "; ".join(dict.fromkeys(reason for reason in reasons if reason is not None))
+
+
+def _why_no_listing(options: Any, tagged: list[str]) -> str | None:
+    """Why one tags plugin, set up with `options` (its documented settings), lists none of `tagged`
+    on the tags page."""
+    from material.utilities.filter import Filter  # type: ignore[import-untyped]
+
+    if not options.enabled:
+        return "Material's tags plugin is disabled (`enabled: false`)"
+    if not options.listings:
+        return "Material's tags plugin renders no listings (`listings: false`, or `export_only: true`)"
+    try:
+        marked = re.search(r"<!--\s*?{directive}(.*?)\s*-->".format(directive=options.listings_directive),
+                           f"<!-- {TAGS_LISTING} -->", flags=re.I | re.M | re.S)
+    except re.error:
+        marked = None
+    if marked is None:
+        return (f"Material's tags plugin looks for listings marked `<!-- {options.listings_directive} -->` "
+                f"(`listings_directive`), and the tags page is marked `<!-- {TAGS_LISTING} -->`; remove "
+                "`listings_directive`")
+    if options.tags_name_property != TAGS_FIELD:
+        return (f"Material's tags plugin reads a page's tags from `{options.tags_name_property}` "
+                f"(`tags_name_property`), and the generated pages give them as `{TAGS_FIELD}`; remove "
+                "`tags_name_property`")
+    kept = Filter(options.filters)
+    if not kept(TAGS_PAGE):
+        return f"Material's tags plugin's `filters` leave out {TAGS_PAGE}"
+    if tagged and not any(kept(path) for path in tagged):
+        return "Material's tags plugin's `filters` leave out every record page"
+    return None
