@@ -41,7 +41,7 @@ def timed(root: Path, text: str, repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         started = time.perf_counter()
-        find_doc_references(root, catalog)
+        find_doc_references(root, catalog, "docs")
         best = min(best, time.perf_counter() - started)
     return best
 

@@ -33,7 +33,7 @@ def pool_refs(root, doc_text: str, knob_text: str = POOL) -> list[DocReference]:
     (root / "docs/notes.md").write_text(doc_text)
     kb = load_knowledge_base(root)
     assert not kb.has_errors, kb.findings
-    return [r for r in find_doc_references(root, kb.catalog) if r.doc == "docs/notes.md"]
+    return [r for r in find_doc_references(root, kb.catalog, kb.settings.docs.rel_path) if r.doc == "docs/notes.md"]
 
 
 @pytest.mark.parametrize("text", ["REDIS_POOL_SIZE=10\n", "CELERY_WORKER_POOL_SIZE\n", "MAX_POOL_SIZE=100\n",

@@ -171,7 +171,7 @@ SHAPES = {  # plugins and nav as MkDocs reads them, written in ways teams write 
 @pytest.mark.parametrize("crlf", [False, True], ids=["lf", "crlf"])
 @pytest.mark.parametrize("shape", SHAPES, ids=list(SHAPES))
 def test_merge_reads_back_as_the_team_wrote_it_plus_the_knowledge_base(kb, tmp_path, monkeypatch, shape, crlf):
-    from incident_kb.settings.docs_folder import site_yaml
+    from incident_kb.settings.config_files import site_yaml
 
     repo = GitRepo(tmp_path / "team")
     config = "site_name: Team\ntheme:\n  name: material\n" + SHAPES[shape]

@@ -13,7 +13,7 @@ INCIDENT = "multi-round-harness-hang"
 
 def refs(root):
     kb = load_knowledge_base(root)
-    return find_doc_references(root, kb.catalog)
+    return find_doc_references(root, kb.catalog, kb.settings.docs.rel_path)
 
 
 def test_seed_docs_refer_to_the_knob_and_the_incident(seed_kb):

@@ -27,7 +27,7 @@ def mentions(root, doc: str, knobs: dict[str, str]) -> list[tuple[str, str, int]
     (root / "docs/notes.md").write_text(doc)
     kb = load_knowledge_base(root)
     assert not kb.has_errors, kb.findings
-    return [(r.record_id, r.word, r.line) for r in find_doc_references(root, kb.catalog) if r.how == "mention"]
+    return [(r.record_id, r.word, r.line) for r in find_doc_references(root, kb.catalog, kb.settings.docs.rel_path) if r.how == "mention"]
 
 
 NAMES = {
@@ -117,7 +117,7 @@ def _references(root, knobs: dict[str, str]) -> set[tuple[str, str]]:
     for name, text in DOCS.items():
         (root / "docs" / name).write_text(text)
     kb = load_knowledge_base(root)
-    return {(r.doc, r.record_id) for r in find_doc_references(root, kb.catalog)}
+    return {(r.doc, r.record_id) for r in find_doc_references(root, kb.catalog, kb.settings.docs.rel_path)}
 
 
 @pytest.mark.parametrize("left_out", sorted(KNOBS))

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from ..check.formats import displayable
 from ..findings import KbError
-from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
+from ..settings.config_files import SITE_CONFIGS
+from ..settings.docs_folder import DEFAULT_DOCS
 from ..repository.files import UnreadableFile, read_bounded
 from ..records.vocabulary import RecordKind
 from ..repository.writes import Unwritable, is_inside, make_folders, way_out, write_file
@@ -45,7 +46,6 @@ SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository 
 # The Zensical the workflow installs: the version tested (0.1.x needs a package not in every index).
 ZENSICAL_REQUIREMENT = "zensical>=0.0.73,<0.1"
 GITIGNORE_LIMIT = 1 << 20  # a .gitignore larger than 1 MiB is no .gitignore kb init adds to
-SITE_CONFIGS = (*MKDOCS_CONFIGS, ZENSICAL_TOML)  # a site's configuration kb init finds (and never replaces)
 
 
 @dataclass(frozen=True, slots=True)

@@ -332,14 +332,16 @@ class SiteSetup:
 def read_site_setup(root: Path, generator: str, read_text: Any) -> SiteSetup:
     """The site of the knowledge base at `root` for `generator` (`read_text(path)` reads a file of
     the repository, bounded)."""
-    from ..settings.docs_folder import ZENSICAL_TOML, docs_folder, site_config_file
+    from ..settings.config_files import ZENSICAL_TOML
+    from ..settings.kb_settings import read_settings
 
-    docs = docs_folder(root)
+    settings = read_settings(root)
+    docs = settings.docs
     if docs.problem is not None:
         raise CannotMerge(docs.problem)
     if generator == "zensical":
         return SiteSetup("zensical", ZENSICAL_TOML, (root / ZENSICAL_TOML).exists(), docs.rel_path, "", "site")
-    name = site_config_file(root)
+    name = settings.files.site.name if settings.files.site is not None else None
     if name is None:
         return SiteSetup("mkdocs", "mkdocs.yml", False, docs.rel_path, "", "site")
     text = read_text(root / name)

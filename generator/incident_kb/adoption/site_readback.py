@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..settings.docs_folder import site_yaml
+from ..settings.config_files import site_yaml
 
 
 class CannotMerge(Exception):

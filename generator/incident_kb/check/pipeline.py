@@ -24,8 +24,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
 
 from ..rules.references import DocReference, find_doc_references
-from ..rules.knob_rules import RULES, RuleSettings
-from ..settings.severities import Config, load_config
+from ..rules.knob_rules import RULES
 from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from ..history.versions import consultations_recorded, versions_from
 from .ledger import FileFacts, Ledger
@@ -34,7 +33,9 @@ from ..repository.files import describe_error, folder_entries, is_file, is_folde
 from ..records.links import named_records
 from ..records.model import Catalog, RecordSource
 from ..records.schema import Incident, Knob
-from ..settings.docs_folder import docs_folder
+from ..settings.kb_settings import Settings, read_settings
+from ..settings.rule_settings import RuleSettings
+from ..settings.severities import Config
 from ..records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from ..records.record_cache import RecordCache
 from ..settings.reference_date import reference_date
@@ -54,7 +55,7 @@ class KnowledgeBase:
 
     root: Path
     catalog: Catalog
-    config: Config
+    settings: Settings  # read once, from the knowledge base's configuration files
     findings: tuple[Finding, ...]  # configured severities, sorted by place
     notes: tuple[str, ...] = ()  # one-line remarks for stderr (git checks skipped...)
     references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
@@ -63,8 +64,12 @@ class KnowledgeBase:
     ledger: Ledger | None = None  # where the findings came from (check_knowledge_base(ledger=True))
 
     @property
+    def config(self) -> Config:
+        return self.settings.config
+
+    @property
     def rule_settings(self) -> RuleSettings:
-        return RuleSettings.of(self.today or reference_date(), self.config)
+        return self.settings.rules(self.today or reference_date())
 
     @property
     def timelines(self) -> Mapping[RecordKey, list[MaterialChange]]:
@@ -171,7 +176,7 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
     not exist yet): editing commands check a change this way before they write it.
     """
     loaded = load_records(root, replaced or {}, cache=False)  # authoring leaves no trace
-    return KnowledgeBase(root, loaded.catalog, loaded.config, configured(loaded.config, loaded.findings))
+    return KnowledgeBase(root, loaded.catalog, loaded.settings, configured(loaded.config, loaded.findings))
 
 
 @collector_paused
@@ -191,34 +196,26 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
-    settings = RuleSettings.of(today, config)
-    with consultations_recorded() as consulted, \
-            versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
-        for item in (item for rule in RULES for item in rule(catalog, root, settings)):  # (consulted: the records
-            loaded.by_file.setdefault(item.path, []).append(item)  # whose findings asked git for old versions)
-    others: list[Finding] = []
-    docs = docs_folder(root)
-    if docs.problem is not None and docs.config_file is not None:
-        others.append(finding("bad-config", docs.config_file, 1, 1, None,
-                              f"{docs.problem}; so kb reads the docs under {docs.rel_path}/, which the site may not "
-                              f"render: give the site's docs folder as docs_dir, or as docs-dir under "
-                              f"[tool.incident-kb] in pyproject.toml (a folder inside the knowledge base)"))
+    with versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+        consulted = run_rules(loaded, root, today)
+    docs = loaded.settings.docs.rel_path
+    others: list[Finding] = [item for item in (loaded.settings.docs_finding,) if item is not None]
     unreadable: dict[str, str] = {}
     skipped: list[tuple[str, str]] = []
-    references = tuple(find_doc_references(root, catalog, unreadable=unreadable, skipped=skipped))
+    references = tuple(find_doc_references(root, catalog, docs, unreadable=unreadable, skipped=skipped))
     others.extend(skipped_folder(folder, why, "docs") for folder, why in skipped)
     others.extend(finding("unreadable-file", doc, 1, 1, None,
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
-    history, notes = _read_history(root, catalog, traced, every_record=timelines, repo_folder=repo_folder,
+    history, notes = _read_history(root, catalog, loaded.settings, traced, every_record=timelines, repo_folder=repo_folder,
                                    rev=rev, pending=pending, allow_shallow=allow_shallow, cache=cache)
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
 
         others.extend(find_stale_docs(root, history, traced))
     findings = configured(config, [*loaded.findings, *others])
-    kb = KnowledgeBase(root, catalog, config, findings, notes, references, history, today)
+    kb = KnowledgeBase(root, catalog, loaded.settings, findings, notes, references, history, today)
     if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
         kb = dataclasses.replace(kb, ledger=Ledger(
             loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
@@ -241,17 +238,31 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
     unless `allow_shallow`."""
     if catalog is None:
         catalog = load_records(root, {}, cache=True).catalog
-    history, _ = _read_history(root, catalog, (), every_record=True, allow_shallow=allow_shallow)
+    history, _ = _read_history(root, catalog, read_settings(root), (), every_record=True, allow_shallow=allow_shallow)
     return history.changes if history is not None else {}
 
 
+def run_rules(loaded: Loaded, root: Path, today: date) -> set[str]:
+    """Every rule over the loaded records, each finding filed under its record file in
+    `loaded.by_file`; returns the record files whose findings asked git for old versions."""
+    settings = loaded.settings.rules(today)
+    with consultations_recorded() as consulted:
+        for item in (item for rule in RULES for item in rule(loaded.catalog, root, settings)):
+            loaded.by_file.setdefault(item.path, []).append(item)
+    return set(consulted)
+
+
 @dataclass
-class _Loaded:
+class Loaded:
     catalog: Catalog
-    config: Config
+    settings: Settings
     config_findings: list[Finding]  # and those about record folders not read
     by_file: dict[str, list[Finding]]  # loading and consistency findings, by record file
     facts: dict[str, FileFacts]
+
+    @property
+    def config(self) -> Config:
+        return self.settings.config
 
     @property
     def findings(self) -> list[Finding]:
@@ -260,7 +271,7 @@ class _Loaded:
 
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False) -> _Loaded:
+                 with_facts: bool = False) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
@@ -273,7 +284,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     except OSError as exc:
         raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
                                 "make it readable, or pass another folder with --root") from None
-    config, config_findings = load_config(root)
+    settings = read_settings(root)
     skipped: list[Finding] = []  # record folders not read (see _record_paths)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
@@ -312,7 +323,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     catalog = Catalog.of(records, broken)
     for item in check_consistency(catalog, root):
         by_file.setdefault(item.path, []).append(item)
-    return _Loaded(catalog, config, [*config_findings, *skipped], by_file, facts)
+    return Loaded(catalog, settings, [*settings.config_findings, *skipped], by_file, facts)
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:
@@ -320,20 +331,20 @@ def _seen_by_docs(record: Knob | Incident) -> str:
     return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 
-def _read_history(root: Path, catalog: Catalog, references: Iterable[DocReference], *, every_record: bool,
-                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
-                  allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
+def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference], *,
+                  every_record: bool, repo_folder: Path | None = None, rev: str | None = None,
+                  pending: PendingTree | None = None, allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from ..history.timelines import HistoryUnavailable, read_history
 
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
-    docs = docs_folder(root).rel_path
+    docs = settings.docs.rel_path
     extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
-        history = read_history(root, records, extra_docs, repo_folder=repo_folder, rev=rev, pending=pending,
-                               allow_shallow=allow_shallow, cache=cache)
+        history = read_history(root, records, settings.folders, extra_docs, repo_folder=repo_folder, rev=rev,
+                               pending=pending, allow_shallow=allow_shallow, cache=cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

@@ -37,7 +37,8 @@ from ..repository.files import is_folder
 from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
-from ..settings.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
+from ..settings.config_files import CONFIG_FILES
+from ..settings.kb_settings import read_settings
 from ..records.vocabulary import RecordKind
 from ..wording import plural
 
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     import git
 
 # The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
-_CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")
 
@@ -80,11 +80,11 @@ def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
     when `rev` holds no record folder there."""
     folders = [kind.folder for kind in RecordKind]
     layout = TreeLayout(repo, rev, prefix, dest, mode, env)
-    entries = layout.entries([*folders, *_CONFIG])
+    entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
         return None
     layout.add(entries)
-    layout.add(layout.entries([docs_folder(dest).rel_path]))  # as the laid-out configuration says
+    layout.add(layout.entries([read_settings(dest).docs.rel_path]))  # as the laid-out configuration says
     catalog = load_knowledge_base(dest).catalog
     layout.add_paths(sorted(_named_paths(catalog)))
     return catalog
@@ -123,7 +123,7 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                 catalog = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
                 if catalog is None:
                     return StagedCheck(note=_removed_note(repo, state))
-                docs = docs_folder(staged_root).rel_path
+                docs = read_settings(staged_root).docs.rel_path
                 if not any(is_own_file(path, docs) for path in paths) and \
                         not set(paths) & files_named_by_records(catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)

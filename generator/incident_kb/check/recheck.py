@@ -31,15 +31,12 @@ from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from pathlib import Path
 
-from ..rules.knob_rules import RULES, RuleSettings
-from ..settings.severities import Config, load_config
 from ..findings import Finding, KbError
-from ..history.versions import consultations_recorded
-from .ledger import FileFacts, Ledger
-from .pipeline import collector_paused, configured, load_records
-from ..repository.files import is_file
 from ..records.links import RecordKey
-from ..settings.docs_folder import docs_folder
+from ..repository.files import is_file
+from ..settings.kb_settings import Settings, read_settings
+from .ledger import FileFacts, Ledger
+from .pipeline import collector_paused, configured, load_records, run_rules
 
 # A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
 # bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
@@ -58,27 +55,26 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     # Records whose findings asked git for old versions stand on history too: when it moved, they are
     # decided again with the edited ones.
     again = [*edited, *(sorted(ledger.consults_git - set(edited)) if history_moved else ())]
+    settings = read_settings(root)
     files, by_file, consults_git = dict(ledger.files), dict(ledger.by_file), ledger.consults_git
     edited_ids: set[str | None] = set()
     if again:
         part = _records_again(root, ledger, again, set(edited), today)
         if part is None:
             return None
-        facts, found_by_file, config, consulted = part
+        facts, found_by_file, consulted = part
         files.update(facts)
         by_file.update(found_by_file)
         consults_git = (consults_git - set(found_by_file)) | consulted
         edited_ids = {ledger.files[path].record_id for path in edited}
-    else:  # only git's view moved: no file changed, so every finding but the stale docs stands
-        config, _ = load_config(root)
-    found = _stale_docs(root, ledger, files, None if history_moved else edited_ids, allow_shallow)
+    found = _stale_docs(root, settings, ledger, files, None if history_moved else edited_ids, allow_shallow)
     if found is None:
         return None
     stale, notes, pairable = found
     if pairable & set(edited):
         return None  # the pairing decides whose history an edited record continues: checked whole
     others = (*(item for item in ledger.others if not _decided_again(item, history_moved, edited_ids)), *stale)
-    findings = configured(config, [*(item for found in by_file.values() for item in found), *others])
+    findings = configured(settings.config, [*(item for found in by_file.values() for item in found), *others])
     return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
                             pairable, consults_git)
 
@@ -92,7 +88,7 @@ def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | Non
 
 
 def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date
-                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], Config, set[str]] | None:
+                   ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], set[str]] | None:
     """The facts of the files `again` (the `edited` ones among them), and the findings of every file
     connected to them, loaded and checked again, with the files whose rules asked git for old
     versions; None when the edit is not one a re-check can follow."""
@@ -118,13 +114,10 @@ def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: C
     if len(reached) > MAX_REACHED:
         return None
     part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
-    settings = RuleSettings.of(today, part.config)
-    with consultations_recorded() as consulted:
-        for item in (item for rule in RULES for item in rule(part.catalog, root, settings)):
-            part.by_file.setdefault(item.path, []).append(item)
+    consulted = run_rules(part, root, today)
     if not set(part.by_file) <= reached:
         return None
-    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, part.config, consulted
+    return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, consulted
 
 
 def _files_by_key(files: Mapping[str, FileFacts]) -> dict[RecordKey, list[str]]:
@@ -155,7 +148,7 @@ def _keys(facts: FileFacts) -> set[RecordKey]:
     return {(facts.kind, facts.record_id), *facts.names}
 
 
-def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids: set[str | None] | None,
+def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[str, FileFacts], ids: set[str | None] | None,
                 allow_shallow: bool) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
     """The stale-doc findings about the records with `ids` (of either kind, as the findings name them;
     None: every record docs refer to), from their history read as a whole check reads it, with the
@@ -168,11 +161,11 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids:
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
-    docs = docs_folder(root).rel_path
+    docs = settings.docs.rel_path
     extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(docs + "/")
                          and is_file(root / doc)})
     try:  # read as a whole check reads it (the same paths: the same cached pass)
-        history = read_history(root, records, extra_docs, allow_shallow=allow_shallow)
+        history = read_history(root, records, settings.folders, extra_docs, allow_shallow=allow_shallow)
     except (HistoryUnavailable, KbError):
         return None  # a whole check says why, as a note or as the error that stops it
     notes = tuple(history.notes)

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 from ..records.links import files_named
 from ..records.model import Catalog
-from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
+from ..settings.config_files import CONFIG_FILES
+from ..settings.docs_folder import DEFAULT_DOCS
 from ..records.vocabulary import record_kind_of
-
-SETTINGS_FILE = "pyproject.toml"
-OWN_SETTINGS = (SETTINGS_FILE, *MKDOCS_CONFIGS, ZENSICAL_TOML)
 
 
 def is_own_file(rel_path: str, docs: str = DEFAULT_DOCS) -> bool:
     """A file of the knowledge base itself: a record, a doc (under `docs`, its docs folder), or its
     settings (pyproject.toml, and the site's configuration, which says where the docs are)."""
     return (record_kind_of(rel_path.lower()) is not None  # (knobs/x.YAML: a finding says it is not read)
-            or rel_path.startswith(docs + "/") or rel_path in OWN_SETTINGS)
+            or rel_path.startswith(docs + "/") or rel_path in CONFIG_FILES)
 
 
 def files_named_by_records(catalog: Catalog) -> set[str]:

@@ -13,7 +13,7 @@ the commits since the last run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -37,7 +37,6 @@ from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
 from ..cache import open_store
 from ..repository.files import UnreadableFile, read_bounded
-from ..settings.docs_folder import kb_folders
 from ..records.materiality import MaterialFields, material_fields
 from ..records.vocabulary import RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
@@ -97,7 +96,7 @@ class History:
     uncommitted_new: frozenset[str] = frozenset()
 
 
-def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Iterable[str] = (), *,
+def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str], extra_docs: Iterable[str] = (), *,
                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
                  allow_shallow: bool = False, cache: bool = True) -> History:
     """Material changes of `records` (root-relative path -> (kind, id)) and docs' last changes.
@@ -105,7 +104,8 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
     History is read at `rev` (default: HEAD plus the work tree's uncommitted changes, or with
     `pending` HEAD plus the commit being made: `kb check --staged`) from the
     repository containing `repo_folder` (default: `root`), whose files stand for those of `root`.
-    `extra_docs` are doc paths outside docs/ whose changes matter. Raises HistoryUnavailable when
+    `folders` are what kb reads whole (the record folders, then the docs folder: `Settings.folders`);
+    `extra_docs` are doc paths outside the docs folder whose changes matter. Raises HistoryUnavailable when
     there is no history, KbError for a shallow clone unless `allow_shallow`. `cache`: continue
     from the pass an earlier run kept in `root`'s store (`incident_kb.cache`; see `memo`)."""
     repo_folder = repo_folder or root
@@ -113,7 +113,6 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
             notes = _check_state(state, rev is None, allow_shallow)
-            folders = kb_folders(root)  # the record folders and the docs folder
             paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head

@@ -28,7 +28,6 @@ from pathlib import Path
 
 from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..settings.docs_folder import docs_folder
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
 from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
@@ -52,15 +51,15 @@ class DocReference:
     line: int = field(default=0, compare=False)
 
 
-def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
-    """Markdown files (each suffix MkDocs renders) under the docs folder (docs/, or the one the site
-    renders: see records/docs_folder.py; anything so named but a folder: reading refuses what is not a
+def doc_paths(root: Path, catalog: Catalog, folder: str, skipped: list[tuple[str, str]] | None = None) -> list[str]:
+    """Markdown files (each suffix MkDocs renders) under the docs folder `folder` (docs/, or the one the
+    site renders: see settings/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
     record lists under `docs`. Subfolders reached through a link inside the repository are walked;
     each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)
     goes into `skipped` as (path, why)."""
     found: set[str] = set()
-    docs = docs_folder(root).rel_path
+    docs = folder
     if is_folder(root / docs):
         passed: list[tuple[str, str]] = []
         entries = folder_entries(root / docs, skip_unlistable=True, inside=root, skipped=passed)
@@ -124,13 +123,13 @@ def doc_words(catalog: Catalog) -> DocWords:
     return DocWords(words, {core: tuple(items) for core, items in punctuated.items()}, attached)
 
 
-def find_doc_references(root: Path, catalog: Catalog, docs: Iterable[str] | None = None,
+def find_doc_references(root: Path, catalog: Catalog, folder: str, docs: Iterable[str] | None = None,
                         unreadable: dict[str, str] | None = None,
                         skipped: list[tuple[str, str]] | None = None) -> list[DocReference]:
-    """Every reference from a doc to a record; docs that cannot be read are skipped, and put in
-    `unreadable` (doc -> why) when it is given, as folders under docs/ not read are in `skipped`
-    (see `doc_paths`)."""
-    docs = doc_paths(root, catalog, skipped) if docs is None else list(docs)
+    """Every reference from a doc (under the docs folder `folder`, or `docs`) to a record; docs that
+    cannot be read are skipped, and put in `unreadable` (doc -> why) when it is given, as folders under
+    the docs folder not read are in `skipped` (see `doc_paths`)."""
+    docs = doc_paths(root, catalog, folder, skipped) if docs is None else list(docs)
     words = doc_words(catalog)
     references: set[DocReference] = set()
     for kind in RecordKind:

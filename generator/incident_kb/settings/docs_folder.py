@@ -11,33 +11,25 @@ modes, `kb init`, `kb render`, the site's settings), in this order:
    mkdocs.yaml, the first that exists (the order ProperDocs looks in; MkDocs reads the last two);
 4. `docs`.
 
-Files are read through `files.read_bounded` (so a cached check sees them as inputs; a missing one is
-noted too). A configured folder that cannot be used (outside the knowledge base, absolute, a file
-that cannot be read or parsed) is a `problem` the check reports, never a silent fallback. The site
-configuration is read as data: tags such as `!!python/name:` read as nothing; a docs_dir given by
-`!ENV` is a problem (it depends on the environment), never the default in silence.
+The files are read once, by `config_files.read_config_files` (through the repository's reader, so a
+cached check sees them as inputs). A configured folder that cannot be used (outside the knowledge base, absolute, a file
+that cannot be read or parsed) is a `problem` the check reports, never a silent fallback. A
+docs_dir given by `!ENV` is a problem (it depends on the environment), never the default in silence.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
-import tomllib
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from ..repository.files import UnreadableFile, lexists, read_bounded, real_path
+from ..repository.files import real_path
+from .config_files import SETTINGS_FILE, ZENSICAL_TOML, ConfigFiles, Tagged, read_config_files
 
 DEFAULT_DOCS = "docs"
-SETTINGS_FILE = "pyproject.toml"
 SETTING = "docs-dir"  # under [tool.incident-kb]
-# The MkDocs family's configuration files, in the order ProperDocs looks for them (MkDocs: the last two).
-MKDOCS_CONFIGS = ("properdocs.yml", "properdocs.yaml", "mkdocs.yml", "mkdocs.yaml")
-ZENSICAL_TOML = "zensical.toml"
 ZENSICAL_DOCS = "kb-site/docs"  # what a `kb init --site zensical` set-up builds: kb render's output
-_MAX_BYTES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,51 +40,40 @@ class DocsFolder:
     problem: str | None = None  # why the configured folder could not be used ('docs' is read instead)
 
 
-def kb_folders(root: Path) -> tuple[str, ...]:
-    """What kb reads whole, relative to root: the record folders and the docs folder."""
-    from ..records.vocabulary import RecordKind
-
-    return (*(kind.folder for kind in RecordKind), docs_folder(root).rel_path)
-
-
-def site_config_file(root: Path) -> str | None:
-    """The MkDocs-family configuration file of the knowledge base at `root` (its name), if any."""
-    for name in MKDOCS_CONFIGS:
-        if lexists(root / name):  # a look written down even when missing: creating one changes the docs folder
-            return name
-    return None
-
-
 def docs_folder(root: Path) -> DocsFolder:
-    """The folder of hand-written docs of the knowledge base at `root` (see the module's docstring)."""
-    setting = _read(root, SETTINGS_FILE, _toml)
-    if isinstance(setting, str):
-        setting = None  # the check reports an unreadable pyproject.toml already (severities.load_config)
-    section = (setting or {}).get("tool", {})
+    """The docs folder of the knowledge base at `root`, its configuration read for this alone: for
+    tools and tests. kb's own stages receive it with the settings (`kb_settings.read_settings`)."""
+    return docs_folder_of(root, read_config_files(root))
+
+
+def docs_folder_of(root: Path, files: ConfigFiles) -> DocsFolder:
+    """The folder of hand-written docs of the knowledge base at `root`, as its configuration `files`
+    say (see the module's docstring)."""
+    pyproject = files.pyproject.parsed if files.pyproject is not None else None  # (unreadable: the check
+    section = (pyproject or {}).get("tool", {})  # reports it already, in severities.config_of)
     section = section.get("incident-kb", {}) if isinstance(section, dict) else {}
     if isinstance(section, dict) and SETTING in section:
         return _checked(root, section[SETTING], f"{SETTING} under [tool.incident-kb] in {SETTINGS_FILE}",
                         SETTINGS_FILE)
-    zensical = _read(root, ZENSICAL_TOML, _toml)
+    zensical = files.zensical
     if zensical is not None:
-        if isinstance(zensical, str):
-            return _problem(DEFAULT_DOCS, zensical, ZENSICAL_TOML)
-        project = zensical.get("project", zensical)
+        if zensical.parsed is None:
+            return _problem(DEFAULT_DOCS, zensical.problem or "", ZENSICAL_TOML)
+        project = zensical.parsed.get("project", zensical.parsed)
         value = project.get("docs_dir", DEFAULT_DOCS) if isinstance(project, dict) else DEFAULT_DOCS
         if value == ZENSICAL_DOCS:  # kb render's output: the hand-written docs it copies are docs/
             return DocsFolder(DEFAULT_DOCS, f"the docs kb render copies into {ZENSICAL_DOCS} ({ZENSICAL_TOML})",
                               ZENSICAL_TOML)
         return _checked(root, value, f"docs_dir in {ZENSICAL_TOML}", ZENSICAL_TOML)
-    name = site_config_file(root)
-    if name is not None:
-        config = _read(root, name, site_yaml)
-        if isinstance(config, str):
-            return _problem(DEFAULT_DOCS, config, name)
-        value = config.get("docs_dir", DEFAULT_DOCS) if isinstance(config, dict) else DEFAULT_DOCS
+    site = files.site
+    if site is not None:
+        if site.parsed is None:
+            return _problem(DEFAULT_DOCS, site.problem or "", site.name)
+        value = site.parsed.get("docs_dir", DEFAULT_DOCS)
         if isinstance(value, Tagged):  # `!ENV [DOCS, site-src]`: the folder depends on the build's environment
-            return _problem(DEFAULT_DOCS, f"docs_dir in {name} is {value.tag} {value.text}, which kb does not "
-                            "resolve (a check must not depend on the environment it runs in)", name)
-        return _checked(root, DEFAULT_DOCS if value is None else value, f"docs_dir in {name}", name)
+            return _problem(DEFAULT_DOCS, f"docs_dir in {site.name} is {value.tag} {value.text}, which kb does not "
+                            "resolve (a check must not depend on the environment it runs in)", site.name)
+        return _checked(root, DEFAULT_DOCS if value is None else value, f"docs_dir in {site.name}", site.name)
     return DocsFolder(DEFAULT_DOCS, "the default")
 
 
@@ -114,61 +95,3 @@ def _checked(root: Path, value: object, source: str, config_file: str) -> DocsFo
 
 def _problem(rel: str, why: str, config_file: str) -> DocsFolder:
     return DocsFolder(rel, "the default", config_file, why)
-
-
-def _read(root: Path, name: str, parse: Any) -> dict[str, Any] | str | None:
-    """The file parsed (a mapping), None when it does not exist, or why it cannot be read (a str)."""
-    path = root / name
-    if not lexists(path):
-        return None
-    try:
-        parsed = parse(read_bounded(path, _MAX_BYTES, root).decode("utf-8"))
-    except UnreadableFile as exc:
-        return f"cannot read {name}: {exc}"
-    except UnicodeDecodeError:
-        return f"cannot read {name}: it is not UTF-8"
-    except ValueError as exc:  # the parsers' errors (YAMLError is wrapped below)
-        return f"cannot read {name}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-    except RecursionError:
-        return f"cannot read {name}: it nests too deeply"
-    return parsed if isinstance(parsed, dict) else {}
-
-
-def _toml(text: str) -> Any:
-    return tomllib.loads(text)
-
-
-def site_yaml(text: str) -> Any:
-    """A site configuration's data (ValueError when it is not YAML); unknown tags read as nothing."""
-    import yaml  # type: ignore[import-untyped]  # PyYAML, installed with MkDocs: what reads mkdocs.yml
-
-    try:
-        return yaml.load(text, Loader=_lenient_loader())  # noqa: S506 - a safe loader, tags read as nothing
-    except yaml.YAMLError as exc:
-        raise ValueError(f"it is not valid YAML ({' '.join(str(exc).split())[:200]})") from None
-
-
-@lru_cache(maxsize=1)
-def _lenient_loader() -> Any:
-    import yaml
-
-    class Lenient(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        """Safe loading where a tag the safe loader does not know reads as nothing (`!!python/name:`)
-        or, a local one (MkDocs' `!ENV`), as a `Tagged` value."""
-
-    def tagged(loader: Any, suffix: str, node: Any) -> Tagged:
-        value = loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode) else \
-            loader.construct_scalar(node) if isinstance(node, yaml.ScalarNode) else None
-        return Tagged(node.tag, value if isinstance(value, str) else repr(value))
-
-    Lenient.add_multi_constructor("!", tagged)
-    Lenient.add_multi_constructor("tag:", lambda loader, suffix, node: None)
-    return Lenient
-
-
-@dataclass(frozen=True, slots=True)
-class Tagged:
-    """A value written with a local tag (`!ENV [DOCS, docs]`), which MkDocs resolves at build time."""
-
-    tag: str
-    text: str

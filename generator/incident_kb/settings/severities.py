@@ -20,11 +20,10 @@ import difflib
 import re
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..findings import CODES, Finding, Severity, finding
-from ..repository.files import UnreadableFile, lexists, read_bounded
 from ..wording import article
+from .config_files import ConfigFile
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
@@ -35,10 +34,9 @@ SETTINGS = {
     "min-gain-pct": "the smallest improvement, in percent, that counts as a gain (smaller ones are noise)",
     "restore-verify-days": "days a restored knob may go without a measurement that shows its gain back",
     "unmeasured-value-days": "days a knob's new value may go without a measurement at it",
-    "docs-dir": "the folder of hand-written docs (default: the site's docs_dir; see records/docs_folder.py)",
+    "docs-dir": "the folder of hand-written docs (default: the site's docs_dir; see settings/docs_folder.py)",
 }
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
-_MAX_CONFIG_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -60,23 +58,22 @@ class Config:
         return result
 
 
-def load_config(root: Path) -> tuple[Config, list[Finding]]:
-    path = root / "pyproject.toml"
-    if not lexists(path):  # an input even when missing: the look is written down (see check_memo)
+def config_of(pyproject: ConfigFile | None) -> tuple[Config, list[Finding]]:
+    """The settings `[tool.incident-kb]` of pyproject.toml gives (read once by config_files), and a
+    finding for each problem with them."""
+    if pyproject is None:
         return Config(), []
-    try:
-        text = read_bounded(path, _MAX_CONFIG_BYTES, root).decode("utf-8")
-        document = tomllib.loads(text)
-    except (UnreadableFile, UnicodeDecodeError) as exc:
-        return Config(), [finding("bad-config", "pyproject.toml", 1, 1, None, f"cannot read pyproject.toml: {exc}")]
-    except tomllib.TOMLDecodeError as exc:
+    text, document, exc = pyproject.text or "", pyproject.parsed, pyproject.error
+    if isinstance(exc, tomllib.TOMLDecodeError):
         where = re.search(r"line (\d+), column (\d+)", str(exc))
         line, column = (int(where[1]), int(where[2])) if where else (1, 1)
         return Config(), [finding("bad-config", "pyproject.toml", line, column, None,
                                   f"pyproject.toml is not valid TOML: {exc}")]
-    except RecursionError:  # arrays nested thousands deep
+    if isinstance(exc, RecursionError):  # arrays nested thousands deep
         return Config(), [finding("bad-config", "pyproject.toml", 1, 1, None,
                                   "pyproject.toml nests arrays or tables too deeply to read")]
+    if exc is not None or document is None:
+        return Config(), [finding("bad-config", "pyproject.toml", 1, 1, None, f"cannot read pyproject.toml: {exc}")]
     tool = document.get("tool", {})
     section = tool.get("incident-kb", {}) if isinstance(tool, dict) else None
     if not isinstance(section, dict):

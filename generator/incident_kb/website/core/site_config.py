@@ -1,9 +1,10 @@
 """The site's settings (name, docs folder, where records are edited), from the site generator's
 configuration: MkDocs' mkdocs.yml, or Zensical's zensical.toml.
 
-Inside a build the MkDocs adapter passes MkDocs' own parsed config; `kb render` reads the file
-itself, leniently: tags such as `!!python/name:` are ignored, and a missing or unreadable file (a
-link out of the repository, a FIFO, /dev/zero) gives the defaults. Reads at most that one file.
+Inside a build the MkDocs adapter passes MkDocs' own parsed config; `kb render` takes the file as the
+knowledge base's settings read it (settings/config_files.py, leniently: tags such as `!!python/name:`
+read as nothing, and a missing or unreadable file (a link out of the repository, a FIFO, /dev/zero)
+gives the defaults). Reads no file itself.
 
 A Zensical set-up (`kb init --site zensical`) builds from ZENSICAL_DOCS, which `kb render` fills
 with the generated pages and copies of the hand-written docs under `docs/`, and takes its theme
@@ -17,26 +18,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import tomllib
 from dataclasses import dataclass
 
-from ruamel.yaml import YAML
-from ruamel.yaml.constructor import SafeConstructor
-from ruamel.yaml.error import YAMLError
-
-from ...settings.docs_folder import ZENSICAL_DOCS, ZENSICAL_TOML, docs_folder, site_config_file
-from ...repository.files import UnreadableFile, read_bounded
+from ...settings.config_files import ZENSICAL_TOML, ConfigFiles
+from ...settings.docs_folder import ZENSICAL_DOCS
+from ...settings.kb_settings import Settings, read_settings
 from .links import SiteSettings
 
 ZENSICAL_THEME = "kb-site/theme"  # the theme overrides kb render writes for Zensical
-_MAX_BYTES = 1 << 20  # a regular file inside the repository, of a sane size: never /dev/zero
-
-
-class _LenientConstructor(SafeConstructor):
-    """Safe loading that turns any unknown tag into None instead of failing."""
-
-
-_LenientConstructor.add_constructor(None, lambda constructor, node: None)  # type: ignore[no-untyped-call]
 
 
 def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
@@ -64,9 +53,10 @@ class ZensicalSetup:
     theme_folder: Path | None  # its theme.custom_dir: where kb render writes the theme overrides
 
 
-def read_zensical_setup(root: Path) -> ZensicalSetup | None:
-    """The Zensical set-up of root/zensical.toml; None when there is none (or it cannot be read)."""
-    project = _zensical_project(root)
+def read_zensical_setup(root: Path, files: ConfigFiles) -> ZensicalSetup | None:
+    """The Zensical set-up of root/zensical.toml (as read in `files`); None when there is none (or it
+    cannot be read)."""
+    project = _zensical_project(files)
     if project is None:
         return None
     docs_dir = project.get("docs_dir")
@@ -76,30 +66,24 @@ def read_zensical_setup(root: Path) -> ZensicalSetup | None:
     return ZensicalSetup(root / docs_dir, root / custom_dir if isinstance(custom_dir, str) and custom_dir else None)
 
 
-def _zensical_project(root: Path) -> dict[str, Any] | None:
-    try:
-        config = tomllib.loads(read_bounded(root / ZENSICAL_TOML, _MAX_BYTES, root).decode("utf-8"))
-    except (UnreadableFile, UnicodeDecodeError, tomllib.TOMLDecodeError):
+def _zensical_project(files: ConfigFiles) -> dict[str, Any] | None:
+    """zensical.toml's [project] table (or its top), None when there is none or it cannot be read."""
+    config = files.zensical.parsed if files.zensical is not None else None
+    if config is None:
         return None
     project = config.get("project", config)
     return project if isinstance(project, dict) else None
 
 
-def read_site_settings(root: Path) -> SiteSettings:
-    """SiteSettings from root/zensical.toml if there is one, else the MkDocs configuration
-    (properdocs.yml or mkdocs.yml), else the defaults; the docs folder as the check reads it
-    (records/docs_folder.py: in a Zensical set-up whose docs_dir is ZENSICAL_DOCS, docs/)."""
-    docs = docs_folder(root).rel_path
-    project = _zensical_project(root)
+def read_site_settings(root: Path, settings: Settings | None = None) -> SiteSettings:
+    """SiteSettings from the knowledge base's zensical.toml if there is one, else its MkDocs
+    configuration (properdocs.yml or mkdocs.yml, read as MkDocs reads it), else the defaults; the docs
+    folder as the check reads it (settings/docs_folder.py: in a Zensical set-up whose docs_dir is
+    ZENSICAL_DOCS, docs/). `settings`: the knowledge base's, read here when not given."""
+    settings = settings or read_settings(root)
+    docs = settings.docs.rel_path
+    project = _zensical_project(settings.files)
     if project is not None:
         return settings_from_config({**project, "docs_dir": docs}, root)
-    config_file = site_config_file(root)
-    config = None
-    if config_file is not None:
-        yaml = YAML(typ="safe", pure=True)
-        yaml.Constructor = _LenientConstructor
-        try:
-            config = yaml.load(read_bounded(root / config_file, _MAX_BYTES, root).decode("utf-8"))
-        except (UnreadableFile, UnicodeDecodeError, YAMLError, RecursionError):
-            config = None
-    return settings_from_config({**(config if isinstance(config, dict) else {}), "docs_dir": docs}, root)
+    config = settings.files.site.parsed if settings.files.site is not None else None
+    return settings_from_config({**(config or {}), "docs_dir": docs}, root)

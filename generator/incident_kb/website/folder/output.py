@@ -37,6 +37,7 @@ from ..core.links import SiteSettings
 from ..core.pages import render_site
 from ..core.placement import kept_pages_message, place_bundle, place_settings
 from ..core.site_config import ZENSICAL_TOML, read_site_settings, read_zensical_setup
+from ...settings.kb_settings import read_settings
 from .zensical import theme_files
 
 MANIFEST = RENDER_MANIFEST
@@ -59,7 +60,8 @@ class Rendered:
 def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
     """Check the knowledge base at `root` and write its site's files under `out` (None: where the
     repository's Zensical set-up expects them)."""
-    setup = read_zensical_setup(root)
+    kb_settings = read_settings(root)
+    setup = read_zensical_setup(root, kb_settings.files)
     if out is None:
         if setup is None:
             raise KbError(f"kb render: say where with --out DIR; without it kb render writes where a Zensical set-up "
@@ -67,7 +69,7 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
                           "writes one)")
         out = setup.docs_folder
     theme = setup.theme_folder if setup is not None and out.resolve() == setup.docs_folder.resolve() else None
-    settings = read_site_settings(root)
+    settings = read_site_settings(root, kb_settings)
     docs = (root / settings.docs_dir).resolve()
     try:
         prefix = out.resolve().relative_to(docs).as_posix()

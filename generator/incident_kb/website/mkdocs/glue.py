@@ -30,7 +30,7 @@ from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
 from ...check.pipeline import KnowledgeBase, check_knowledge_base
 from ...repository.files import Probes, probes_recorded
-from ...settings.docs_folder import docs_folder
+from ...settings.docs_folder import DocsFolder
 from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle, PageMeta
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
@@ -78,7 +78,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
         built = editor.files
     apply_page_meta(built, site)
     log_placement(placed, settings, config)
-    log_docs_folder(options.root, settings)
+    log_docs_folder(kb.settings.docs, settings)
     log_findings(kb)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
@@ -142,10 +142,9 @@ def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
                      and file.inclusion is not InclusionLevel.EXCLUDED)
 
 
-def log_docs_folder(root: Path, settings: SiteSettings) -> None:
-    """A warning when kb check reads another docs folder than this site renders: stale-doc would
-    never look at this site's pages (records/docs_folder.py decides what the check reads)."""
-    checked = docs_folder(root)
+def log_docs_folder(checked: DocsFolder, settings: SiteSettings) -> None:
+    """A warning when kb check reads another docs folder (`checked`) than this site renders: stale-doc
+    would never look at this site's pages (settings/docs_folder.py decides what the check reads)."""
     if checked.rel_path == settings.docs_dir:
         return
     renders = "a folder outside the knowledge base" if settings.docs_dir == ".." else f"{settings.docs_dir}/"

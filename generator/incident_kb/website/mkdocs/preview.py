@@ -123,7 +123,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     preview.raw, preview.read, preview.built = {}, set(), set()
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     log_placement(placed, settings, config)
-    log_docs_folder(options.root, settings)
+    log_docs_folder(kb.settings.docs, settings)
     log_findings(kb)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
