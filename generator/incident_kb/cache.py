@@ -33,6 +33,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .places import is_inside, repository_top
+
 CACHE_VARIABLE = "INCIDENT_KB_CACHE"
 _MAGIC = b"incident-kb cache 2"
 _MAX_ENTRY = 1 << 30  # far above what 10,000 records or their history take
@@ -54,21 +56,6 @@ def user_cache_folder() -> Path:
     return Path(base) / "incident-kb"
 
 
-def repository_top(root: Path) -> Path:
-    """The repository that holds `root` (real path): the nearest folder up with `.git`, else `root`."""
-    real = Path(os.path.realpath(root))
-    for folder in (real, *real.parents):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return real
-
-
-def is_inside(path: str | Path, folder: str | Path) -> bool:
-    """Whether `path` (real path taken) is `folder` or lies in it (real path taken)."""
-    inner, outer = os.path.realpath(path), os.path.realpath(folder)
-    return inner == outer or inner.startswith(outer.rstrip(os.sep) + os.sep)
-
-
 def open_store(root: Path, warn: Callable[[str], None] | None = None) -> Store | None:
     """The store of the knowledge base at `root`; None when the cache is off, or its folder is inside
     the repository (`warn` is told once a process, default: a line on stderr), or cannot be made ours."""
@@ -76,7 +63,7 @@ def open_store(root: Path, warn: Callable[[str], None] | None = None) -> Store |
         return None
     real = os.path.realpath(root)
     base = user_cache_folder()
-    top = repository_top(Path(real))
+    top = repository_top(Path(real)) or Path(real)
     if is_inside(base, top) or is_inside(base, real):
         if (str(base), str(top)) not in _warned:  # once a process: the site build opens it several times
             _warned.add((str(base), str(top)))

@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .cache import is_inside, repository_top, user_cache_folder
+from .cache import user_cache_folder
 from .check.formats import displayable
 from .commands import COMMANDS
 from .commands.command import Command, Parser
 from .findings import KbError
+from .places import is_inside, repository_top
 
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
@@ -100,7 +101,8 @@ def _write_log(text: str, root: Path | None) -> str:
     header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(timezone.utc).isoformat()} (Python {sys.version.split()[0]})\n"
     try:
         folder = user_cache_folder()
-        if is_inside(folder, repository_top(root or Path.cwd())):
+        here = Path(os.path.realpath(root or Path.cwd()))
+        if is_inside(folder, repository_top(here) or here):
             raise OSError("the cache folder is inside the repository")
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = folder / "kb.log"

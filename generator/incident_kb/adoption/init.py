@@ -25,11 +25,12 @@ from pathlib import Path
 
 from ..check.formats import displayable
 from ..findings import KbError
-from ..settings.config_files import SITE_CONFIGS
+from ..settings.config_files import SITE_CONFIGS, SITE_GENERATORS as SITES
 from ..settings.docs_folder import DEFAULT_DOCS
 from ..repository.files import UnreadableFile, read_bounded
 from ..records.vocabulary import RecordKind
-from ..repository.writes import Unwritable, is_inside, make_folders, way_out, write_file
+from ..places import is_inside
+from ..repository.writes import Unwritable, make_folders, way_out, write_file
 from ..wording import path_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
@@ -42,7 +43,6 @@ PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # temporary files a killed edit leaves.
 IGNORED = ("site/", ".cache/", ".*.tmp")
 ZENSICAL_IGNORED = (*IGNORED, "kb-site/")  # and what `kb render` writes for Zensical (zensical.toml)
-SITES = ("mkdocs", "zensical")  # the site generators kb init sets a repository up for
 # The Zensical the workflow installs: the version tested (0.1.x needs a package not in every index).
 ZENSICAL_REQUIREMENT = "zensical>=0.0.73,<0.1"
 GITIGNORE_LIMIT = 1 << 20  # a .gitignore larger than 1 MiB is no .gitignore kb init adds to

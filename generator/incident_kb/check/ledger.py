@@ -12,9 +12,8 @@ from typing import Any, NamedTuple
 
 from ..rules.references import DocReference
 from ..findings import Finding, finding_from_json
-from ..records.vocabulary import RecordKind
+from ..records.vocabulary import RecordKey, RecordKind
 
-RecordKey = tuple[RecordKind, str]
 
 
 class FileFacts(NamedTuple):

@@ -36,14 +36,14 @@ from ..records.schema import Incident, Knob
 from ..settings.kb_settings import Settings, read_settings
 from ..settings.rule_settings import RuleSettings
 from ..settings.severities import Config
-from ..records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKey, RecordKind, record_kind_of
 from ..records.record_cache import RecordCache
 from ..settings.reference_date import reference_date
 from ..wording import plural, shell_word
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
     from ..history.gitio import PendingTree
-    from ..history.timelines import History, MaterialChange, RecordKey
+    from ..history.timelines import History, MaterialChange
 
 P = ParamSpec("P")
 T = TypeVar("T")

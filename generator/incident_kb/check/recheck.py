@@ -32,7 +32,7 @@ from datetime import date
 from pathlib import Path
 
 from ..findings import Finding, KbError
-from ..records.links import RecordKey
+from ..records.vocabulary import RecordKey
 from ..repository.files import is_file
 from ..settings.kb_settings import Settings, read_settings
 from .ledger import FileFacts, Ledger

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..findings import KbError
+from ..places import ancestors, repository_top
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,57 +57,11 @@ def find_root(start: Path) -> Path:
     a file system's boundary and never into a folder every user may write to (a shared /tmp/knobs
     is nobody's knowledge base), and falls back to `start` itself."""
     start = start.resolve()
-    top = _repository_top(start)
-    for folder in _ancestors(start, top):
+    top = repository_top(start)
+    for folder in ancestors(start, top):
         try:
             if (folder / "knobs").is_dir() or (folder / "incidents").is_dir():
                 return folder
         except OSError:  # a folder on the way that may not be searched: look further up
             continue
     return top or start
-
-
-def _repository_top(start: Path) -> Path | None:
-    """The nearest folder from `start` up holding `.git`: as git looks (not across a file system's
-    boundary, past $HOME if need be), but never into a folder every user may write to (a /tmp/.git
-    someone left is nobody's repository)."""
-    for folder in _ancestors(start, None, home=False):
-        if os.path.lexists(folder / ".git"):
-            return folder
-    return None
-
-
-def _ancestors(start: Path, top: Path | None, home: bool = True) -> Iterator[Path]:
-    """`start` and the folders above it, up to `top` when given; else not past $HOME (`home`), not
-    across a file system's boundary, and not into a folder every user may write to."""
-    limit = _home() if home and top is None else None
-    folder = start
-    while True:
-        yield folder
-        parent = folder.parent
-        if folder == top or folder == limit or parent == folder:
-            return
-        if top is None and (_device(parent) != _device(folder) or _writable_by_all(parent)):
-            return
-        folder = parent
-
-
-def _home() -> Path | None:
-    try:
-        return Path.home().resolve()
-    except (RuntimeError, KeyError, OSError):  # no $HOME and no passwd entry
-        return None
-
-
-def _device(folder: Path) -> int | None:
-    try:
-        return os.stat(folder).st_dev
-    except OSError:
-        return None
-
-
-def _writable_by_all(folder: Path) -> bool:
-    try:
-        return bool(os.stat(folder).st_mode & stat.S_IWOTH)
-    except OSError:
-        return False

@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..adoption.init import SITES, init_knowledge_base
+from ..settings.config_files import SITE_GENERATORS
 from .command import Command
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
                         help="where the knowledge base goes (default: here); may be a subfolder of a repository")
-    parser.add_argument("--site", choices=SITES, default="mkdocs",
+    parser.add_argument("--site", choices=SITE_GENERATORS, default="mkdocs",
                         help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
                              "zensical, which builds the pages kb render writes")
     parser.add_argument("--merge", action="store_true",
@@ -23,6 +23,8 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_init(args: argparse.Namespace) -> int:
+    from ..adoption.init import init_knowledge_base  # on use: kb check, the PR check, stays light
+
     print("\n".join(init_knowledge_base(args.folder, args.site, args.merge)))
     return 0
 

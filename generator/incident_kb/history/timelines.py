@@ -38,10 +38,9 @@ from .memo import FieldsMemo, committed_walk
 from ..cache import open_store
 from ..repository.files import UnreadableFile, read_bounded
 from ..records.materiality import MaterialFields, material_fields
-from ..records.vocabulary import RecordKind
+from ..records.vocabulary import RecordKey, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 
-RecordKey = tuple[RecordKind, str]  # (kind, record id)
 
 
 class HistoryUnavailable(Exception):

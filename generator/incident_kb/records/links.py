@@ -21,10 +21,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from .schema import Incident, Knob, NamesPath, RefersTo
-from .vocabulary import RecordKind
+from .vocabulary import RecordKey, RecordKind
 from .yaml_source import Key
 
-RecordKey = tuple[RecordKind, str]
 URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")  # a web address, where a field allows one: no path
 
 

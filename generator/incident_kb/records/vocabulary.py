@@ -123,6 +123,9 @@ class RecordKind(str, enum.Enum):
         return self.value
 
 
+RecordKey = tuple[RecordKind, str]  # (kind, record id): a record, however it is referred to
+
+
 RECORD_SUFFIXES = (".yaml", ".yml")
 # What MkDocs renders as a page (`mkdocs.utils.markdown_extensions`, case as written): each is a doc
 # the check reads, or a page on the site would never be checked for staleness.

@@ -22,6 +22,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..places import is_inside
+
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -38,13 +40,6 @@ class Unwritable(Exception):
 
 class Changed(Unwritable):
     """The file no longer holds what the caller read: someone changed it meanwhile."""
-
-
-def is_inside(path: str | Path, boundary: str | Path) -> bool:
-    """Whether the real path of `path` is `boundary`'s real path or lies under it."""
-    top = os.path.realpath(boundary)
-    real = os.path.realpath(path)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def way_out(boundary: Path, path: Path) -> Unwritable | None:

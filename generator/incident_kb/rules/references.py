@@ -29,7 +29,7 @@ from pathlib import Path
 from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
-from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKind
+from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKey, RecordKind
 from ..records.yaml_source import parse_yaml
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
@@ -77,7 +77,6 @@ def doc_paths(root: Path, catalog: Catalog, folder: str, skipped: list[tuple[str
     return sorted(found)
 
 
-RecordRef = tuple[RecordKind, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +85,9 @@ class DocWords:
     the tokenizer), and names with other punctuation by their core word, each with the records it
     names."""
 
-    words: dict[str, tuple[RecordRef, ...]]
-    punctuated: dict[str, tuple[tuple[str, int, tuple[RecordRef, ...]], ...]]  # core -> (name, core's offset, records)
-    attached: tuple[tuple[str, tuple[RecordRef, ...]], ...] = ()  # names written with their value glued on (-Xmx4g)
+    words: dict[str, tuple[RecordKey, ...]]
+    punctuated: dict[str, tuple[tuple[str, int, tuple[RecordKey, ...]], ...]]  # core -> (name, core's offset, records)
+    attached: tuple[tuple[str, tuple[RecordKey, ...]], ...] = ()  # names written with their value glued on (-Xmx4g)
 
 
 def name_aliases(catalog: Catalog) -> dict[str, tuple[str, ...]]:
@@ -103,13 +102,13 @@ def name_aliases(catalog: Catalog) -> dict[str, tuple[str, ...]]:
 
 
 def doc_words(catalog: Catalog) -> DocWords:
-    terms: dict[str, list[RecordRef]] = {}
+    terms: dict[str, list[RecordKey]] = {}
     for incident_id in catalog.incidents:
         terms.setdefault(incident_id, []).append((RecordKind.INCIDENT, incident_id))
     for term, knob_ids in name_aliases(catalog).items():
         terms.setdefault(term, []).extend((RecordKind.KNOB, knob_id) for knob_id in knob_ids)
-    words: dict[str, tuple[RecordRef, ...]] = {}
-    punctuated: dict[str, list[tuple[str, int, tuple[RecordRef, ...]]]] = {}
+    words: dict[str, tuple[RecordKey, ...]] = {}
+    punctuated: dict[str, list[tuple[str, int, tuple[RecordKey, ...]]]] = {}
     attached = tuple((term, tuple(records)) for term, records in terms.items() if takes_attached_value(term))
     for term, records in terms.items():
         if _WORD.fullmatch(term):
@@ -156,14 +155,14 @@ def find_doc_references(root: Path, catalog: Catalog, folder: str, docs: Iterabl
     return sorted(references)
 
 
-def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordRef, tuple[str, int]]:
+def first_mentions(text: str, words: DocWords, start: int = 0) -> dict[RecordKey, tuple[str, int]]:
     """Each record mentioned in `text` from `start` on, with the word and line of its first mention.
     One pass over the text; each word costs a dictionary lookup per dotted part (`word_candidates`),
     twice when some name has other punctuation."""
-    found: dict[RecordRef, tuple[str, int]] = {}
+    found: dict[RecordKey, tuple[str, int]] = {}
     line, counted = 1, 0
 
-    def note(records: tuple[RecordRef, ...], word: str, at: int) -> None:
+    def note(records: tuple[RecordKey, ...], word: str, at: int) -> None:
         nonlocal line, counted
         fresh = [record for record in records if record not in found]
         if fresh:

@@ -19,7 +19,8 @@ from ..wording import path_word, plural
 from .references import DocReference, front_matter_span, read_doc
 
 if TYPE_CHECKING:
-    from ..history.timelines import History, RecordKey
+    from ..history.timelines import History
+    from ..records.vocabulary import RecordKey
 
 _HOW = {"listed": "the record's docs", "front-matter": "the front matter", "mention": "the text"}
 _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)

@@ -28,6 +28,7 @@ MKDOCS_CONFIGS = ("properdocs.yml", "properdocs.yaml", "mkdocs.yml", "mkdocs.yam
 SITE_CONFIGS = (*MKDOCS_CONFIGS, ZENSICAL_TOML)  # a site's configuration (kb init finds and never replaces it)
 CONFIG_FILES = (SETTINGS_FILE, *SITE_CONFIGS)  # every file the settings are read from
 MAX_CONFIG_BYTES = 1 << 20
+SITE_GENERATORS = ("mkdocs", "zensical")  # what a knowledge base's site is built with (kb init --site)
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,9 @@ KNOB_INDEX = "knobs/index.md"
 INCIDENT_INDEX = "incidents/index.md"
 FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)
 ASSETS_DIR = "assets/incident-kb"
+# Every page the knowledge base generates that is no record's: the one list of where they go, which
+# placement and `kb init --merge` (a team's page in one of these places) decide from.
+GENERATED_PAGES = (HOME_PAGE, ACTION_PAGE, TAGS_PAGE, FINDINGS_PAGE, KNOB_INDEX, INCIDENT_INDEX)
 _URL_SAFE = ":/?#@!$&'()*+,;=%~"
 
 

@@ -120,12 +120,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._previewer: Any = None  # the preview module as this build imported it
         self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
-        self._serving = False  # `mkdocs serve`: every input of a build is watched until the next
+        # `mkdocs serve`: every input of a build is watched until the next, and the search index is
+        # written beside the preview, not before it
+        self._serving = False
         self._looked: Any = None  # glue.InputsLooked: what this build looked at
         self._last_config: MkDocsConfig | None = None
         self._save_watch: SaveWatch | None = None  # watches what the last build looked at
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
-        self._serving = False  # `mkdocs serve`: the search index is written beside the preview, not before it
         self._pagefind = False  # this build's search is the plugin's (site_search), on Pagefind's index
         self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
         self._files: Files | None = None  # this build's files
