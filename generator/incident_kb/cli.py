@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
 from typing import TextIO
 
@@ -95,9 +96,9 @@ def _write_log(text: str, root: Path | None) -> str:
     """The log file's path: kb.log in the user's cache folder, else (it is inside the repository, or
     cannot be written) a new temporary file; or why none could be written."""
     import tempfile
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(timezone.utc).isoformat()} (Python {sys.version.split()[0]})\n"
+    header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(UTC).isoformat()} (Python {sys.version.split()[0]})\n"
     try:
         folder = user_cache_folder()
         if is_inside(folder, repository_top(root or Path.cwd())):

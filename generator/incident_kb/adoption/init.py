@@ -25,15 +25,15 @@ from pathlib import Path
 
 from ..check.formats import displayable
 from ..findings import KbError
-from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
-from ..repository.files import UnreadableFile, read_bounded
 from ..records.vocabulary import RecordKind
+from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, is_inside, make_folders, way_out, write_file
+from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 from ..wording import path_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
-from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
+from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"

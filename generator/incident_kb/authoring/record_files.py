@@ -23,15 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..findings import Finding, KbError, Severity
-from ..wording import article
 from ..check.pipeline import KnowledgeBase, load_knowledge_base, record_files
+from ..findings import Finding, KbError, Severity
 from ..records.schema import SLUG_PATTERN, Incident, Knob
-from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
 from ..records.validate import validate_record
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
+from ..records.yaml_source import MAX_BYTES, parse_yaml
 from ..repository.files import TooLarge, UnreadableFile, read_bounded
 from ..repository.writes import Changed, Unwritable, way_out, write_file
-from ..records.yaml_source import MAX_BYTES, parse_yaml
+from ..wording import article
 from .line_ends import LineEnds
 from .yaml_splice import Editor
 

@@ -15,12 +15,13 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from .record_files import new_record, write_checked
 from ..findings import KbError
 from ..records.schema import MODELS
 from ..records.vocabulary import RecordKind
-from .yaml_emit import Indent, render_entry
 from ..records.yaml_source import parse_yaml
+from .record_files import new_record, write_checked
+from .yaml_emit import Indent, render_entry
+
 
 def modeline(kind: RecordKind, rel_path: str) -> str:
     """The editor schema modeline of a record at `rel_path`: the schema under the knowledge base's

@@ -30,8 +30,9 @@ from ruamel.yaml.events import (
 )
 
 from ..findings import KbError
-from .yaml_emit import Indent, RenderError, render_entry, render_item, render_key
 from ..records.yaml_source import Key, event_parser, parse_yaml
+from .yaml_emit import Indent, RenderError, render_entry, render_item, render_key
+
 
 class EditError(KbError):
     """The edit cannot be made in place; the message says where, why and what to do instead."""

@@ -14,7 +14,6 @@ from itertools import groupby
 from ..findings import Finding, Severity
 from ..wording import plural
 
-
 # What a terminal or a log would act on instead of showing: control characters (escape sequences
 # can clear the screen or hide text; a newline would split a finding), bidirectional overrides
 # (which reorder what is shown), and the lone surrogates that stand for bytes of a file name that

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..rules.references import DocReference
 from ..findings import Finding, finding_from_json
 from ..records.vocabulary import RecordKind
+from ..rules.references import DocReference
 
 RecordKey = tuple[RecordKind, str]
 

@@ -35,8 +35,8 @@ from typing import Any
 from ..cache import Store, open_store
 from ..findings import Finding, finding_from_json
 from ..history.git_view import GitView, read_git_view
-from ..repository.files import SETTLE_NS, Probes, probes_recorded, real_path, resigned, signature
 from ..records.vocabulary import record_kind_of
+from ..repository.files import SETTLE_NS, Probes, probes_recorded, real_path, resigned, signature
 
 _NAME = "check-result"
 _GIT_FILES = (".gitignore", ".gitattributes")  # read by git in every folder on a path's way

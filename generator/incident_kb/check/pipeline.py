@@ -21,24 +21,24 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from ..rules.references import DocReference, find_doc_references
-from ..rules.knob_rules import RULES, RuleSettings
-from ..settings.severities import Config, load_config
 from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from ..history.versions import consultations_recorded, versions_from
-from .ledger import FileFacts, Ledger
 from ..records.consistency import check_consistency
-from ..repository.files import describe_error, folder_entries, is_file, is_folder
 from ..records.links import named_records
 from ..records.model import Catalog, RecordSource
-from ..records.schema import Incident, Knob
-from ..settings.docs_folder import docs_folder
-from ..records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
 from ..records.record_cache import RecordCache
+from ..records.schema import Incident, Knob
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKind, record_kind_of
+from ..repository.files import describe_error, folder_entries, is_file, is_folder
+from ..rules.knob_rules import RULES, RuleSettings
+from ..rules.references import DocReference, find_doc_references
+from ..settings.docs_folder import docs_folder
 from ..settings.reference_date import reference_date
+from ..settings.severities import Config, load_config
 from ..wording import plural, shell_word
+from .ledger import FileFacts, Ledger
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
     from ..history.gitio import PendingTree

@@ -28,18 +28,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..findings import Finding, KbError, Severity
-from .staged import files_named_by_records, is_own_file
-from ..history.gitio import IndexNotCommittable, NotARepository, RepoState, index_tree, list_tree, open_repository, \
-    repository_state, resolve_commit, staged_paths
+from ..history.gitio import (
+    IndexNotCommittable,
+    NotARepository,
+    RepoState,
+    index_tree,
+    list_tree,
+    open_repository,
+    repository_state,
+    resolve_commit,
+    staged_paths,
+)
 from ..history.tree_layout import TreeLayout
-from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
-from ..repository.files import is_folder
 from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
-from ..settings.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
 from ..records.vocabulary import RecordKind
+from ..repository.files import is_folder
+from ..settings.docs_folder import MKDOCS_CONFIGS, ZENSICAL_TOML, docs_folder
 from ..wording import plural
+from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
     import git

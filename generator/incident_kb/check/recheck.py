@@ -31,15 +31,15 @@ from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from pathlib import Path
 
-from ..rules.knob_rules import RULES, RuleSettings
-from ..settings.severities import Config, load_config
 from ..findings import Finding, KbError
 from ..history.versions import consultations_recorded
+from ..records.links import RecordKey
+from ..repository.files import is_file
+from ..rules.knob_rules import RULES, RuleSettings
+from ..settings.docs_folder import docs_folder
+from ..settings.severities import Config, load_config
 from .ledger import FileFacts, Ledger
 from .pipeline import collector_paused, configured, load_records
-from ..repository.files import is_file
-from ..records.links import RecordKey
-from ..settings.docs_folder import docs_folder
 
 # A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
 # bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
@@ -163,8 +163,8 @@ def _stale_docs(root: Path, ledger: Ledger, files: Mapping[str, FileFacts], ids:
     about = [r for r in ledger.references if (ids is None or r.record_id in ids) and is_file(root / r.doc)]
     if not about and ids is not None:
         return [], ledger.notes, ledger.pairable
-    from ..rules.stale_docs import find_stale_docs
     from ..history.timelines import HistoryUnavailable, read_history
+    from ..rules.stale_docs import find_stale_docs
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from ..records.links import files_named
 from ..records.model import Catalog
-from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 from ..records.vocabulary import record_kind_of
+from ..settings.docs_folder import DEFAULT_DOCS, MKDOCS_CONFIGS, ZENSICAL_TOML
 
 SETTINGS_FILE = "pyproject.toml"
 OWN_SETTINGS = (SETTINGS_FILE, *MKDOCS_CONFIGS, ZENSICAL_TOML)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from .command import Command, add_root, root_of
 from ..records.vocabulary import EvidenceKind, Stance
 from .argument_types import today_unless, when
+from .command import Command, add_root, root_of
 from .edit_output import run_edit
 
 

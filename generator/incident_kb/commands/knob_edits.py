@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .command import Command, add_root, root_of
 from ..findings import KbError
 from ..measuring.benchmarks.samples import FORMATS
 from .argument_types import field_pair, number, pair, scalar, today_unless, when
+from .command import Command, add_root, root_of
 from .edit_output import run_edit
 
 

@@ -36,9 +36,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
-from .nesting import nested_keys
 from ..records.setting_names import name_positions, stands_with_value, takes_attached_value
+from .nesting import nested_keys
+from .values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
 
 _PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
 _PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")

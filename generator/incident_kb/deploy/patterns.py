@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .values import SettingLine
-from .safe_regex import compile_pattern
 from ..records.schema import Deployment, Knob
+from .safe_regex import compile_pattern
+from .values import SettingLine
 
 PLACEHOLDERS = ("{name}", "{value}")
 

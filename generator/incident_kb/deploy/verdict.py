@@ -17,13 +17,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from .forms import read_settings
-from .values import SettingLine
-from .patterns import any_value_pattern, deploy_pattern, pattern_lines, value_text
-from .safe_regex import compile_pattern
 from ..records.schema import Deployment, Knob
 from ..records.setting_names import unmatchable_reason
 from ..records.vocabulary import KnobStatus
+from .forms import read_settings
+from .patterns import any_value_pattern, deploy_pattern, pattern_lines, value_text
+from .safe_regex import compile_pattern
+from .values import SettingLine
 
 
 class DeployState(enum.Enum):

@@ -12,11 +12,11 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from ..repository.files import copy_if_there, resolved
 from .git_reads import refuse_what_git_would_wait_on
@@ -177,12 +177,12 @@ def commit_date(text: str) -> datetime | None:
     iso, _, seconds = text.strip().rpartition(" ")
     try:
         moment = datetime.fromisoformat(iso)
-        moment.astimezone(timezone.utc)  # raises when the UTC day falls outside years 1..9999
+        moment.astimezone(UTC)  # raises when the UTC day falls outside years 1..9999
         return moment
     except (ValueError, OverflowError):
         pass
     try:
-        return datetime.fromtimestamp(int(seconds), timezone.utc)
+        return datetime.fromtimestamp(int(seconds), UTC)
     except (ValueError, OverflowError, OSError):
         return None
 

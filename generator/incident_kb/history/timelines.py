@@ -18,29 +18,29 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..cache import open_store
 from ..findings import KbError
+from ..records.materiality import MaterialFields, material_fields
+from ..records.vocabulary import RecordKind
+from ..records.yaml_source import MAX_BYTES, parse_yaml
+from ..repository.files import UnreadableFile, read_bounded
+from ..settings.docs_folder import kb_folders
+from .git_view import read_git_view
 from .gitio import (
     NULL_ID,
     NotARepository,
+    Oversized,
     PendingTree,
     RepoState,
     open_repository,
-    Oversized,
     read_blobs,
     repository_state,
     resolve_commit,
     tree_changes,
     uncommitted_changes,
 )
-from .walk import Moment, Version
-from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
-from ..cache import open_store
-from ..repository.files import UnreadableFile, read_bounded
-from ..settings.docs_folder import kb_folders
-from ..records.materiality import MaterialFields, material_fields
-from ..records.vocabulary import RecordKind
-from ..records.yaml_source import MAX_BYTES, parse_yaml
+from .walk import Moment, Version
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id)
 

@@ -12,19 +12,19 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 
-from ..findings import Finding, finding
 from ..deploy.patterns import deploy_pattern
-from ..repository.files import describe_error, exists, is_file, resolved
-from .links import named_paths
 from ..deploy.safe_regex import pattern_problem
+from ..findings import Finding, finding
 from ..gains.estimates import median
-from .setting_names import unmatchable_reason
+from ..repository.files import describe_error, exists, is_file, resolved
+from ..wording import day
+from .links import named_paths
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, sides, when_key
 from .schema import Incident, Knob, Measurement
-from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
+from .setting_names import unmatchable_reason
 from .validate import dotted
+from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
 from .yaml_source import Key
-from ..wording import day
 
 
 def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from ..gains import estimates
 from ..deploy.patterns import value_text
+from ..gains import estimates
 from ..gains.estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
 from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
@@ -26,7 +26,7 @@ def when_key(moment: date | datetime) -> datetime:
     zone is UTC), a date as its midnight in UTC."""
     if isinstance(moment, datetime):
         return zoned(moment)
-    return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
+    return datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
 
 
 MINUS = "\u2212"  # the minus sign of prose; search and tests also accept ASCII '-'

@@ -15,11 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
-from ..wording import article
+from ..wording import article, day
 from .schema import MODELS, Record
 from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
-from ..wording import day
 
 _EXPECTED = {
     "string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",

@@ -11,37 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
 from pathlib import Path
 
-from ..findings import Finding, finding
-from ..records.consistency import path_problem
-from ..deploy.verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
 from ..deploy.patterns import value_text
-from ..repository.files import UnreadableFile, read_bounded
-from ..gains.verdicts import best_told_gain, claimed_gains, describe_reclaimed, noise_verdict
+from ..deploy.verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
+from ..findings import Finding, finding
+from ..gains.verdicts import best_told_gain, claimed_gains, describe_reclaimed
+from ..records.consistency import path_problem
 from ..records.model import Catalog, Gain, Suspicion
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
-from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
-from ..records.yaml_source import parse_yaml
 from ..records.verdicts import (
     Revert,
     RevertReason,
     Standing,
     Support,
     current_reverts,
-    reading_since,
-    still_suspected_elsewhere,
     has_experiment,
+    reading_since,
     standing,
+    still_suspected_elsewhere,
     support,
     supporting_evidence,
     unsettled_change,
 )
-from .gain_rules import GAIN_RULES
+from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
+from ..records.yaml_source import parse_yaml
+from ..repository.files import UnreadableFile, read_bounded
 from ..settings.rule_settings import RuleSettings
 from ..wording import day, shell_word
+from .gain_rules import GAIN_RULES
 
 _MAX_DEPLOY_FILE = 10 << 20
 

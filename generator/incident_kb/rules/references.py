@@ -26,12 +26,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
-from ..settings.docs_folder import docs_folder
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
 from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKind
 from ..records.yaml_source import parse_yaml
+from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
+from ..settings.docs_folder import docs_folder
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
 # sysctl names, file names). Each repetition starts with a separator, so matching is linear.

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
-from ...history.timelines import MaterialChange
 from ...deploy.patterns import value_text
+from ...history.timelines import MaterialChange
 from ...records.model import Catalog, when_key
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -109,7 +109,7 @@ def record_changes(catalog: Catalog,
 def _committed(change: MaterialChange) -> Committed:
     if change.commit is None or change.date is None:
         return Committed(None, None, change.summary)
-    return Committed(change.commit[:7], change.date.astimezone(timezone.utc))
+    return Committed(change.commit[:7], change.date.astimezone(UTC))
 
 
 def knob_changes(knob: Knob) -> list[Change]:

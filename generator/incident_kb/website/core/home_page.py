@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ...rules.knob_rules import Reclaimable
 from ...findings import Finding, Severity
 from ...gains.verdicts import RestoreState, best_told_gain, claimed_gains, describe_reclaimed, restore_check
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
+from ...rules.knob_rules import Reclaimable
 from ...wording import plural
 from .context import SiteContext
 from .gain_views import RestoreRow, restore_rows

@@ -13,29 +13,37 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from ...gains.verdicts import claimed_gains, describe_reclaimed
+from ...records.schema import FollowUp, Hypothesis, Incident
+from ...records.verdicts import (
+    Revert,
+    RevertReason,
+    Standing,
+    Support,
+    evidence_against,
+    evidence_effect,
+    support,
+    supporting_evidence,
+)
+from ...records.vocabulary import HistoryStatus, RecordKind
+from ...wording import plural
+from .context import SiteContext
+from .links import Links, hypothesis_anchor, incident_page
+from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from .page_parts import (
     Fact,
     badge,
     evidence_badge,
     finding_box,
     front_matter,
+    last_changed_fact,
     page_tags,
     running_sentence,
-    last_changed_fact,
     source_line,
     stance_badge,
     when_cell,
     when_text,
 )
-from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
-from ...records.schema import FollowUp, Hypothesis, Incident
-from ...records.vocabulary import HistoryStatus, RecordKind
-from ...gains.verdicts import claimed_gains, describe_reclaimed
-from ...records.verdicts import (Revert, RevertReason, Standing, Support, evidence_against, evidence_effect, support,
-                                 supporting_evidence)
-from ...wording import plural
-from .context import SiteContext
-from .links import Links, hypothesis_anchor, incident_page
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,19 @@ from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
-from .pages import (TEMPLATES, RenderedPage, banner_pages, findings_files, fixed_files, fixed_pages, home_files,
-                    incident_files, incident_index_files, knob_files, knob_index_files)
+from .pages import (
+    TEMPLATES,
+    RenderedPage,
+    banner_pages,
+    findings_files,
+    fixed_files,
+    fixed_pages,
+    home_files,
+    incident_files,
+    incident_index_files,
+    knob_files,
+    knob_index_files,
+)
 
 Record = Knob | Incident
 _NUMBERS = itertools.count()

@@ -16,9 +16,9 @@ from typing import Protocol
 
 from markupsafe import Markup
 
-from ...repository.files import is_file
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
+from ...repository.files import is_file
 from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"

@@ -17,15 +17,15 @@ from markupsafe import Markup
 from ...findings import Severity
 from ...gains.verdicts import best_told_gain, claimed_gains, restore_check
 from ...records.model import best_gain, describe_gains, when_key
-from .changes import Change
-from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
-from .markup import attribute, code, finding_message, plain
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from ...wording import plural
+from .changes import Change
 from .context import Read, SiteContext
 from .incident_pages import status_badge
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, Links
+from .markup import attribute, code, finding_message, plain
+from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
 
 INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
 

@@ -14,23 +14,23 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from markupsafe import Markup
 
-from .changes import Change, Committed
-from ...findings import Finding, Severity
 from ...check.pipeline import KnowledgeBase
-from .markup import attribute, code, finding_message, label, plain, record_inline, showable
 from ...deploy.patterns import value_text
+from ...findings import Finding, Severity
+from ...records.links import named_paths
 from ...records.model import running_setting
 from ...records.schema import Knob
-from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
-from ...wording import day, plural
+from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...repository.files import is_file
-from ...records.links import named_paths
+from ...wording import day, plural
+from .changes import Change, Committed
 from .links import TAGS_FIELD, SiteSettings
+from .markup import attribute, code, finding_message, label, plain, record_inline, showable
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def when_cell(moment: date | datetime | None) -> Markup:
 
 def commit_time_text(moment: datetime) -> str:
     """A commit's time in UTC, saying so: 2026-11-30 13:50:00 UTC."""
-    return day(moment.astimezone(timezone.utc) if moment.tzinfo is not None else moment)
+    return day(moment.astimezone(UTC) if moment.tzinfo is not None else moment)
 
 
 def change_when(change: Change) -> Markup:

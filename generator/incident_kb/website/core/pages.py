@@ -25,14 +25,14 @@ from ...records.model import knob_gains
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, PageMeta, SearchKind, site_needs
+from .context import SiteContext, gather_site_context
 from .home_page import HomePage, home_view
-from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
-from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
+from .links import ASSETS_DIR, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from .markup import plain
-from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
+from .page_parts import doc_banner
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"

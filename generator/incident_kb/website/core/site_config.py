@@ -12,20 +12,19 @@ overrides from ZENSICAL_THEME, which `kb render` writes too.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
-
-import tomllib
-from dataclasses import dataclass
 
 from ruamel.yaml import YAML
 from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 
-from ...settings.docs_folder import ZENSICAL_DOCS, ZENSICAL_TOML, docs_folder, site_config_file
 from ...repository.files import UnreadableFile, read_bounded
+from ...settings.docs_folder import ZENSICAL_TOML, docs_folder, site_config_file
 from .links import SiteSettings
 
 ZENSICAL_THEME = "kb-site/theme"  # the theme overrides kb render writes for Zensical

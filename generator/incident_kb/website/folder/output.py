@@ -27,11 +27,11 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from ...findings import KbError
 from ...check.pipeline import check_knowledge_base
+from ...findings import KbError
+from ...records.vocabulary import RENDER_MANIFEST
 from ...repository.files import UnreadableFile, read_bounded
 from ...repository.writes import Unwritable, remove_file, write_file
-from ...records.vocabulary import RENDER_MANIFEST
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site

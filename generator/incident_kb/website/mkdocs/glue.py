@@ -26,16 +26,16 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
+from ...check.pipeline import KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
-from ...check.pipeline import KnowledgeBase, check_knowledge_base
 from ...repository.files import Probes, probes_recorded
 from ...settings.docs_folder import docs_folder
-from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle, PageMeta
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
+from ..core.site_config import settings_from_config
 from .save_watch import Inputs
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -250,7 +250,7 @@ def _why_no_listing(options: Any, tagged: list[str]) -> str | None:
     if not options.listings:
         return "Material's tags plugin renders no listings (`listings: false`, or `export_only: true`)"
     try:
-        marked = re.search(r"<!--\s*?{directive}(.*?)\s*-->".format(directive=options.listings_directive),
+        marked = re.search(rf"<!--\s*?{options.listings_directive}(.*?)\s*-->",
                            f"<!-- {TAGS_LISTING} -->", flags=re.I | re.M | re.S)
     except re.error:
         marked = None

@@ -42,24 +42,24 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment
 from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.config.config_options import ExtraScriptValue
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from jinja2 import Environment
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from .idle_collection import IdleCollection
-from .save_watch import SaveWatch
-from . import site_search
-from ..core.bundle import SEARCH_SEPARATOR, site_needs
 from ...wording import yaml_quoted
+from ..core.bundle import SEARCH_SEPARATOR, site_needs
+from . import site_search
+from .idle_collection import IdleCollection
 from .live_reload import fresh_module
+from .save_watch import SaveWatch
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "incident_kb.website.mkdocs.glue"
