@@ -87,7 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _crashed(exc: BaseException, args: argparse.Namespace | None) -> int:
     """Write the traceback to the log file, say where in one line, exit 3."""
     where = _write_log("".join(traceback.format_exception(exc)), getattr(args, "root", None))
-    _say(f"kb: kb crashed ({displayable(type(exc).__name__)}: {displayable(str(exc).splitlines()[0] if str(exc) else '')})"
+    _say(f"kb: kb crashed ({displayable(type(exc).__name__)}: "
+         f"{displayable(str(exc).splitlines()[0] if str(exc) else '')})"
          f"; this is a bug in kb, not a finding: the traceback is in {where}")
     return 3
 

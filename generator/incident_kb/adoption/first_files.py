@@ -45,7 +45,8 @@ def fill(name: str, values: dict[str, str]) -> str:
     return text
 
 
-def check_reads_back(texts: Mapping[Path, str | bytes], expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
+def check_reads_back(texts: Mapping[Path, str | bytes],
+                     expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
     """Raise unless each filled-in file parses, in YAML 1.1 and 1.2, with the value at each path of
     keys as given."""
     for path, keys, value in expected:

@@ -48,7 +48,8 @@ class SiteAdditions:
         if self.new_text is None:
             return []
         return [line.rstrip("\n") for line in difflib.unified_diff(
-            old_text.splitlines(True), self.new_text.splitlines(True), f"{name} (now)", f"{name} (with the knowledge base)", n=1)]
+            old_text.splitlines(True), self.new_text.splitlines(True), f"{name} (now)",
+            f"{name} (with the knowledge base)", n=1)]
 
 
 def knowledge_base_prefix(docs_folder: Path) -> str:

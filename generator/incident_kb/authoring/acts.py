@@ -293,7 +293,8 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         editor.set(("measurements", index), "setting", old, fields(Measurement))
     item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
-                 note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
+                 note=note if note is not None
+                 else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
     editor.set((), "value", value, fields(Knob))
     editor.append(("history",), item, fields(Knob))
     knob, checked = _save_knob(record, editor, knob_id)

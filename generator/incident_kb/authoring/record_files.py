@@ -77,8 +77,8 @@ class RecordFile:
 
 def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     if not re.match(SLUG_PATTERN, record_id):
-        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and dashes, "
-                      "e.g. 'multi-round-harness-hang'")
+        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and "
+                      "dashes, e.g. 'multi-round-harness-hang'")
     folder = root / kind.folder
     for suffix in RECORD_SUFFIXES:  # whatever is there (a link, a pipe): the command says why it is no record
         if os.path.lexists(folder / f"{record_id}{suffix}"):

@@ -339,7 +339,8 @@ class Editor:
         if sequence.kind != "seq":
             raise EditError(f"{where}: '{path[-1]}' is not a list")
         if sequence.flow:
-            raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); write it one item per line to add to it")
+            raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); "
+                            "write it one item per line to add to it")
         try:
             self.text = _append_item(doc, sequence, items, self.indent)
         except (EditError, RenderError) as exc:

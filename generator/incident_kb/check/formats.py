@@ -51,7 +51,8 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
         tail = f"all good: {displayable(summary)}"
     else:
         files = len({f.path for f in findings})
-        tail = f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} ({displayable(summary)})"
+        tail = (f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} "
+                f"({displayable(summary)})")
     return "\n\n".join([*blocks, tail]) + "\n"
 
 

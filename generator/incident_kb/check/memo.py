@@ -111,7 +111,8 @@ def run_key(root: Path, today: date, allow_shallow: bool) -> list[object]:
 
 
 def _is_entry(entry: object) -> bool:
-    return isinstance(entry, dict) and {"changed_after", "view", "files", "listings", "result", "ledger"} <= entry.keys()
+    return (isinstance(entry, dict)
+            and {"changed_after", "view", "files", "listings", "result", "ledger"} <= entry.keys())
 
 
 def _edited_records(root: Path, changed: list[str], before: Probes) -> list[str] | None:

@@ -186,8 +186,8 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass in the knowledge base's store in the user's cache folder (`incident_kb.cache`;
-    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`: keep where each finding came from
-    (`KnowledgeBase.ledger`), for `recheck`."""
+    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`:
+    keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`."""
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
@@ -304,8 +304,8 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
                 found.append(finding("duplicate-id", rel_path, line, column, record.id,
-                                     f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
-                                     "id"))
+                                     f"{kind} id '{record.id}' is already used by {first}; "
+                                     "each record needs its own id", "id"))
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()

@@ -42,8 +42,8 @@ def _set_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_set(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date), args.note,
-                                           args.incident, args.hypothesis))
+    return run_edit(args, lambda acts: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date),
+                                                      args.note, args.incident, args.hypothesis))
 
 
 def _retire_arguments(parser: argparse.ArgumentParser) -> None:

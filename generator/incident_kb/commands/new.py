@@ -60,7 +60,8 @@ def run_new_knob(args: argparse.Namespace) -> int:
     return run_edit(args, lambda acts: Outcome(
         f"{create_record(root, RecordKind.KNOB, args.id, given)}: new knob '{args.id}' ({args.name}={args.value}, "
         f"{args.status})",
-        (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... --condition KEY=VALUE",)))
+        (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... "
+         "--condition KEY=VALUE",)))
 
 
 def _incident_arguments(parser: argparse.ArgumentParser) -> None:

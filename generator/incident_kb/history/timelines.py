@@ -125,7 +125,8 @@ def read_history(root: Path, records: Mapping[str, RecordKey], extra_docs: Itera
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None, staged=True))
             else:
-                uncommitted = (uncommitted_changes(repo, pathspecs, [state.toplevel / (state.prefix + p) for p in paths])
+                uncommitted = (uncommitted_changes(repo, pathspecs,
+                                                   [state.toplevel / (state.prefix + p) for p in paths])
                                if rev is None else [])
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)

@@ -206,7 +206,8 @@ def _labels_found(files: Mapping[str, BenchmarkFile]) -> str:
     if not labels:
         return (f"the runs carry no {fields}: give FIELD=VALUE labels, or one file per side "
                 "(--baseline-file, --candidate-file)")
-    shown = ", ".join(f"'{label}'" for label in labels[:8]) + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
+    shown = (", ".join(f"'{label}'" for label in labels[:8])
+             + (f" and {len(labels) - 8} more" if len(labels) > 8 else ""))
     return f"the labels there ({fields}) are {shown}"
 
 
@@ -332,7 +333,8 @@ def _source(root: Path, path: Path) -> str:
 
 def _same_runs(item: dict[str, Any], existing: Measurement) -> bool:
     return (existing.metric == item["metric"] and dict(existing.conditions) == dict(item.get("conditions") or {})
-            and list(existing.runs) == list(item["runs"]) and list(existing.baseline_runs) == list(item["baseline_runs"]))
+            and list(existing.runs) == list(item["runs"])
+            and list(existing.baseline_runs) == list(item["baseline_runs"]))
 
 
 def _conditions_text(conditions: Mapping[str, Any]) -> str:

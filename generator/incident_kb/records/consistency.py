@@ -142,7 +142,8 @@ def _check_measurement(report: _Reporter, i: int, measurement: Measurement) -> I
 
 def _agrees(number: float, middle: float) -> bool:
     """Whether a number written by hand is the median, to the precision it is written with."""
-    decimals = len(repr(float(number)).partition(".")[2]) if isinstance(number, float) and "e" not in repr(number) else 0
+    decimals = (len(repr(float(number)).partition(".")[2])
+                if isinstance(number, float) and "e" not in repr(number) else 0)
     return abs(number - middle) <= max(0.5 * 10.0 ** -decimals, 1e-9 * abs(middle))
 
 
@@ -174,7 +175,8 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
     if incident.status is IncidentStatus.RESOLVED:
         if incident.resolved is None:
             yield report("missing-field", ("status",),
-                         "a resolved incident needs 'resolved:' with the date it was resolved, e.g. 'resolved: 2026-11-09'")
+                         "a resolved incident needs 'resolved:' with the date it was resolved, "
+                         "e.g. 'resolved: 2026-11-09'")
         if cause is None:
             yield report("root-cause", ("status",),
                          "a resolved incident needs a root cause: add 'root_cause: {hypothesis: <id>, summary: ...}' "

@@ -170,7 +170,8 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
     previous: Gain | None = None
     for gain in gains:
         same_metric = previous is not None and previous.metric == gain.metric
-        same_keys = same_metric and previous is not None and [k for k, _ in previous.conditions] == [k for k, _ in gain.conditions]
+        same_keys = (same_metric and previous is not None
+                     and [k for k, _ in previous.conditions] == [k for k, _ in gain.conditions])
         text = gain.change_text
         if not same_metric:
             text += f" {gain.metric}"
@@ -269,7 +270,8 @@ class Catalog:
     def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None:
         return _hypothesis_of(self.incidents.get(incident_id or ""), hypothesis_id)
 
-    def changes_under(self, incident_id: str, hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
+    def changes_under(self, incident_id: str,
+                      hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
         """Knob status changes that name this incident (and hypothesis, when given), in knob order."""
         return self._changes_under.get((incident_id, hypothesis_id), ())
 

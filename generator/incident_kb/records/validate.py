@@ -107,7 +107,8 @@ def _explain(errors: list[dict[str, Any]], path: Key, raw: Any, model: type[Base
         return "bad-value", (f"'{name}' is {_describe(value)}; an id is a slug of lowercase letters, digits and "
                              "dashes, e.g. 'multi-round-harness-hang'")
     if kind in ("string_too_short", "too_short"):
-        return "bad-value", f"'{name}' is empty; give at least one {'character' if kind == 'string_too_short' else 'entry'}"
+        return ("bad-value",
+                f"'{name}' is empty; give at least one {'character' if kind == 'string_too_short' else 'entry'}")
     if kind == "string_too_long":
         return "bad-value", f"'{name}' is too long ({error['ctx']['max_length']} characters at most)"
     if kind == "value_error":

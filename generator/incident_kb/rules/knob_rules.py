@@ -258,7 +258,8 @@ def overdue_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Ite
             due = reason.review_due(settings.overdue_days)
             days = (settings.today - due).days
             why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
-                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
+                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert "
+                   f"({due.isoformat()})")
             yield _knob_finding(
                 catalog, "revert-overdue", knob, ("history", reason.index),
                 f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{hypothesis.id}' "
@@ -288,7 +289,8 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
         under = (f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was later refuted"
                  if change.standing is Standing.REFUTED else
                  f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was resolved on "
-                 f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
+                 "another root cause "
+                 f"('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
         if changed:
             back = (f" To undo it: set to {value_text(previous)} from {value_text(value_now)}. Change it back "
                     f"(`kb set {knob.id} {_typed(previous)} --note '...'`)")

@@ -14,9 +14,9 @@ records with `not_about: [id, ...]` in its front matter, or of all of them with 
 
 Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots such
 as a file name, each dotted part), and a name with other punctuation through the longest word in
-it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly with the size of the docs,
-never with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing
-of git.
+it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly
+with the size of the docs, never with the length of a word times its parts, nor with docs x
+records. Reads docs; knows nothing of git.
 """
 
 from __future__ import annotations

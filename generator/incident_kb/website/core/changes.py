@@ -127,7 +127,8 @@ def knob_changes(knob: Knob) -> list[Change]:
             moved = f"{value} -> {now}" if value is not None and value != now else None
             value = now
         change = Change(entry.date, RecordKind.KNOB, knob.id, "", before, status, moved)
-        said = f"{before} -> {status}" if change.status_moved else f"still {status}" if change.changed_nothing else status
+        said = (f"{before} -> {status}" if change.status_moved
+                else f"still {status}" if change.changed_nothing else status)
         changes.append(replace(change, text=f"{said}, value {moved}" if moved else said))
         before = status
     return changes

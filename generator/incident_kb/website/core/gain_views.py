@@ -113,7 +113,8 @@ def gain_notes(knob: Knob, min_gain_pct: float) -> Iterable[Markup]:
         parts: list[Markup] = []
         setting = measured_setting(knob, m)
         if not same_setting(setting, knob.value):
-            at = f"at {value_text(setting)}" if setting is not None else "at a value that cannot be told (no 'setting:')"
+            at = (f"at {value_text(setting)}" if setting is not None
+                  else "at a value that cannot be told (no 'setting:')")
             parts.append(plain(f"measured {at}, not at the current {value_text(knob.value)}: history, never claimed "
                                "for the current value"))
         provenance = [(label, value) for label, value in (("host", m.host), ("software", m.software),

@@ -94,10 +94,11 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
             rendered.append(path)
         pages[path] = before
 
+    # page() calls each render before the loop moves on: the lambdas read this turn's record (B023).
     for knob in context.knobs():
-        page(knob_page(knob.id), lambda: knob_files(context, knob))
+        page(knob_page(knob.id), lambda: knob_files(context, knob))  # noqa: B023
     for incident in context.incidents():
-        page(incident_page(incident.id), lambda: incident_files(context, incident))
+        page(incident_page(incident.id), lambda: incident_files(context, incident))  # noqa: B023
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
     page(FINDINGS_PAGE, lambda: findings_files(context))
@@ -124,7 +125,8 @@ def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[R
             key = (kind, record.id)
             known = before.get(key)
             same = known is not None and (known[0] is record or known[0] == record)
-            versions[key] = (record, known[1] if known is not None and same else _Version(kind, record.id, next(_NUMBERS)))
+            versions[key] = (record,
+                             known[1] if known is not None and same else _Version(kind, record.id, next(_NUMBERS)))
     return versions
 
 

@@ -180,7 +180,8 @@ class Links:
         if self.site.has_file(rel_path):
             inside = self.settings.docs_path(rel_path)
             assert inside is not None
-            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)  # short: a table's Source column
+            # short: a table's Source column
+            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)
         return code(text)
 
     def reference(self, where: str, short: bool = False) -> Markup:

@@ -50,7 +50,8 @@ def page_tags(tags: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(map(label, tags)))
 
 
-def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None, search_excluded: bool = False) -> Markup:
+def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None,
+                 search_excluded: bool = False) -> Markup:
     """YAML front matter: the page title, tags (from page_tags) for the tags plugin, a search boost,
     or the page kept out of search."""
     lines = [f"title: {_yaml_text(label(title))}", f"{TAGS_FIELD}:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
@@ -185,7 +186,8 @@ def doc_banner(findings: Sequence[Finding]) -> Markup:
     counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
     kind = "danger" if errors else "warning"
     items = "\n".join(f"<li><strong>{html.escape(f.code)}</strong>"
-                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: {finding_message(f.message, in_markdown=False)}</li>"
+                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: "
+                      f"{finding_message(f.message, in_markdown=False)}</li>"
                       for f in findings)
     return Markup(
         f'<div class="admonition {kind} kb-finding kb-banner" data-search-exclude>\n'
@@ -216,7 +218,8 @@ class FindingPlaces:
             and item in self.by_record[(RecordKind.KNOB, item.subject or "")] else None
 
 
-def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
+def place_findings(kb: KnowledgeBase, settings: SiteSettings,
+                   record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
     """`record_pages` maps a record file to (kind, id, page) for every record that has a page. A
     finding about a knob in another file (drift, at the deploy file's line) shows on the knob's page."""
     places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()},
@@ -269,7 +272,8 @@ def running_cell(knob: Knob) -> Markup:
     sort = value_text(running.value) if running.value is not None else ""
     cell = Markup(f'<span data-sort="{attribute(showable(sort))}">') + shown + Markup("</span>")
     if not running.is_tuned:
-        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + value_code(knob.value) + Markup("</span>")
+        cell += (Markup('<br><span class="kb-aside">') + plain("default; tuned ") + value_code(knob.value)
+                 + Markup("</span>"))
     return cell
 
 

@@ -143,7 +143,8 @@ def knob_files(context: SiteContext, knob: Knob) -> RenderedPage:
 def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
     view, text = _within_search_limit(incident_view(context, incident), render_incident_page)
     names = (incident.id, incident.title)
-    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
+    return RenderedPage(view.path, ((view.path, text),),
+                        _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
@@ -166,8 +167,9 @@ def findings_files(context: SiteContext) -> RenderedPage:
 
 def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
     view, text = _within_search_limit(view, render)
-    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded,
-                                                                  search_kind=SearchKind.OVERVIEW))
+    return RenderedPage(view.path, ((view.path, text),),
+                        PageMeta(title=view.title, search_excluded=view.search_excluded,
+                                 search_kind=SearchKind.OVERVIEW))
 
 
 def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str,

@@ -114,11 +114,13 @@ def _yaml_string(text: str) -> str:
 
 def _docs_files(docs: Path) -> frozenset[str]:
     """The docs folder's files as a site built from it has them (hidden ones aside), docs-relative."""
-    rel_paths = (path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir()) if docs.is_dir() else ()
+    rel_paths = ((path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir())
+                 if docs.is_dir() else ())
     return frozenset(rel for rel in rel_paths if not any(part.startswith(".") for part in PurePosixPath(rel).parts))
 
 
-def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes], notes: list[str]) -> dict[str, bytes]:
+def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes],
+                 notes: list[str]) -> dict[str, bytes]:
     """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A
     generated page never takes a doc's place (see core.placement): every doc is copied."""
     copies: dict[str, bytes] = {}
@@ -155,8 +157,8 @@ def _needs_in_subfolder(bundle: Bundle, prefix: str) -> list[str]:
              f"(extra_css) and {', '.join(f'{prefix}/{p}' for p in needs.scripts)} (extra_javascript), with the "
              f"markdown extensions {', '.join(needs.markdown_extensions)}"]
     if bundle.banners:
-        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs plugin or "
-                     f"a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
+        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs "
+                     f"plugin or a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
     return lines
 
 

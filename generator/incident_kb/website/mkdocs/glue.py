@@ -161,9 +161,9 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
     fails on it: a team's page must not silently hide the knowledge base's), and how to place it."""
     config_file = os.path.basename(config.config_file_path or "mkdocs.yml")
     folder = next(name for name in ("kb", "knowledge-base") if name != settings.prefix)  # not the one that clashed
-    how = (f"To put the knowledge base in a folder of its own, give the incident-kb plugin the option `prefix: {folder}` "
-           f"in {config_file} (its pages then go under {folder}/); or keep your pages in those places and turn the "
-           "generated ones off (`home: false`, `tags: false`).")
+    how = ("To put the knowledge base in a folder of its own, give the incident-kb plugin the option "
+           f"`prefix: {folder}` in {config_file} (its pages then go under {folder}/); or keep your pages in those "
+           "places and turn the generated ones off (`home: false`, `tags: false`).")
     message = kept_pages_message(placed, settings.docs_dir, how)
     if message is not None:
         log.warning("incident-kb: %s", message)

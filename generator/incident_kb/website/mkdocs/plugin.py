@@ -31,8 +31,9 @@ development checkout (see `live_reload`).
 from __future__ import annotations
 
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
-# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile and the generated workflow silence them, where the
-# user chose to (docs/reference/adopting.md: "The incident-kb plugin's options").
+# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile
+# and the generated workflow silence them, where the user chose to (docs/reference/adopting.md:
+# "The incident-kb plugin's options").
 import logging
 import os
 import posixpath
@@ -368,7 +369,8 @@ def _theme_stamp(folders: list[str]) -> tuple[tuple[str, int], ...]:
     """The files of the theme's folders outside installed packages, with their times."""
     installed = Path(sysconfig.get_paths()["purelib"]).resolve()
     return tuple(sorted((str(p), p.stat().st_mtime_ns) for folder in folders
-                        if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file()))
+                        if installed not in Path(folder).resolve().parents
+                        for p in Path(folder).rglob("*") if p.is_file()))
 
 
 def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> None:
@@ -385,7 +387,8 @@ def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> Non
         list_templates = env.list_templates
 
         def listed(extensions: Any = None, filter_func: Any = None) -> list[str]:
-            key = (stamp, None if extensions is None else tuple(extensions), getattr(filter_func, "__code__", filter_func))
+            key = (stamp, None if extensions is None else tuple(extensions),
+                   getattr(filter_func, "__code__", filter_func))
             if key not in known:
                 for old in [old for old in known if old[0] != stamp]:  # type: ignore[index]
                     del known[old]

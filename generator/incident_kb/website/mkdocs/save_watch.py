@@ -63,7 +63,8 @@ SLOW_POLL = 2.0  # seconds between polls of a folder whose changes the notificat
 # also sets it apart from MkDocs' own of the same folder, which watchdog would otherwise share (and
 # keep sharing after that one ended with its folder).
 _REPORTED: list[type[FileSystemEvent]] = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
-                                          FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent, DirAttribEvent]
+                                          FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
+                                          DirAttribEvent]
 Target = tuple[str, bool]  # a folder to watch (real path), and whether everything below it too
 
 
