@@ -82,7 +82,8 @@ def main() -> None:
           f"{args.knobs * len(texts)} found set")
     print(f"  the common forms' readers (now):                 {ours:.2f} s, {our_hits} of "
           f"{args.knobs * len(texts)} found set")
-    print(f"  readers / one regex: {ours / base:.2f}x  (load {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())})")
+    print(f"  readers / one regex: {ours / base:.2f}x  "
+          f"(load {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())})")
 
 
 if __name__ == "__main__":
