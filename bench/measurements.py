@@ -10,7 +10,7 @@ wall time carries the other tenants' load), next to two baselines from the same 
 Files: SGLang JSON lines (10,000 runs, 2 labels x 2 concurrencies), a hyperfine export (10,000 lines:
 2 commands with their times and exit codes), a CSV of 10,000 samples.
 
-Statistics: the exact bootstrap interval (records/estimates.py) for n runs a side, next to a sampled
+Statistics: the exact bootstrap interval (gains/estimates.py) for n runs a side, next to a sampled
 bootstrap of 2,000 resamples (random.choices and statistics.median: what the exact one replaces).
 Check: `kb check` of --knobs knobs whose two measurements have 5 runs a side, against the same
 knobs with single numbers (what intervals add to a whole check), best of --rounds.

@@ -10,7 +10,7 @@ named in the output (only missing lines are added to .gitignore), so running it 
 
 Everything is checked before anything is written (the folder's name, every place a file goes, what
 the written files will read back as), then all is written or nothing: a write that fails takes back
-what this run made. Files go through `records/writes.py`, so no link leads a write out of the
+what this run made. Files go through `repository/writes.py`, so no link leads a write out of the
 repository; `.gitignore` is read through the bounded reader. The starter files are in `starter/`.
 """
 

@@ -312,7 +312,7 @@ class SiteSetup:
     generator: str  # "mkdocs" (MkDocs or ProperDocs, with the plugin) or "zensical"
     config_name: str  # mkdocs.yml, properdocs.yml... or zensical.toml
     existing: bool  # the configuration was there before: kept, or added to with --merge
-    docs: str  # the docs folder, root-relative (records/docs_folder.py decides it)
+    docs: str  # the docs folder, root-relative (settings/docs_folder.py decides it)
     prefix: str  # where the generated pages go in the docs folder ('' its top)
     site_dir: str | None  # where the site is built, root-relative ('site'), None when outside the root
     old_text: str | None = None  # the existing configuration's text

@@ -1,4 +1,4 @@
-"""What `kb fmt` does (its command: `commands/formatting.py`): records in one canonical shape, without losing a comment.
+"""What `kb fmt` does (its command: `commands/fmt.py`): records in one canonical shape, without losing a comment.
 
 The shape: keys in the order the schema declares them (each key moves with the comments and blank
 lines above it), single quotes wherever a quoted value needs no escapes, the editor schema modeline

@@ -220,7 +220,7 @@ def _errors_caused(record: RecordFile, after: Sequence[Finding]) -> list[Finding
 
 def write_atomically(path: Path, data: bytes, expected: bytes | None, root: Path | None = None) -> None:
     """Replace `path` with `data` (or create it when `expected` is None), all at once, through no
-    link that leads out of the knowledge base `root` (`records/writes.py`; without `root`, its folder).
+    link that leads out of the knowledge base `root` (`repository/writes.py`; without `root`, its folder).
 
     The file must still hold `expected`: an edit made meanwhile (in an editor, by another command)
     is not overwritten.

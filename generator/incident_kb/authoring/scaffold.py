@@ -2,7 +2,7 @@
 order, each under a comment saying what goes there, with the editor schema modeline on top.
 
 Values come from the caller; the other fields are written empty for the author to fill in. The new
-file is validated like any edit and never replaces an existing record (`editing.py` sees to both).
+file is validated like any edit and never replaces an existing record (`record_files.py` sees to both).
 Knows the schema's fields, not the command line.
 """
 

@@ -3,10 +3,10 @@
 A round-trip YAML library re-emits the whole file and hangs each comment on the node above it, so
 appending an item or moving a key drags comments to the wrong place. Here the document is parsed
 only for positions (where each node starts, where its content ends), and each edit splices
-lines rendered by `yaml_render.py` in at line boundaries: comments, blank lines, quoting and indentation elsewhere
-survive by construction. An `Editor` also applies every edit to a copy of the data and checks that
-the new text parses to exactly that, so an edit can never say something other than what was meant.
-Knows nothing of knobs or incidents.
+lines rendered by `yaml_emit.py` in at line boundaries: comments, blank lines, quoting and
+indentation elsewhere survive by construction. An `Editor` also applies every edit to a copy of the
+data and checks that the new text parses to exactly that, so an edit can never say something other
+than what was meant. Knows nothing of knobs or incidents.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ What a result depends on, all of it in the key or the entry:
   fingerprint);
 - git's view (`history.git_view`): HEAD, the branch, the shallow boundary, the effective
   configuration at every level, the index, ignore and attributes files git reads;
-- every look the check made at the repository, written down by `records/files.py` (the one module
+- every look the check made at the repository, written down by `repository/files.py` (the one module
   that looks): each path it read or looked at by its signature, each folder it listed by its
   entries, and the `.gitignore` and `.gitattributes` files in the folders on the way to them.
 git's view is taken before the check runs and each path at its first look, so an input that changes

@@ -316,7 +316,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:
-    """What decides which docs refer to a record (see `checking.references`), as JSON text."""
+    """What decides which docs refer to a record (see `rules.references`), as JSON text."""
     return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 

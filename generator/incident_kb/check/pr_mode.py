@@ -53,7 +53,7 @@ from .staged import files_named_by_records, is_own_file
 if TYPE_CHECKING:
     import git
 
-# The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
+# The settings, and the site's configuration, which says where the docs are (settings/docs_folder.py).
 _CONFIG = ("pyproject.toml", *MKDOCS_CONFIGS, ZENSICAL_TOML)
 _INDEX = re.compile(r"\[\d+\]")
 _NUMBER = re.compile(r"\b\d+\b")

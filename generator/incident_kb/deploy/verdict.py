@@ -3,7 +3,7 @@ for `kb check`'s drift rule and the authoring commands' next steps alike.
 
 An active knob must be set to its value there; a reverted or retired one must not be set to any
 value it was ever tuned to (an older tuned value included; its default may be set). The file is
-read through the record's own pattern when it gives one, else through `deploy_forms`' readers of the
+read through the record's own pattern when it gives one, else through `forms.py`'s readers of the
 common forms, under the setting's name and under each of its `aliases:` (an old name, a config key:
 a file may set it so). Lines that name the setting in a form no reader understands are returned
 too, so the caller says so; a line that hands the setting on from where it runs (`docker run -e

@@ -3,7 +3,7 @@
 "Does this hypothesis still stand?", "does a revert under it rest on correlation alone?", "is
 this knob's revert still justified?" and "what does the evidence since the revert say?" are
 answered by the functions below ("does this deploy file agree with the knob?" by
-`deploy_verdict`); the rules, the pages and the authoring commands all call them, so a page can
+`deploy/verdict.py`); the rules, the pages and the authoring commands all call them, so a page can
 never say what the check does not. Model in, verdicts out: no findings, no markup.
 """
 

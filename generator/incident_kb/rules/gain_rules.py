@@ -1,7 +1,7 @@
 """The rules about gains: one that cannot be told from noise, a value changed and never measured, a
 restore never verified by a measurement.
 
-The verdicts come from `records/gain_verdicts.py` (the same functions the pages and the home
+The verdicts come from `gains/verdicts.py` (the same functions the pages and the home
 page's ledger ask); these rules only phrase them, each finding at the line it is about.
 """
 

@@ -53,7 +53,7 @@ class Reclaimable:
     revert: HistoryEntry  # the entry that took it out (the date it stands reverted since)
     incident: Incident  # the latest reason's incident and hypothesis
     hypothesis: Hypothesis
-    gains: tuple[Gain, ...]  # those measured at its value (gain_verdicts.claimed_gains)
+    gains: tuple[Gain, ...]  # those measured at its value (gains.verdicts.claimed_gains)
     min_gain_pct: float = 0.0
     reasons: tuple[RevertReason, ...] = ()  # every hypothesis it stands reverted under, oldest first
     elsewhere: tuple[Suspicion, ...] = ()  # open incidents that still suspect it
@@ -132,7 +132,7 @@ def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> I
 
 
 def read_deployment(root: Path, knob: Knob, deployment: Deployment) -> DeploymentVerdict | None:
-    """What `deployment.path` says against the knob (`deploy_verdict`); None when the path or pattern
+    """What `deployment.path` says against the knob (`deploy/verdict.py`); None when the path or pattern
     is unusable (the consistency checks report those) or the knob is only proposed. Raises
     UnreadableFile when the file cannot be read."""
     if path_problem(root, deployment.path) is not None:

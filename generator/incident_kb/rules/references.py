@@ -54,7 +54,7 @@ class DocReference:
 
 def doc_paths(root: Path, catalog: Catalog, skipped: list[tuple[str, str]] | None = None) -> list[str]:
     """Markdown files (each suffix MkDocs renders) under the docs folder (docs/, or the one the site
-    renders: see records/docs_folder.py; anything so named but a folder: reading refuses what is not a
+    renders: see settings/docs_folder.py; anything so named but a folder: reading refuses what is not a
     regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
     record lists under `docs`. Subfolders reached through a link inside the repository are walked;
     each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)

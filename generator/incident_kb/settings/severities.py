@@ -62,7 +62,7 @@ class Config:
 
 def load_config(root: Path) -> tuple[Config, list[Finding]]:
     path = root / "pyproject.toml"
-    if not lexists(path):  # an input even when missing: the look is written down (see check_memo)
+    if not lexists(path):  # an input even when missing: the look is written down (see check/memo.py)
         return Config(), []
     try:
         text = read_bounded(path, _MAX_CONFIG_BYTES, root).decode("utf-8")

@@ -1,7 +1,7 @@
 """View data for gains as the pages show them: the knob page's gains table (the value measured,
 each side's median and spread, the change, its 95% interval and method, the runs), the notes with
 each measurement's provenance, the "Gains" line at a glance, and the home page's ledger of
-restored knobs. Every verdict comes from `records/gain_verdicts.py`; this module only says them.
+restored knobs. Every verdict comes from `gains/verdicts.py`; this module only says them.
 """
 
 from __future__ import annotations

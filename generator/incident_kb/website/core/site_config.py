@@ -87,7 +87,7 @@ def _zensical_project(root: Path) -> dict[str, Any] | None:
 def read_site_settings(root: Path) -> SiteSettings:
     """SiteSettings from root/zensical.toml if there is one, else the MkDocs configuration
     (properdocs.yml or mkdocs.yml), else the defaults; the docs folder as the check reads it
-    (records/docs_folder.py: in a Zensical set-up whose docs_dir is ZENSICAL_DOCS, docs/)."""
+    (settings/docs_folder.py: in a Zensical set-up whose docs_dir is ZENSICAL_DOCS, docs/)."""
     docs = docs_folder(root).rel_path
     project = _zensical_project(root)
     if project is not None:

@@ -15,7 +15,7 @@ A manifest of what was written (each file's path and SHA-256) lets a later run r
 records that no longer exist, without touching anything else: only a plain relative path inside
 OUT is removed, only a regular file whose bytes match the digest recorded for it (a line without
 one removes nothing), and never through a link. A file kb did not write is never replaced. Files
-are written through `records/writes.py`, only inside OUT, never through a link.
+are written through `repository/writes.py`, only inside OUT, never through a link.
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
 
 class InputsLooked:
     """Every look a build's check and pages took at the repository (each path, each folder listed:
-    `records.files` writes them down), and git's own files whose change changes its view: what
+    `repository.files` writes them down), and git's own files whose change changes its view: what
     `mkdocs serve` watches until the next build (see save_watch)."""
 
     def __init__(self, root: Path) -> None:
@@ -144,7 +144,7 @@ def hand_written_pages(files: Files, config: MkDocsConfig) -> frozenset[str]:
 
 def log_docs_folder(root: Path, settings: SiteSettings) -> None:
     """A warning when kb check reads another docs folder than this site renders: stale-doc would
-    never look at this site's pages (records/docs_folder.py decides what the check reads)."""
+    never look at this site's pages (settings/docs_folder.py decides what the check reads)."""
     checked = docs_folder(root)
     if checked.rel_path == settings.docs_dir:
         return

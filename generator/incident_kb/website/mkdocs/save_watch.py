@@ -1,7 +1,7 @@
 """Every input of the site watched under `mkdocs serve` (`make serve`), and a save seen at once.
 
 What to watch is not a list: after each build the plugin hands over every path the build looked at
-(`Inputs`: the files and folders the check and the pages read, as `records.files` wrote them down,
+(`Inputs`: the files and folders the check and the pages read, as `repository.files` wrote them down,
 the folders it listed, and MkDocs' own docs folder, configuration file and `watch:` entries). A
 path that does not exist is watched from its nearest folder that does, so a records folder, a
 deploy file or a doc created after serve started is seen; a folder deleted and created again is
