@@ -166,11 +166,6 @@ class Revert:
             return ()
         return tuple(reason for reason in self.reasons if reason.is_open and reason.hypothesis is not None)
 
-    @property
-    def tests_open_hypothesis(self) -> bool:
-        """The revert is a hypothesis test still running: one of its hypotheses is open."""
-        return bool(self.open_reasons)
-
     def review_due(self, overdue_days: int) -> date:
         """The latest reason's review date (see `RevertReason.review_due`)."""
         return self.latest.review_due(overdue_days)
