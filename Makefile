@@ -10,7 +10,7 @@ ADDR ?= 127.0.0.1:8000
 export DISABLE_MKDOCS_2_WARNING := true
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: serve site test test-fast test-lowest check install schemas clean wheel
+.PHONY: serve site test test-fast test-lowest lint check install schemas clean wheel
 
 # Reinstall when the project's dependencies change. constraints.txt holds the versions the suite was
 # run with (so CI tests what was tested); pyproject.toml the ranges an adopter may install.
@@ -55,10 +55,15 @@ test: $(STAMP)
 test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
 	$(LOWEST)/bin/python -m pytest -n auto --dist loadfile
 
-# The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy and bulk
+# The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy, ruff and bulk
 # runs of the real command (tests marked slow), on every core.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m 'not slow' -n auto
+
+# Lint with ruff (the rules are in pyproject.toml's [tool.ruff]); `ruff check --fix` applies its safe fixes.
+# tests/ is not linted yet.
+lint: $(STAMP)
+	$(BIN)/ruff check generator bench
 
 check: $(STAMP)
 	$(BIN)/kb check

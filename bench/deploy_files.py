@@ -10,7 +10,6 @@ as `kb check` does. Prints the seconds of each and `readers / one regex`. Usage:
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -18,8 +17,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from incident_kb.deploy.verdict import deployment_verdict  # noqa: E402
 from incident_kb.deploy.safe_regex import compile_pattern  # noqa: E402
+from incident_kb.deploy.verdict import deployment_verdict  # noqa: E402
 from incident_kb.records.schema import Knob  # noqa: E402
 
 
@@ -83,7 +82,8 @@ def main() -> None:
           f"{args.knobs * len(texts)} found set")
     print(f"  the common forms' readers (now):                 {ours:.2f} s, {our_hits} of "
           f"{args.knobs * len(texts)} found set")
-    print(f"  readers / one regex: {ours / base:.2f}x  (load {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())})")
+    print(f"  readers / one regex: {ours / base:.2f}x  "
+          f"(load {' '.join(f'{x:.1f}' for x in __import__('os').getloadavg())})")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from incident_kb.rules.references import find_doc_references  # noqa: E402
 from incident_kb.check.pipeline import load_knowledge_base  # noqa: E402
+from incident_kb.rules.references import find_doc_references  # noqa: E402
 
 KNOB = """\
 id: knob-{i}

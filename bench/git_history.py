@@ -228,10 +228,12 @@ def command_seconds(*args: str) -> tuple[float, subprocess.CompletedProcess[str]
 
 
 def timelines_seconds(folder: Path) -> float:
-    code = ("import sys, time; from pathlib import Path; from incident_kb.check.pipeline import load_knowledge_base, material_changes; "
+    code = ("import sys, time; from pathlib import Path; "
+            "from incident_kb.check.pipeline import load_knowledge_base, material_changes; "
             " root = Path(sys.argv[1]); "
             "catalog = load_knowledge_base(root).catalog; t = time.perf_counter(); "
-            "changes = material_changes(root, catalog); print(time.perf_counter() - t, sum(map(len, changes.values())))")
+            "changes = material_changes(root, catalog); "
+            "print(time.perf_counter() - t, sum(map(len, changes.values())))")
     out = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, check=True,
                          env=ENV, cwd=REPO).stdout.split()
     return float(out[0])

@@ -10,7 +10,7 @@ wall time carries the other tenants' load), next to two baselines from the same 
 Files: SGLang JSON lines (10,000 runs, 2 labels x 2 concurrencies), a hyperfine export (10,000 lines:
 2 commands with their times and exit codes), a CSV of 10,000 samples.
 
-Statistics: the exact bootstrap interval (records/estimates.py) for n runs a side, next to a sampled
+Statistics: the exact bootstrap interval (gains/estimates.py) for n runs a side, next to a sampled
 bootstrap of 2,000 resamples (random.choices and statistics.median: what the exact one replaces).
 Check: `kb check` of --knobs knobs whose two measurements have 5 runs a side, against the same
 knobs with single numbers (what intervals add to a whole check), best of --rounds.
@@ -85,7 +85,8 @@ def write_files(rng: random.Random) -> dict[str, tuple[Path, list[str]]]:
     per_command = (10_000 - 6) // 2 // 2  # each run is a line of times and a line of exit codes
     results = [{"command": command, "mean": mean, "stddev": 0.01, "median": mean, "user": mean, "system": 0.01,
                 "min": mean, "max": mean, "times": [mean * (1 + rng.gauss(0, 0.01)) for _ in range(per_command)],
-                "exit_codes": [0] * per_command} for command, mean in (("CTAS=256 ./bench", 1.84), ("CTAS=512 ./bench", 1.64))]
+                "exit_codes": [0] * per_command}
+               for command, mean in (("CTAS=256 ./bench", 1.84), ("CTAS=512 ./bench", 1.64))]
     hyperfine = OUT / "hyperfine-10k.json"
     hyperfine.write_text(json.dumps({"results": results}, indent=2) + "\n")
     rows = ["label,concurrency,tps"] + [f"{'a' if i % 2 else 'b'},{64 if (i // 2) % 2 else 96},"
@@ -166,7 +167,8 @@ def knob_file(i: int, rng: random.Random, runs: bool) -> str:
             tuned = ", ".join(f"{2700 * (1 + rng.gauss(0, 0.01)):.1f}" for _ in range(5))
             sides = f"    baseline_runs: [{base}]\n    runs: [{tuned}]\n"
         else:
-            sides = f"    baseline: {2400 * (1 + rng.gauss(0, 0.01)):.1f}\n    value: {2700 * (1 + rng.gauss(0, 0.01)):.1f}\n"
+            sides = (f"    baseline: {2400 * (1 + rng.gauss(0, 0.01)):.1f}\n"
+                     f"    value: {2700 * (1 + rng.gauss(0, 0.01)):.1f}\n")
         measurements += (f"  - metric: output throughput\n    conditions: {{concurrency: {concurrency}}}\n"
                          f"    date: 2026-10-02\n{sides}")
     return (f"id: knob-{i:04d}\nname: SETTING_{i:04d}\nsummary: A setting.\nvalue: 512\nstatus: active\n"

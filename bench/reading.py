@@ -99,8 +99,10 @@ def prepare(work: Path, size: int, rebuild: bool, search: str) -> tuple[Path, fl
 
 
 def _code_stamp() -> str:
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "status", "--porcelain", "generator"], cwd=REPO, capture_output=True, text=True).stdout
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                          text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "generator"], cwd=REPO, capture_output=True,
+                           text=True).stdout
     return head + (" (with uncommitted changes)" if dirty.strip() else "")
 
 
@@ -119,7 +121,8 @@ def mark_probe(root: Path) -> None:
     path = probe_knob(root)
     path.write_text(path.read_text().replace(
         "measurements:\n", "measurements:\n  - metric: output throughput\n    conditions: {concurrency: 200}\n"
-        f"    delta_pct: {PROBE_GAIN}\n    date: 2026-10-02\n", 1).replace("\ntags: ", f"\naliases: [{PROBE_ALIAS}]\ntags: ", 1))
+        f"    delta_pct: {PROBE_GAIN}\n    date: 2026-10-02\n", 1)
+        .replace("\ntags: ", f"\naliases: [{PROBE_ALIAS}]\ntags: ", 1))
 
 
 # -- serving, with the variants' rewrites -----------------------------------------------------------
@@ -301,7 +304,8 @@ UI = {
                  "ready": "(() => { const m = document.querySelector('.md-search-result__meta');"
                           " return !!m && !/Initializing/.test(m.textContent); })()"},
     "kb": {"open": "/", "box": ".kb-search__input", "results": ".kb-search__result > a",
-           "ready": "(() => { const b = document.querySelector('.kb-search'); return !!b && b.dataset.state === 'ready'; })()"},
+           "ready": "(() => { const b = document.querySelector('.kb-search');"
+                    " return !!b && b.dataset.state === 'ready'; })()"},
 }
 
 RECORD_TIME = """() => { window.__kbKeys = []; document.addEventListener('keydown',
@@ -395,7 +399,8 @@ class SearchFigures:
     ranks: list[str]
 
 
-def measure_search(playwright, variant: Variant, probes: dict[str, str], queries: list[tuple[str, str]]) -> SearchFigures:
+def measure_search(playwright, variant: Variant, probes: dict[str, str],
+                   queries: list[tuple[str, str]]) -> SearchFigures:
     ui = UI[variant.search]
     browser = Browser(playwright)
     try:
@@ -477,7 +482,8 @@ def measure_pages(playwright, variant: Variant) -> PageFigures:
             total = page.evaluate("(() => { const c = document.querySelector('.kb-count');"
                                   " const m = c && /of ([\\d,]+)/.exec(c.textContent);"
                                   " return m ? parseInt(m[1].replace(/,/g, '')) : null; })()")
-            sort = _timed(page, "click", lambda: page.locator("article table th button", has_text="Best gain").first.click())
+            sort = _timed(page, "click",
+                          lambda: page.locator("article table th button", has_text="Best gain").first.click())
             status = page.locator('select[data-column="Status"]').first
             filter_ = _timed(page, "change", lambda: status.select_option("reverted"))
             height = page.evaluate("document.documentElement.scrollHeight")
@@ -576,8 +582,8 @@ def main() -> None:
                       "every rank 1")
             if not args.skip_pages:
                 p = measure_pages(playwright, Variant("as built", site))
-                print(f"home page: {p.home_kb:.0f} KB, {p.home_height:,} px tall at 1280, {p.home_height_phone:,} px at 390"
-                      "   (goal: < 150 KB)")
+                print(f"home page: {p.home_kb:.0f} KB, {p.home_height:,} px tall at 1280, "
+                      f"{p.home_height_phone:,} px at 390   (goal: < 150 KB)")
                 print(f"knobs index: {p.rows:,} rows; first paint {p.first_paint_ms:.0f} ms, tools ready "
                       f"{p.tools_ms:.0f} ms; sort {p.sort_ms:.0f} ms, filter {p.filter_ms:.0f} ms; "
                       f"{p.height:,} px at 1280, {p.height_phone:,} px at 390 with {p.tab_phone_mb:.0f} MB"

@@ -43,11 +43,13 @@ def knob_yaml(i: int, rng: random.Random, incidents: int) -> str:
     for c in rng.sample([16, 32, 64, 96, 128], rng.randint(1, 4)):
         if rng.random() < 0.5:
             measurements.append(f"  - metric: output throughput\n    conditions: {{concurrency: {c}}}\n"
-                                f"    delta_pct: {rng.uniform(-3, 15):.1f}\n    date: 2026-10-{rng.randint(1, 28):02d}\n")
+                                f"    delta_pct: {rng.uniform(-3, 15):.1f}\n"
+                                f"    date: 2026-10-{rng.randint(1, 28):02d}\n")
         else:
             base = rng.randint(800, 2000)
             measurements.append(f"  - metric: p99 latency\n    conditions: {{concurrency: {c}}}\n    baseline: {base}\n"
-                                f"    value: {base - rng.randint(-50, 200)}\n    unit: ms\n    higher_is_better: false\n")
+                                f"    value: {base - rng.randint(-50, 200)}\n"
+                                "    unit: ms\n    higher_is_better: false\n")
     history = ["  - date: 2026-10-01\n    status: active\n    note: Deployed after benchmarking.\n"]
     status = "active"
     if rng.random() < 0.3 and incidents:
@@ -109,7 +111,8 @@ def generate(root: Path, knobs: int, incidents: int, docs: int) -> None:
 def static_copy(root: Path, static: Path) -> None:
     """The same site as plain markdown: the generated files plus the hand-written docs."""
     shutil.copytree(root / "docs", static / "docs")
-    subprocess.run([sys.executable, "-m", "incident_kb.cli", "render", "--root", str(root), "--out", str(static / "generated")],
+    subprocess.run([sys.executable, "-m", "incident_kb.cli", "render", "--root", str(root),
+                    "--out", str(static / "generated")],
                    check=True, cwd=REPO, stdout=subprocess.DEVNULL)
     for path in (static / "generated").rglob("*"):
         if path.is_file() and path.name != ".incident-kb-render":
@@ -170,8 +173,9 @@ def main() -> None:
     print(f"generated, warm chart cache:                     {warm:6.1f} s   ratio {warm / plain:.2f}"
           f"   (runs: {runs(warm_runs)})")
     plain_cpu = min(CPU["plain"])
-    print(f"CPU seconds (best): plain {plain_cpu:.1f}, cold {CPU['cold'][0]:.1f} (ratio {CPU['cold'][0] / plain_cpu:.2f}), "
-          f"warm {min(CPU['warm']):.1f} (ratio {min(CPU['warm']) / plain_cpu:.2f}); load average {os.getloadavg()[0]:.1f}")
+    print(f"CPU seconds (best): plain {plain_cpu:.1f}, cold {CPU['cold'][0]:.1f} "
+          f"(ratio {CPU['cold'][0] / plain_cpu:.2f}), warm {min(CPU['warm']):.1f} "
+          f"(ratio {min(CPU['warm']) / plain_cpu:.2f}); load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

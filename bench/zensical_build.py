@@ -49,7 +49,8 @@ def main() -> None:
                     ("git", "add", "-A"), ("git", "commit", "-q", "-m", "records")):
         subprocess.run(command, cwd=root, env=GIT, check=True, capture_output=True)
     render_s, render = timed(str(BIN / "kb"), "render", cwd=root)
-    print(f"kb render       {render_s:6.1f} s  exit {render.returncode}: {render.stdout.splitlines()[0] if render.stdout else render.stderr}")
+    print(f"kb render       {render_s:6.1f} s  exit {render.returncode}: "
+          f"{render.stdout.splitlines()[0] if render.stdout else render.stderr}")
     build_s, build = timed(str(BIN / "zensical"), "build", cwd=root)
     tail = (build.stdout + build.stderr).strip().splitlines()[-1:]
     print(f"zensical build  {build_s:6.1f} s  exit {build.returncode}: {' '.join(tail)}")

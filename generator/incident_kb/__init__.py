@@ -2,7 +2,7 @@
 
 
 def __getattr__(name: str) -> str:
-    # `__version__` on first use: importlib.metadata costs more than a remembered `kb check` (check_memo).
+    # `__version__` on first use: importlib.metadata costs more than a remembered `kb check` (check/memo.py).
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version

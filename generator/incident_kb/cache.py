@@ -198,7 +198,8 @@ def code_fingerprint() -> str:
     if _fingerprint is None:
         digest = hashlib.sha256(sys.version.encode())
         try:
-            installed = sorted(name for name in os.listdir(sysconfig.get_paths()["purelib"]) if name.endswith(".dist-info"))
+            installed = sorted(name for name in os.listdir(sysconfig.get_paths()["purelib"])
+                               if name.endswith(".dist-info"))
         except OSError:  # pragma: no cover - no site-packages to list
             installed = []
         digest.update("\0".join(installed).encode())

@@ -14,6 +14,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
 from typing import TextIO
 
@@ -87,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _crashed(exc: BaseException, args: argparse.Namespace | None) -> int:
     """Write the traceback to the log file, say where in one line, exit 3."""
     where = _write_log("".join(traceback.format_exception(exc)), getattr(args, "root", None))
-    _say(f"kb: kb crashed ({displayable(type(exc).__name__)}: {displayable(str(exc).splitlines()[0] if str(exc) else '')})"
+    _say(f"kb: kb crashed ({displayable(type(exc).__name__)}: "
+         f"{displayable(str(exc).splitlines()[0] if str(exc) else '')})"
          f"; this is a bug in kb, not a finding: the traceback is in {where}")
     return 3
 
@@ -96,9 +98,9 @@ def _write_log(text: str, root: Path | None) -> str:
     """The log file's path: kb.log in the user's cache folder, else (it is inside the repository, or
     cannot be written) a new temporary file; or why none could be written."""
     import tempfile
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(timezone.utc).isoformat()} (Python {sys.version.split()[0]})\n"
+    header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(UTC).isoformat()} (Python {sys.version.split()[0]})\n"
     try:
         folder = user_cache_folder()
         here = Path(os.path.realpath(root or Path.cwd()))

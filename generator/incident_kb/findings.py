@@ -63,17 +63,21 @@ _CODES = (
          "a knob's setting name or alias can never be found in a doc as one token (use 'aliases:')"),
     # What the records imply
     Code("reclaimable-knob", Severity.ERROR,
-         "a knob stays reverted although every hypothesis behind its revert has fallen (refuted, or another root cause)"),
-    Code("knob-drift", Severity.ERROR, "a knob's deploy files disagree with its status or value (at the deploy file's line)"),
+         "a knob stays reverted although every hypothesis behind its revert has fallen "
+         "(refuted, or another root cause)"),
+    Code("knob-drift", Severity.ERROR,
+         "a knob's deploy files disagree with its status or value (at the deploy file's line)"),
     Code("unreadable-setting", Severity.ERROR,
          "a deploy file names a knob's setting in a form kb cannot read, so drift there cannot be judged"),
     Code("restore-candidate", Severity.WARNING,
          "the evidence since a revert, weighed (strongest, then newest), speaks against the hypothesis it tests"),
-    Code("correlation-only-revert", Severity.WARNING, "a knob was reverted on correlation alone, under an open hypothesis"),
+    Code("correlation-only-revert", Severity.WARNING,
+         "a knob was reverted on correlation alone, under an open hypothesis"),
     Code("unexplained-revert", Severity.WARNING, "a reverted knob names no incident and hypothesis for its revert"),
     Code("changed-under-refuted", Severity.WARNING,
          "a knob's value or status was last changed under a hypothesis later refuted (or another root cause)"),
-    Code("revert-overdue", Severity.WARNING, "a knob stays reverted under a hypothesis still open past its review date"),
+    Code("revert-overdue", Severity.WARNING,
+         "a knob stays reverted under a hypothesis still open past its review date"),
     Code("gain-within-noise", Severity.WARNING,
          "a gain claimed for a knob's value whose 95% interval includes zero, or that is below min-gain-pct"),
     Code("unmeasured-value", Severity.WARNING,
@@ -83,7 +87,8 @@ _CODES = (
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
     Code("unjudged-doc", Severity.WARNING,
-         "a doc refers to a record, but git has no history of it here (ignored, or in a submodule): stale-doc cannot judge it"),
+         "a doc refers to a record, but git has no history of it here (ignored, or in a submodule): "
+         "stale-doc cannot judge it"),
 )
 
 CODES: dict[str, Code] = {code.slug: code for code in _CODES}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
+
 from ..check.formats import displayable
 from ..findings import KbError
 
@@ -35,7 +36,8 @@ def shell_quoted(word: str) -> str:
 def fill(name: str, values: dict[str, str]) -> str:
     """The starter file `name` with each `"@key@"` (a YAML value) replaced by the value in quotes,
     and each bare `@key@` (inside a comment) by the value as it is."""
-    from ..authoring.yaml_emit import Quoted, render_scalar  # ruamel.yaml: imported by `kb init` alone (the CLI mounts it)
+    # ruamel.yaml: imported by `kb init` alone (the CLI mounts it)
+    from ..authoring.yaml_emit import Quoted, render_scalar
 
     text = (STARTER / name).read_text(encoding="utf-8")
     for key, value in values.items():
@@ -43,7 +45,8 @@ def fill(name: str, values: dict[str, str]) -> str:
     return text
 
 
-def check_reads_back(texts: Mapping[Path, str | bytes], expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
+def check_reads_back(texts: Mapping[Path, str | bytes],
+                     expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
     """Raise unless each filled-in file parses, in YAML 1.1 and 1.2, with the value at each path of
     keys as given."""
     for path, keys, value in expected:

@@ -3,14 +3,14 @@
 Writes the record folders, a first doc (so git keeps docs/), the JSON Schemas where the records'
 modelines point, the site's configuration (`--site mkdocs`, the default: a mkdocs.yml that uses the
 `incident-kb` plugin; `--site zensical`: a zensical.toml that builds what `kb render` writes),
-`.gitignore` entries for what the build and a killed edit leave, and, at the top of the git repository (where GitHub and pre-commit
-look for them), the PR workflow and a pre-commit hook. DIR may be a subfolder of a larger
-repository. A file that exists is never overwritten: it is kept and named in the output (only
-missing lines are added to .gitignore), so running it twice is safe.
+`.gitignore` entries for what the build and a killed edit leave, and, at the top of the git
+repository (where GitHub and pre-commit look for them), the PR workflow and a pre-commit hook. DIR
+may be a subfolder of a larger repository. A file that exists is never overwritten: it is kept and
+named in the output (only missing lines are added to .gitignore), so running it twice is safe.
 
 Everything is checked before anything is written (the folder's name, every place a file goes, what
 the written files will read back as), then all is written or nothing: a write that fails takes back
-what this run made. Files go through `records/writes.py`, so no link leads a write out of the
+what this run made. Files go through `repository/writes.py`, so no link leads a write out of the
 repository; `.gitignore` is read through the bounded reader. The starter files are in `starter/`.
 """
 
@@ -25,17 +25,17 @@ from pathlib import Path
 
 from ..check.formats import displayable
 from ..findings import KbError
-from ..settings.config_files import SITE_CONFIGS, SITE_GENERATORS as SITES
-from ..settings.docs_folder import DEFAULT_DOCS
-from ..repository.files import UnreadableFile, read_bounded
-from ..records.vocabulary import RecordKind
 from ..places import is_inside
+from ..records.vocabulary import RecordKind
+from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, make_folders, way_out, write_file
+from ..settings.config_files import SITE_CONFIGS
+from ..settings.docs_folder import DEFAULT_DOCS
 from ..wording import path_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
-from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
+from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
@@ -80,8 +80,8 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
     among them: see `init_knowledge_base`)."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
-    setup = site if isinstance(site, SiteSetup) else SiteSetup(site, "mkdocs.yml" if site == "mkdocs" else "zensical.toml",
-                                                               False, DEFAULT_DOCS, "", "site")
+    setup = site if isinstance(site, SiteSetup) else SiteSetup(
+        site, "mkdocs.yml" if site == "mkdocs" else "zensical.toml", False, DEFAULT_DOCS, "", "site")
     kb_dir = layout.kb_dir
     prefix = "" if kb_dir == "." else kb_dir + "/"
     install = pinned_requirement()
@@ -92,7 +92,9 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "kb_dir": kb_dir,
         "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
                    + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
-        "entry": "kb check --staged" + ("" if kb_dir == "." else f" --root {first_files.shell_quoted(f'./{kb_dir}' if kb_dir.startswith('-') else kb_dir)}"),
+        "entry": "kb check --staged"
+                 + ("" if kb_dir == "."
+                    else f" --root {first_files.shell_quoted(f'./{kb_dir}' if kb_dir.startswith('-') else kb_dir)}"),
         "branch": workflow_branch(layout.in_git, layout.top),
     }
     files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
@@ -169,7 +171,8 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         for path, create in planned:
             if create:
                 content = files[path]
-                write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content, made=made)
+                write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content,
+                           made=made)
                 made.append(path)
                 lines.append(f"  created {_shown(path)}")
             else:

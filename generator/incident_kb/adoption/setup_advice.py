@@ -31,7 +31,8 @@ def what_to_add(setup: SiteSetup) -> list[str]:
         options = f"\n      prefix: {setup.prefix}" if setup.prefix else ""
         return [f"{name} needs these plugins to show the knowledge base (kb init --merge cannot add them: "
                 f"{displayable(setup.cannot_merge)}):", "  plugins:", "    - search:",
-                f"        separator: '{SEARCH_SEPARATOR}'", "    - tags", f"    - incident-kb:{options}".replace("\n", "\n  ")]
+                f"        separator: '{SEARCH_SEPARATOR}'", "    - tags",
+                f"    - incident-kb:{options}".replace("\n", "\n  ")]
     if additions is None or additions.new_text is None:
         return []
     where = f" (under {setup.prefix}/ in {setup.docs}/, beside your pages)" if setup.prefix else ""
@@ -52,13 +53,15 @@ def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, 
              *([f"  git init {path_word(top)}   # the checks read git history"] if not in_git else []),
              *([f"  kb init{folder} --merge   # adds the knowledge base to {displayable(setup.config_name)} as shown"]
                if pending else []),
-             *([f"  add the lines above to {displayable(setup.config_name)}"] if setup.cannot_merge is not None else []),
+             *([f"  add the lines above to {displayable(setup.config_name)}"]
+               if setup.cannot_merge is not None else []),
              f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
              "  git add -A && git commit -m 'Start a knowledge base'",
              f"  kb check{root_option}"]
     place = f" (the knowledge base under {setup.prefix}/)" if setup.prefix else ""
     if setup.generator == "zensical":
-        lines.append(f"  kb render{root_option} && zensical serve{config}   # the site; kb render again after editing a record")
+        lines.append(f"  kb render{root_option} && zensical serve{config}"
+                     "   # the site; kb render again after editing a record")
     else:
         lines.append(f"  {setup.builder} serve{config}   # the site{place}, rebuilt as you edit")
     return lines

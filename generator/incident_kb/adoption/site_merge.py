@@ -40,16 +40,14 @@ PREFIXES = ("kb", "knowledge-base", "incident-kb")
 
 @dataclass(frozen=True)
 class SiteAdditions:
-    prefix: str  # where the generated pages go in the docs folder ('' its top)
     new_text: str | None  # the file with the additions; None when it needs none
-    problem: str | None  # why --merge cannot make them (then `snippet` says what to add by hand)
-    snippet: tuple[str, ...]  # the lines to add, as YAML, for a reader to copy
 
     def diff(self, name: str, old_text: str) -> list[str]:
         if self.new_text is None:
             return []
         return [line.rstrip("\n") for line in difflib.unified_diff(
-            old_text.splitlines(True), self.new_text.splitlines(True), f"{name} (now)", f"{name} (with the knowledge base)", n=1)]
+            old_text.splitlines(True), self.new_text.splitlines(True), f"{name} (now)",
+            f"{name} (with the knowledge base)", n=1)]
 
 
 def knowledge_base_prefix(docs_folder: Path) -> str:
@@ -103,7 +101,6 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
         lines[-1] += "\n"
     inserts: list[tuple[int, list[str]]] = []  # (index of the line to insert before, lines)
     replaced: dict[int, list[str]] = {}
-    snippet: list[str] = []
     plugins = config.get("plugins")
     plugin_options = [f"prefix: {prefix}"] if prefix else []
     theme = config.get("theme")
@@ -116,7 +113,6 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
             inserts.append((_end_of_block(lines, config, "plugins"), _items(wanted_plugins, 2)))
         else:
             inserts.append((_end_of_file(lines), ["plugins:\n", *_items(wanted_plugins, 2)]))
-        snippet += ["plugins:", *[line.rstrip("\n") for line in _items(wanted_plugins, 2)]]
     elif isinstance(plugins, list):
         plugins = _commented(plugins)
         if _inline(plugins):
@@ -129,17 +125,14 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
                 under = _content_column(lines[line]) + 2  # the item's options: deeper than its name
                 if isinstance(item, str):  # `- search` bare: the separator under it
                     replaced[line] = [_with_colon(lines[line], name), " " * under + separator + "\n"]
-                    snippet += [f"{' ' * dash}- {name}:", f"{' ' * under}{separator}"]
                 else:
-                    _add_separator(item, name, line, under, lines, inserts, replaced, snippet)
+                    _add_separator(item, name, line, under, lines, inserts, replaced)
         if material and not {"tags", "material/tags"} & set(names):
             wanted_plugins.append(("tags", []))
         if PLUGIN not in names:
             wanted_plugins.append((PLUGIN, plugin_options))
         if wanted_plugins:
-            added = _items(wanted_plugins, dash)
-            inserts.append((_end_of_block(lines, config, "plugins"), added))
-            snippet += [line.rstrip("\n") for line in added]
+            inserts.append((_end_of_block(lines, config, "plugins"), _items(wanted_plugins, dash)))
     elif isinstance(plugins, dict):  # `plugins:` as a mapping (`search: {}`), which MkDocs also reads
         plugins = _commented(plugins)
         if _inline(plugins):
@@ -150,7 +143,7 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
         for name in plugins:
             if name in ("search", "material/search"):
                 line = plugins.lc.key(name)[0]
-                _add_separator(plugins, name, line, column + 2, lines, inserts, replaced, snippet)
+                _add_separator(plugins, name, line, column + 2, lines, inserts, replaced)
         keyed = [(name, [f"{' ' * (column + 2)}{option}" for option in options]) for name, options in
                  ([("tags", [])] if material and not {"tags", "material/tags"} & set(plugins) else [])
                  + ([(PLUGIN, plugin_options)] if PLUGIN not in plugins else [])]
@@ -159,7 +152,6 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
                      for line in [" " * column + f"{name}:" + ("" if options else " {}") + "\n",
                                   *(option + "\n" for option in options)]]
             inserts.append((_end_of_block(lines, config, "plugins"), added))
-            snippet += [line.rstrip("\n") for line in added]
     else:
         raise CannotMerge("its plugins: is not a list")
     nav = config.get("nav")
@@ -172,9 +164,8 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
             added = [" " * dash + "- Knowledge base:\n",
                      *(" " * (dash + 4) + f"- {entry}\n" for entry in section)]
             inserts.append((_end_of_block(lines, config, "nav"), added))
-            snippet += ["nav:   # at its end", *[line.rstrip("\n") for line in added]]
     if not inserts and not replaced:
-        return SiteAdditions(prefix, None, None, ())
+        return SiteAdditions(None)
     new_lines: list[str] = []
     by_line: dict[int, list[list[str]]] = {}
     for at, block in inserts:
@@ -188,11 +179,11 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     new_text = "".join(line if line.endswith("\r\n") or not line.endswith("\n") else line[:-1] + eol
                        for line in new_lines)
     check_reads_back(text, new_text, PLUGIN, SEARCH_SEPARATOR)
-    return SiteAdditions(prefix, new_text, None, tuple(snippet))
+    return SiteAdditions(new_text)
 
 
 def _add_separator(options_of: Any, name: str, line: int, under: int, lines: list[str],
-                   inserts: list[tuple[int, list[str]]], replaced: dict[int, list[str]], snippet: list[str]) -> None:
+                   inserts: list[tuple[int, list[str]]], replaced: dict[int, list[str]]) -> None:
     """Add the separator to the search plugin `name` whose options are `options_of[name]`, written at
     `line` (`under`: the column its options take when it has none yet)."""
     separator = f"separator: {yaml_quoted(SEARCH_SEPARATOR)}"
@@ -210,10 +201,8 @@ def _add_separator(options_of: Any, name: str, line: int, under: int, lines: lis
     elif isinstance(options, dict) and not _inline(options):
         first = _commented(options).lc.key(next(iter(options)))
         inserts.append((first[0], [" " * first[1] + separator + "\n"]))
-        under = first[1]
     else:
         raise CannotMerge(f"its {name} plugin's options are written inline")
-    snippet.append(f"{' ' * under}{separator}   # under {name}:")
 
 
 def _content_column(line: str) -> int:
@@ -312,7 +301,7 @@ class SiteSetup:
     generator: str  # "mkdocs" (MkDocs or ProperDocs, with the plugin) or "zensical"
     config_name: str  # mkdocs.yml, properdocs.yml... or zensical.toml
     existing: bool  # the configuration was there before: kept, or added to with --merge
-    docs: str  # the docs folder, root-relative (records/docs_folder.py decides it)
+    docs: str  # the docs folder, root-relative (settings/docs_folder.py decides it)
     prefix: str  # where the generated pages go in the docs folder ('' its top)
     site_dir: str | None  # where the site is built, root-relative ('site'), None when outside the root
     old_text: str | None = None  # the existing configuration's text

@@ -47,7 +47,8 @@ def pinned_requirement() -> Install:
         return Install(pinned, None, f"incident-kb {dist.version} runs from {url}, which CI cannot install; the "
                                      f"workflow names {pinned}: install incident-kb from a wheel (make wheel in its "
                                      f"checkout, then pip install the file) and run kb init again after removing "
-                                     f".github/workflows/kb-check.yml, or change its install step to where your team installs it from")
+                                     f".github/workflows/kb-check.yml, or change its install step to where your team "
+                                     "installs it from")
     return Install(pinned)
 
 

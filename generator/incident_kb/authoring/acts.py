@@ -17,23 +17,33 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from .outcome import Outcome, entry, fields
-from .record_files import RecordFile, Refused, open_record, require_record, save
-from ..findings import Finding, KbError
 from ..check.pipeline import KnowledgeBase, check_knowledge_base
-from ..rules.references import docs_referring_to
-from ..rules.knob_rules import read_deployment
 from ..deploy.patterns import value_text
-from ..repository.files import UnreadableFile
-from ..records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob, Measurement, RootCause, TimelineEntry
-from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
 from ..deploy.verdict import DeployState
+from ..findings import Finding, KbError
 from ..gains.verdicts import is_at_current_value
 from ..records.model import last_revert, standing_revert_indexes
+from ..records.schema import (
+    Evidence,
+    FollowUp,
+    HistoryEntry,
+    Hypothesis,
+    Incident,
+    Knob,
+    Measurement,
+    RootCause,
+    TimelineEntry,
+)
 from ..records.verdicts import Standing, standing
-from .yaml_splice import Editor
-from .yaml_emit import Flow
+from ..records.vocabulary import FollowUpStatus, HypothesisStatus, KnobStatus, RecordKind
+from ..repository.files import UnreadableFile
+from ..rules.knob_rules import read_deployment
+from ..rules.references import docs_referring_to
 from ..wording import day, shell_word
+from .outcome import Outcome, entry, fields
+from .record_files import RecordFile, Refused, open_record, require_record, save
+from .yaml_emit import Flow
+from .yaml_splice import Editor
 
 When = date | datetime
 
@@ -283,7 +293,8 @@ def set_value(root: Path, knob_id: str, value: Any, when: When, note: str | None
         editor.set(("measurements", index), "setting", old, fields(Measurement))
     item = entry(HistoryEntry, date=when, status=knob.status.value, value=value, incident=incident_id,
                  hypothesis=hypothesis_id,
-                 note=note if note is not None else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
+                 note=note if note is not None
+                 else f"{knob.name} changed from {value_text(old)} to {value_text(value)}.")
     editor.set((), "value", value, fields(Knob))
     editor.append(("history",), item, fields(Knob))
     knob, checked = _save_knob(record, editor, knob_id)

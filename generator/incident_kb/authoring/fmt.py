@@ -1,4 +1,4 @@
-"""What `kb fmt` does (its command: `commands/formatting.py`): records in one canonical shape, without losing a comment.
+"""What `kb fmt` does (its command: `commands/fmt.py`): records in one canonical shape, without losing a comment.
 
 The shape: keys in the order the schema declares them (each key moves with the comments and blank
 lines above it), single quotes wherever a quoted value needs no escapes, the editor schema modeline
@@ -13,15 +13,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .record_files import RecordFile, read_record
-from ..findings import Finding, KbError, finding
 from ..check.pipeline import record_files
-from .scaffold import modeline
+from ..findings import Finding, KbError, finding
 from ..records.schema import MODELS, Record
-from ..records.vocabulary import RecordKind, record_kind_of
 from ..records.validate import dotted, fields_at
-from .yaml_splice import Document, EditError, Node, reorder_entries
+from ..records.vocabulary import RecordKind, record_kind_of
 from ..records.yaml_source import Key, parse_yaml
+from .record_files import RecordFile, read_record
+from .scaffold import modeline
+from .yaml_splice import Document, EditError, Node, reorder_entries
 
 _MODELINE_MARK = "yaml-language-server:"
 _FOLDERS = " and ".join(f"{kind.folder}/" for kind in RecordKind)

@@ -23,15 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..findings import Finding, KbError, Severity
-from ..wording import article
 from ..check.pipeline import KnowledgeBase, load_knowledge_base, record_files
+from ..findings import Finding, KbError, Severity
 from ..records.schema import SLUG_PATTERN, Incident, Knob
-from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
 from ..records.validate import validate_record
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKind
+from ..records.yaml_source import MAX_BYTES, parse_yaml
 from ..repository.files import TooLarge, UnreadableFile, read_bounded
 from ..repository.writes import Changed, Unwritable, way_out, write_file
-from ..records.yaml_source import MAX_BYTES, parse_yaml
+from ..wording import article
 from .line_ends import LineEnds
 from .yaml_splice import Editor
 
@@ -77,8 +77,8 @@ class RecordFile:
 
 def record_path(root: Path, kind: RecordKind, record_id: str) -> Path:
     if not re.match(SLUG_PATTERN, record_id):
-        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and dashes, "
-                      "e.g. 'multi-round-harness-hang'")
+        raise KbError(f"'{record_id}' is not {article(kind)} id; an id is a slug of lowercase letters, digits and "
+                      "dashes, e.g. 'multi-round-harness-hang'")
     folder = root / kind.folder
     for suffix in RECORD_SUFFIXES:  # whatever is there (a link, a pipe): the command says why it is no record
         if os.path.lexists(folder / f"{record_id}{suffix}"):
@@ -220,7 +220,7 @@ def _errors_caused(record: RecordFile, after: Sequence[Finding]) -> list[Finding
 
 def write_atomically(path: Path, data: bytes, expected: bytes | None, root: Path | None = None) -> None:
     """Replace `path` with `data` (or create it when `expected` is None), all at once, through no
-    link that leads out of the knowledge base `root` (`records/writes.py`; without `root`, its folder).
+    link that leads out of the knowledge base `root` (`repository/writes.py`; without `root`, its folder).
 
     The file must still hold `expected`: an edit made meanwhile (in an editor, by another command)
     is not overwritten.

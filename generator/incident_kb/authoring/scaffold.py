@@ -2,7 +2,7 @@
 order, each under a comment saying what goes there, with the editor schema modeline on top.
 
 Values come from the caller; the other fields are written empty for the author to fill in. The new
-file is validated like any edit and never replaces an existing record (`editing.py` sees to both).
+file is validated like any edit and never replaces an existing record (`record_files.py` sees to both).
 Knows the schema's fields, not the command line.
 """
 
@@ -15,12 +15,13 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from .record_files import new_record, write_checked
 from ..findings import KbError
 from ..records.schema import MODELS
 from ..records.vocabulary import RecordKind
-from .yaml_emit import Indent, render_entry
 from ..records.yaml_source import parse_yaml
+from .record_files import new_record, write_checked
+from .yaml_emit import Indent, render_entry
+
 
 def modeline(kind: RecordKind, rel_path: str) -> str:
     """The editor schema modeline of a record at `rel_path`: the schema under the knowledge base's

@@ -68,7 +68,7 @@ def render_scalar(value: Any, flow: bool = False) -> str:
     if "\n" in text:  # pragma: no cover - width is unlimited
         raise RenderError(f"cannot write {value!r} on one line")
     if flow and isinstance(value, str) and text == value and (_FLOW_UNSAFE.search(value) or
-                                                               not _reads_back("{k: %s}" % text, {"k": value})):
+                                                               not _reads_back(f"{{k: {text}}}", {"k": value})):
         text = "'" + value.replace("'", "''") + "'"
     return text
 

@@ -3,10 +3,10 @@
 A round-trip YAML library re-emits the whole file and hangs each comment on the node above it, so
 appending an item or moving a key drags comments to the wrong place. Here the document is parsed
 only for positions (where each node starts, where its content ends), and each edit splices
-lines rendered by `yaml_render.py` in at line boundaries: comments, blank lines, quoting and indentation elsewhere
-survive by construction. An `Editor` also applies every edit to a copy of the data and checks that
-the new text parses to exactly that, so an edit can never say something other than what was meant.
-Knows nothing of knobs or incidents.
+lines rendered by `yaml_emit.py` in at line boundaries: comments, blank lines, quoting and
+indentation elsewhere survive by construction. An `Editor` also applies every edit to a copy of the
+data and checks that the new text parses to exactly that, so an edit can never say something other
+than what was meant. Knows nothing of knobs or incidents.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from ruamel.yaml.events import (
 )
 
 from ..findings import KbError
-from .yaml_emit import Indent, RenderError, render_entry, render_item, render_key
 from ..records.yaml_source import Key, event_parser, parse_yaml
+from .yaml_emit import Indent, RenderError, render_entry, render_item, render_key
+
 
 class EditError(KbError):
     """The edit cannot be made in place; the message says where, why and what to do instead."""
@@ -338,7 +339,8 @@ class Editor:
         if sequence.kind != "seq":
             raise EditError(f"{where}: '{path[-1]}' is not a list")
         if sequence.flow:
-            raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); write it one item per line to add to it")
+            raise EditError(f"{where}: '{path[-1]}' is an inline list ('[...]'); "
+                            "write it one item per line to add to it")
         try:
             self.text = _append_item(doc, sequence, items, self.indent)
         except (EditError, RenderError) as exc:

@@ -14,7 +14,6 @@ from itertools import groupby
 from ..findings import Finding, Severity
 from ..wording import plural
 
-
 # What a terminal or a log would act on instead of showing: control characters (escape sequences
 # can clear the screen or hide text; a newline would split a finding), bidirectional overrides
 # (which reorder what is shown), and the lone surrogates that stand for bytes of a file name that
@@ -52,7 +51,8 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
         tail = f"all good: {displayable(summary)}"
     else:
         files = len({f.path for f in findings})
-        tail = f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} ({displayable(summary)})"
+        tail = (f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} "
+                f"({displayable(summary)})")
     return "\n\n".join([*blocks, tail]) + "\n"
 
 

@@ -10,10 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ..rules.references import DocReference
 from ..findings import Finding, finding_from_json
 from ..records.vocabulary import RecordKey, RecordKind
-
+from ..rules.references import DocReference
 
 
 class FileFacts(NamedTuple):

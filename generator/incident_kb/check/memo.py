@@ -7,7 +7,7 @@ What a result depends on, all of it in the key or the entry:
   fingerprint);
 - git's view (`history.git_view`): HEAD, the branch, the shallow boundary, the effective
   configuration at every level, the index, ignore and attributes files git reads;
-- every look the check made at the repository, written down by `records/files.py` (the one module
+- every look the check made at the repository, written down by `repository/files.py` (the one module
   that looks): each path it read or looked at by its signature, each folder it listed by its
   entries, and the `.gitignore` and `.gitattributes` files in the folders on the way to them.
 git's view is taken before the check runs and each path at its first look, so an input that changes
@@ -35,8 +35,8 @@ from typing import Any
 from ..cache import Store, open_store
 from ..findings import Finding, finding_from_json
 from ..history.git_view import GitView, read_git_view
-from ..repository.files import SETTLE_NS, Probes, probes_recorded, real_path, resigned, signature
 from ..records.vocabulary import record_kind_of
+from ..repository.files import SETTLE_NS, Probes, probes_recorded, real_path, resigned, signature
 
 _NAME = "check-result"
 _GIT_FILES = (".gitignore", ".gitattributes")  # read by git in every folder on a path's way
@@ -111,7 +111,8 @@ def run_key(root: Path, today: date, allow_shallow: bool) -> list[object]:
 
 
 def _is_entry(entry: object) -> bool:
-    return isinstance(entry, dict) and {"changed_after", "view", "files", "listings", "result", "ledger"} <= entry.keys()
+    return (isinstance(entry, dict)
+            and {"changed_after", "view", "files", "listings", "result", "ledger"} <= entry.keys())
 
 
 def _edited_records(root: Path, changed: list[str], before: Probes) -> list[str] | None:

@@ -21,25 +21,25 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
-from ..rules.references import DocReference, find_doc_references
-from ..rules.knob_rules import RULES
 from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from ..history.versions import consultations_recorded, versions_from
-from .ledger import FileFacts, Ledger
 from ..records.consistency import check_consistency
-from ..repository.files import describe_error, folder_entries, is_file, is_folder
 from ..records.links import named_records
 from ..records.model import Catalog, RecordSource
+from ..records.record_cache import RecordCache
 from ..records.schema import Incident, Knob
+from ..records.vocabulary import RECORD_SUFFIXES, RecordKey, RecordKind, record_kind_of
+from ..repository.files import describe_error, folder_entries, is_file, is_folder
+from ..rules.knob_rules import RULES
+from ..rules.references import DocReference, find_doc_references
 from ..settings.kb_settings import Settings, read_settings
+from ..settings.reference_date import reference_date
 from ..settings.rule_settings import RuleSettings
 from ..settings.severities import Config
-from ..records.vocabulary import RECORD_SUFFIXES, RecordKey, RecordKind, record_kind_of
-from ..records.record_cache import RecordCache
-from ..settings.reference_date import reference_date
 from ..wording import plural, shell_word
+from .ledger import FileFacts, Ledger
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
     from ..history.gitio import PendingTree
@@ -191,8 +191,8 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     record's material changes (the site shows them), not only those that docs refer to; `today` is
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass in the knowledge base's store in the user's cache folder (`incident_kb.cache`;
-    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`: keep where each finding came from
-    (`KnowledgeBase.ledger`), for `recheck`."""
+    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`:
+    keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`."""
     today = reference_date(today)
     loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
     catalog, config = loaded.catalog, loaded.config
@@ -208,8 +208,9 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
-    history, notes = _read_history(root, catalog, loaded.settings, traced, every_record=timelines, repo_folder=repo_folder,
-                                   rev=rev, pending=pending, allow_shallow=allow_shallow, cache=cache)
+    history, notes = _read_history(root, catalog, loaded.settings, traced, every_record=timelines,
+                                   repo_folder=repo_folder, rev=rev, pending=pending, allow_shallow=allow_shallow,
+                                   cache=cache)
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
 
@@ -315,8 +316,8 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             if first != rel_path:
                 line, column = loaded.source_map.locate(("id",))
                 found.append(finding("duplicate-id", rel_path, line, column, record.id,
-                                     f"{kind} id '{record.id}' is already used by {first}; each record needs its own id",
-                                     "id"))
+                                     f"{kind} id '{record.id}' is already used by {first}; "
+                                     "each record needs its own id", "id"))
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
@@ -327,13 +328,14 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:
-    """What decides which docs refer to a record (see `checking.references`), as JSON text."""
+    """What decides which docs refer to a record (see `rules.references`), as JSON text."""
     return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 
 def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference], *,
                   every_record: bool, repo_folder: Path | None = None, rev: str | None = None,
-                  pending: PendingTree | None = None, allow_shallow: bool = False, cache: bool = True) -> tuple[History | None, tuple[str, ...]]:
+                  pending: PendingTree | None = None, allow_shallow: bool = False, cache: bool = True
+                  ) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from ..history.timelines import HistoryUnavailable, read_history
 

@@ -28,19 +28,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..findings import Finding, KbError, Severity
-from .staged import files_named_by_records, is_own_file
-from ..history.gitio import IndexNotCommittable, NotARepository, RepoState, index_tree, list_tree, open_repository, \
-    repository_state, resolve_commit, staged_paths
+from ..history.gitio import (
+    IndexNotCommittable,
+    NotARepository,
+    RepoState,
+    index_tree,
+    list_tree,
+    open_repository,
+    repository_state,
+    resolve_commit,
+    staged_paths,
+)
 from ..history.tree_layout import TreeLayout
-from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
-from ..repository.files import is_folder
 from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
+from ..records.vocabulary import RecordKind
+from ..repository.files import is_folder
 from ..settings.config_files import CONFIG_FILES
 from ..settings.kb_settings import read_settings
-from ..records.vocabulary import RecordKind
 from ..wording import plural
+from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
     import git

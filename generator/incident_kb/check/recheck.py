@@ -148,16 +148,17 @@ def _keys(facts: FileFacts) -> set[RecordKey]:
     return {(facts.kind, facts.record_id), *facts.names}
 
 
-def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[str, FileFacts], ids: set[str | None] | None,
-                allow_shallow: bool) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
+def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[str, FileFacts],
+                ids: set[str | None] | None, allow_shallow: bool
+                ) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
     """The stale-doc findings about the records with `ids` (of either kind, as the findings name them;
     None: every record docs refer to), from their history read as a whole check reads it, with the
     history's notes and the record files new to git; None when it cannot be read as then."""
     about = [r for r in ledger.references if (ids is None or r.record_id in ids) and is_file(root / r.doc)]
     if not about and ids is not None:
         return [], ledger.notes, ledger.pairable
-    from ..rules.stale_docs import find_stale_docs
     from ..history.timelines import HistoryUnavailable, read_history
+    from ..rules.stale_docs import find_stale_docs
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}

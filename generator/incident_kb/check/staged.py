@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from ..records.links import files_named
 from ..records.model import Catalog
+from ..records.vocabulary import record_kind_of
 from ..settings.config_files import CONFIG_FILES
 from ..settings.docs_folder import DEFAULT_DOCS
-from ..records.vocabulary import record_kind_of
 
 
 def is_own_file(rel_path: str, docs: str = DEFAULT_DOCS) -> bool:

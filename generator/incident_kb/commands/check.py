@@ -16,12 +16,12 @@ from datetime import date
 from pathlib import Path
 
 from ..cache import cache_enabled
-from ..check.memo import Checked, Result, check_remembering, ledger_text
 from ..check.formats import FORMATS, displayable, format_github_summary
-from .command import Command, add_root, root_of
+from ..check.memo import Checked, Result, check_remembering, ledger_text
 from ..findings import CODES, Finding, KbError, Severity
 from ..records.vocabulary import RecordKind
 from ..settings.reference_date import TODAY_VARIABLE, reference_date
+from .command import Command, add_root, root_of
 
 # The pipeline (pydantic models, git) is imported where a check runs, not here: `kb check` on an
 # unchanged knowledge base prints its remembered result in less time than those imports take.

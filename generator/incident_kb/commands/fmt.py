@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..check.formats import displayable, format_text
-from .command import Command, add_root, root_of
 from ..wording import plural
+from .command import Command, add_root, root_of
 
 if TYPE_CHECKING:
-    from ..findings import Finding
     from ..authoring.fmt import Formatted
+    from ..findings import Finding
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,6 @@ def run_fmt(args: argparse.Namespace) -> int:
     from ..authoring.edit_lock import editing_lock
     from ..authoring.fmt import files_to_format, format_file
     from ..authoring.record_files import write
-
     from ..check.pipeline import skipped_record_folders
 
     root = root_of(args)

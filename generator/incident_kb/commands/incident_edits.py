@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import argparse
 
-from .command import Command, add_root, root_of
 from ..records.vocabulary import EvidenceKind, Stance
 from .argument_types import today_unless, when
+from .command import Command, add_root, root_of
 from .edit_output import run_edit
 
 
@@ -21,8 +21,8 @@ def _hypothesis_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_hypothesis_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.add_hypothesis(root_of(args), args.incident, args.hypothesis, args.statement,
-                                                args.suspect_knob))
+    return run_edit(args, lambda acts: acts.add_hypothesis(root_of(args), args.incident, args.hypothesis,
+                                                           args.statement, args.suspect_knob))
 
 
 def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,8 +36,8 @@ def _evidence_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_evidence_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.add_evidence(root_of(args), args.incident, args.hypothesis, args.kind, args.stance,
-                                              args.text, today_unless(args.date)))
+    return run_edit(args, lambda acts: acts.add_evidence(root_of(args), args.incident, args.hypothesis, args.kind,
+                                                         args.stance, args.text, today_unless(args.date)))
 
 
 def _verdict_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,15 +60,16 @@ def _confirm_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root-cause", action="store_true", help="make it the incident's root cause")
     parser.add_argument("--summary", help="the root cause in a few sentences (implies --root-cause)")
     parser.add_argument("--resolve", action="store_true", help="also resolve the incident (implies --root-cause)")
-    parser.add_argument("--date", type=when, help="when it was confirmed (written as the hypothesis's 'decided:'); "
-                                                   "with --resolve also when the incident was resolved (default: today)")
+    parser.add_argument("--date", type=when,
+                        help="when it was confirmed (written as the hypothesis's 'decided:'); "
+                             "with --resolve also when the incident was resolved (default: today)")
     add_root(parser)
 
 
 def run_confirm(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.confirm(root_of(args), args.incident, args.hypothesis, root_cause=args.root_cause,
-                                         summary=args.summary, when=args.date,
-                                         resolve_on=today_unless(args.date) if args.resolve else None))
+    return run_edit(args, lambda acts: acts.confirm(root_of(args), args.incident, args.hypothesis,
+                                                    root_cause=args.root_cause, summary=args.summary, when=args.date,
+                                                    resolve_on=today_unless(args.date) if args.resolve else None))
 
 
 def _timeline_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +80,8 @@ def _timeline_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_timeline_add(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.add_timeline_event(root_of(args), args.incident, today_unless(args.at), args.event))
+    return run_edit(args, lambda acts: acts.add_timeline_event(root_of(args), args.incident, today_unless(args.at),
+                                                               args.event))
 
 
 def _follow_up_arguments(parser: argparse.ArgumentParser) -> None:

@@ -29,5 +29,5 @@ def run_init(args: argparse.Namespace) -> int:
     return 0
 
 
-INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR workflow and "
-                          "a pre-commit hook (never overwrites a file)", _arguments, run_init)
+INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR "
+                          "workflow and a pre-commit hook (never overwrites a file)", _arguments, run_init)

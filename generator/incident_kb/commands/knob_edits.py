@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .command import Command, add_root, root_of
 from ..findings import KbError
 from ..measuring.benchmarks.samples import FORMATS
 from .argument_types import field_pair, number, pair, scalar, today_unless, when
+from .command import Command, add_root, root_of
 from .edit_output import run_edit
 
 
@@ -42,8 +42,8 @@ def _set_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_set(args: argparse.Namespace) -> int:
-    return run_edit(args, lambda acts: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date), args.note,
-                                           args.incident, args.hypothesis))
+    return run_edit(args, lambda acts: acts.set_value(root_of(args), args.knob, args.value, today_unless(args.date),
+                                                      args.note, args.incident, args.hypothesis))
 
 
 def _retire_arguments(parser: argparse.ArgumentParser) -> None:

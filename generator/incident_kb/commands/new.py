@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from .command import Command, add_root, root_of
 from ..records.vocabulary import KNOB_KINDS, IncidentStatus, KnobStatus, RecordKind
 from .argument_types import pair, scalar, today_unless, when
+from .command import Command, add_root, root_of
 from .edit_output import run_edit
 
 
@@ -39,10 +39,10 @@ def _knob_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_new_knob(args: argparse.Namespace) -> int:
-    from ..records.schema import HistoryEntry
     from ..authoring.outcome import Outcome, entry
     from ..authoring.scaffold import create_record
     from ..authoring.yaml_emit import FlowList, Quoted
+    from ..records.schema import HistoryEntry
 
     root = root_of(args)
     deployments = []
@@ -60,7 +60,8 @@ def run_new_knob(args: argparse.Namespace) -> int:
     return run_edit(args, lambda acts: Outcome(
         f"{create_record(root, RecordKind.KNOB, args.id, given)}: new knob '{args.id}' ({args.name}={args.value}, "
         f"{args.status})",
-        (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... --condition KEY=VALUE",)))
+        (f"add its measured gains: kb measurement add {args.id} --metric '...' --delta-pct ... "
+         "--condition KEY=VALUE",)))
 
 
 def _incident_arguments(parser: argparse.ArgumentParser) -> None:

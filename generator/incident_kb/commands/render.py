@@ -9,8 +9,8 @@ import argparse
 from pathlib import Path
 
 from ..check.formats import displayable
-from .command import Command, add_root, root_of
 from ..wording import plural
+from .command import Command, add_root, root_of
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:

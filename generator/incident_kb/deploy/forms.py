@@ -9,7 +9,7 @@ r"""What a deploy file sets a setting to, in the forms deploy files are written 
   lists, HCL/terraform, sysctl.conf, `sysctl -w`, JVM `-XX:Name=V`, `--flag=V`, quoted or not;
 - `NAME: VALUE`: YAML and JSON keys (helm values), and a dotted name written as nested YAML or JSON
   keys (`spark:` / `  sql:` / ... `partitions: 200` for `spark.sql.shuffle.partitions`; see
-  `deploy_nesting`);
+  `nesting.py`);
 - JVM switches `-XX:+Name` (true) and `-XX:-Name` (false), and `-Xmx4g` for a name such as `-Xmx`;
 - command-line flags `--name V` (also `"--name", "V"` in a list, or the next list item), and a
   flag given alone (true);
@@ -36,9 +36,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
-from .nesting import nested_keys
 from ..records.setting_names import name_positions, stands_with_value, takes_attached_value
+from .nesting import nested_keys
+from .values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
 
 _PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
 _PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")

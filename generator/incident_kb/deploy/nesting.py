@@ -1,7 +1,7 @@
 """A dotted name written as nested keys: `spark:` / `  sql:` / ... `partitions: 200` in YAML (by
 indentation), `{"spark": {"sql": {"shuffle": {"partitions": 200}}}}` in JSON (by its braces, on one
 line or many), for `spark.sql.shuffle.partitions`. A part of the path may hold dots itself
-(`{"spark.sql": {"shuffle.partitions": 200}}`). `deploy_forms` asks this for the lines holding the
+(`{"spark.sql": {"shuffle.partitions": 200}}`). `forms.py` asks this for the lines holding the
 name's last part; text in, lines out.
 """
 

@@ -1,5 +1,5 @@
 r"""Where a knob is deployed, when its record gives a pattern: the regular expression that finds
-its tuned value in a deploy file (without one, `deploy_forms` reads the file's common forms).
+its tuned value in a deploy file (without one, `forms.py` reads the file's common forms).
 
 A record's `applies_to[].pattern` may use `{name}` and `{value}`, which stand for the knob's
 setting name and a value (regex-escaped): the current one, or for a reverted knob each value it
@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .values import SettingLine
-from .safe_regex import compile_pattern
 from ..records.schema import Deployment, Knob
+from .safe_regex import compile_pattern
+from .values import SettingLine
 
 PLACEHOLDERS = ("{name}", "{value}")
 

@@ -1,6 +1,6 @@
 """A setting's value as a deploy file writes it, and the line it is on: quoted or bare, a shell
 default standing for its default, a reference or a template standing for no value kb can know.
-`deploy_forms` finds the lines; this reads what they say. Text in, text out.
+`forms.py` finds the lines; this reads what they say. Text in, text out.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ for `kb check`'s drift rule and the authoring commands' next steps alike.
 
 An active knob must be set to its value there; a reverted or retired one must not be set to any
 value it was ever tuned to (an older tuned value included; its default may be set). The file is
-read through the record's own pattern when it gives one, else through `deploy_forms`' readers of the
+read through the record's own pattern when it gives one, else through `forms.py`'s readers of the
 common forms, under the setting's name and under each of its `aliases:` (an old name, a config key:
 a file may set it so). Lines that name the setting in a form no reader understands are returned
 too, so the caller says so; a line that hands the setting on from where it runs (`docker run -e
@@ -17,13 +17,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, replace
 
-from .forms import read_settings
-from .values import SettingLine
-from .patterns import any_value_pattern, deploy_pattern, pattern_lines, value_text
-from .safe_regex import compile_pattern
 from ..records.schema import Deployment, Knob
 from ..records.setting_names import unmatchable_reason
 from ..records.vocabulary import KnobStatus
+from .forms import read_settings
+from .patterns import any_value_pattern, deploy_pattern, pattern_lines, value_text
+from .safe_regex import compile_pattern
+from .values import SettingLine
 
 
 class DeployState(enum.Enum):

@@ -14,11 +14,11 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from ..deploy.patterns import value_text
-from .estimates import Interval, NoInterval
 from ..records.model import Gain, describe_gains, gain_of, signed_pct, when_key
 from ..records.schema import HistoryEntry, Knob, Measurement
 from ..records.verdicts import day_of
 from ..records.vocabulary import HistoryStatus, KnobStatus
+from .estimates import Interval, NoInterval
 
 NOT_DISTINGUISHABLE = "not distinguishable from noise"
 

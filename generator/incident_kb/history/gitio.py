@@ -12,11 +12,11 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator, Mapping
-from typing import IO
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import IO
 
 from ..repository.files import copy_if_there, resolved
 from .git_reads import refuse_what_git_would_wait_on
@@ -63,7 +63,6 @@ class FileChange:
     status: str  # A, M, D, R, T (one letter, as in `git diff --raw`)
     path: str  # the path after the change (for D: the deleted path)
     old_path: str | None  # for R: the path before the rename
-    old_blob: str  # NULL_ID when added
     new_blob: str  # NULL_ID when deleted, or when the new content is only in the work tree
     similarity: int | None  # for R: 0-100, 100 when the content did not change
 
@@ -177,12 +176,12 @@ def commit_date(text: str) -> datetime | None:
     iso, _, seconds = text.strip().rpartition(" ")
     try:
         moment = datetime.fromisoformat(iso)
-        moment.astimezone(timezone.utc)  # raises when the UTC day falls outside years 1..9999
+        moment.astimezone(UTC)  # raises when the UTC day falls outside years 1..9999
         return moment
     except (ValueError, OverflowError):
         pass
     try:
-        return datetime.fromtimestamp(int(seconds), timezone.utc)
+        return datetime.fromtimestamp(int(seconds), UTC)
     except (ValueError, OverflowError, OSError):
         return None
 
@@ -206,7 +205,7 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[
                                   stdout_as_string=False)
     for path in untracked.decode("utf-8", "surrogateescape").split("\0"):
         if path:
-            changes.append(FileChange("A", path, None, NULL_ID, NULL_ID, None))
+            changes.append(FileChange("A", path, None, NULL_ID, None))
     return changes
 
 
@@ -267,16 +266,16 @@ def _parse_raw(tokens: list[str]) -> Iterator[FileChange]:
         i += 1
         if not meta.startswith(":"):
             continue
-        _, _, old_blob, new_blob, status = meta[1:].split(" ")
+        _, _, _, new_blob, status = meta[1:].split(" ")
         letter = status[0]
         if letter in "RC":
             old_path, path = tokens[i], tokens[i + 1]
             i += 2
-            yield FileChange(letter, path, old_path, old_blob, new_blob, int(status[1:] or 0))
+            yield FileChange(letter, path, old_path, new_blob, int(status[1:] or 0))
         else:
             path = tokens[i]
             i += 1
-            yield FileChange(letter, path, None, old_blob, new_blob, None)
+            yield FileChange(letter, path, None, new_blob, None)
 
 
 def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> dict[str, bytes | Oversized]:

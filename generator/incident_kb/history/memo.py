@@ -17,11 +17,11 @@ from datetime import datetime
 from typing import Any
 
 from ..cache import Store
+from ..records.materiality import MaterialFields
+from ..records.vocabulary import RecordKind
 from .git_view import GitView
 from .gitio import RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
-from ..records.materiality import MaterialFields
-from ..records.vocabulary import RecordKind
 
 
 @dataclass(slots=True)

@@ -18,29 +18,28 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from ..cache import open_store
 from ..findings import KbError
+from ..records.materiality import MaterialFields, material_fields
+from ..records.vocabulary import RecordKey, RecordKind
+from ..records.yaml_source import MAX_BYTES, parse_yaml
+from ..repository.files import UnreadableFile, read_bounded
+from .git_view import read_git_view
 from .gitio import (
     NULL_ID,
     NotARepository,
+    Oversized,
     PendingTree,
     RepoState,
     open_repository,
-    Oversized,
     read_blobs,
     repository_state,
     resolve_commit,
     tree_changes,
     uncommitted_changes,
 )
-from .walk import Moment, Version
-from .git_view import read_git_view
 from .memo import FieldsMemo, committed_walk
-from ..cache import open_store
-from ..repository.files import UnreadableFile, read_bounded
-from ..records.materiality import MaterialFields, material_fields
-from ..records.vocabulary import RecordKey, RecordKind
-from ..records.yaml_source import MAX_BYTES, parse_yaml
-
+from .walk import Moment, Version
 
 
 class HistoryUnavailable(Exception):
@@ -95,7 +94,8 @@ class History:
     uncommitted_new: frozenset[str] = frozenset()
 
 
-def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str], extra_docs: Iterable[str] = (), *,
+def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str],
+                 extra_docs: Iterable[str] = (), *,
                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
                  allow_shallow: bool = False, cache: bool = True) -> History:
     """Material changes of `records` (root-relative path -> (kind, id)) and docs' last changes.
@@ -123,7 +123,8 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None, staged=True))
             else:
-                uncommitted = (uncommitted_changes(repo, pathspecs, [state.toplevel / (state.prefix + p) for p in paths])
+                uncommitted = (uncommitted_changes(repo, pathspecs,
+                                                   [state.toplevel / (state.prefix + p) for p in paths])
                                if rev is None else [])
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)

@@ -17,8 +17,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-
-
 _recorders: list[set[str]] = []
 _sources: list[tuple[Path, str | None]] = []  # (repository folder, commit) standing for the root's files
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from .gitio import FileChange
 from ..records.vocabulary import record_kind_of
 from ..wording import day
+from .gitio import FileChange
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class Moment:
             return "the commit being made" if self.staged else "uncommitted changes in the work tree"
         if self.date is None:
             return f"commit {self.commit[:7]} (its date cannot be read)"
-        return f"commit {self.commit[:7]} ({day(self.date.astimezone(timezone.utc))})"  # as the site says it
+        return f"commit {self.commit[:7]} ({day(self.date.astimezone(UTC))})"  # as the site says it
 
 
 @dataclass(slots=True)

@@ -21,24 +21,24 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..findings import KbError
-from ..deploy.patterns import value_text
+from ..authoring.outcome import Outcome, entry, fields
+from ..authoring.record_files import open_record, save
+from ..authoring.yaml_emit import Flow, FlowList
 from ..check.pipeline import check_knowledge_base
+from ..deploy.patterns import value_text
+from ..findings import KbError
 from ..gains.estimates import NoInterval
 from ..gains.verdicts import interval_text
 from ..records.model import gain_of
 from ..records.schema import Knob, Measurement
 from ..records.vocabulary import RecordKind
 from ..wording import day, plural
-from ..authoring.outcome import Outcome, entry, fields
 from .benchmarks.csv_samples import read_csv
 from .benchmarks.hyperfine import read_hyperfine
 from .benchmarks.pytest_benchmark import read_pytest_benchmark
 from .benchmarks.samples import BenchmarkFile, BenchmarkFileError, Reader, Sample, detect_format, field_value, read_text
 from .benchmarks.serving import read_sglang, read_vllm
-from ..authoring.record_files import open_record, save
 from .run_pooling import Run as _Run, as_text, refuse_pooled_columns, refuse_pooling
-from ..authoring.yaml_emit import Flow, FlowList
 
 READERS: dict[str, Reader] = {"sglang": read_sglang, "vllm": read_vllm, "hyperfine": read_hyperfine,
                               "pytest-benchmark": read_pytest_benchmark, "csv": read_csv}
@@ -206,7 +206,8 @@ def _labels_found(files: Mapping[str, BenchmarkFile]) -> str:
     if not labels:
         return (f"the runs carry no {fields}: give FIELD=VALUE labels, or one file per side "
                 "(--baseline-file, --candidate-file)")
-    shown = ", ".join(f"'{label}'" for label in labels[:8]) + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
+    shown = (", ".join(f"'{label}'" for label in labels[:8])
+             + (f" and {len(labels) - 8} more" if len(labels) > 8 else ""))
     return f"the labels there ({fields}) are {shown}"
 
 
@@ -332,7 +333,8 @@ def _source(root: Path, path: Path) -> str:
 
 def _same_runs(item: dict[str, Any], existing: Measurement) -> bool:
     return (existing.metric == item["metric"] and dict(existing.conditions) == dict(item.get("conditions") or {})
-            and list(existing.runs) == list(item["runs"]) and list(existing.baseline_runs) == list(item["baseline_runs"]))
+            and list(existing.runs) == list(item["runs"])
+            and list(existing.baseline_runs) == list(item["baseline_runs"]))
 
 
 def _conditions_text(conditions: Mapping[str, Any]) -> str:

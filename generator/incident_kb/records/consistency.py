@@ -12,19 +12,19 @@ from collections.abc import Iterator
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 
-from ..findings import Finding, finding
 from ..deploy.patterns import deploy_pattern
-from ..repository.files import describe_error, exists, is_file, resolved
-from .links import named_paths
 from ..deploy.safe_regex import pattern_problem
+from ..findings import Finding, finding
 from ..gains.estimates import median
-from .setting_names import unmatchable_reason
+from ..repository.files import describe_error, exists, is_file, resolved
+from ..wording import day
+from .links import named_paths
 from .model import MAX_CHANGE_PCT, Catalog, change_pct, sides, when_key
 from .schema import Incident, Knob, Measurement
-from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
+from .setting_names import unmatchable_reason
 from .validate import dotted
+from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
 from .yaml_source import Key
-from ..wording import day
 
 
 def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
@@ -142,7 +142,8 @@ def _check_measurement(report: _Reporter, i: int, measurement: Measurement) -> I
 
 def _agrees(number: float, middle: float) -> bool:
     """Whether a number written by hand is the median, to the precision it is written with."""
-    decimals = len(repr(float(number)).partition(".")[2]) if isinstance(number, float) and "e" not in repr(number) else 0
+    decimals = (len(repr(float(number)).partition(".")[2])
+                if isinstance(number, float) and "e" not in repr(number) else 0)
     return abs(number - middle) <= max(0.5 * 10.0 ** -decimals, 1e-9 * abs(middle))
 
 
@@ -174,7 +175,8 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
     if incident.status is IncidentStatus.RESOLVED:
         if incident.resolved is None:
             yield report("missing-field", ("status",),
-                         "a resolved incident needs 'resolved:' with the date it was resolved, e.g. 'resolved: 2026-11-09'")
+                         "a resolved incident needs 'resolved:' with the date it was resolved, "
+                         "e.g. 'resolved: 2026-11-09'")
         if cause is None:
             yield report("root-cause", ("status",),
                          "a resolved incident needs a root cause: add 'root_cause: {hypothesis: <id>, summary: ...}' "

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .schema import Incident, Knob, NamesPath, RefersTo
-from .vocabulary import RecordKey, RecordKind
+from .vocabulary import RecordKey
 from .yaml_source import Key
 
 URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")  # a web address, where a field allows one: no path

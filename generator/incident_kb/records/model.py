@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from types import MappingProxyType
 from typing import Any
 
-from ..gains import estimates
 from ..deploy.patterns import value_text
+from ..gains import estimates
 from ..gains.estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
 from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
@@ -26,7 +26,7 @@ def when_key(moment: date | datetime) -> datetime:
     zone is UTC), a date as its midnight in UTC."""
     if isinstance(moment, datetime):
         return zoned(moment)
-    return datetime(moment.year, moment.month, moment.day, tzinfo=timezone.utc)
+    return datetime(moment.year, moment.month, moment.day, tzinfo=UTC)
 
 
 MINUS = "\u2212"  # the minus sign of prose; search and tests also accept ASCII '-'
@@ -170,7 +170,8 @@ def describe_gains(gains: tuple[Gain, ...]) -> str:
     previous: Gain | None = None
     for gain in gains:
         same_metric = previous is not None and previous.metric == gain.metric
-        same_keys = same_metric and previous is not None and [k for k, _ in previous.conditions] == [k for k, _ in gain.conditions]
+        same_keys = (same_metric and previous is not None
+                     and [k for k, _ in previous.conditions] == [k for k, _ in gain.conditions])
         text = gain.change_text
         if not same_metric:
             text += f" {gain.metric}"
@@ -269,7 +270,8 @@ class Catalog:
     def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None:
         return _hypothesis_of(self.incidents.get(incident_id or ""), hypothesis_id)
 
-    def changes_under(self, incident_id: str, hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
+    def changes_under(self, incident_id: str,
+                      hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
         """Knob status changes that name this incident (and hypothesis, when given), in knob order."""
         return self._changes_under.get((incident_id, hypothesis_id), ())
 

@@ -15,8 +15,8 @@ import contextlib
 import hashlib
 import json
 import time
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ from ..cache import Store, open_store
 from ..findings import Finding, finding_from_json
 from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
 from .schema import MODELS, Incident, Knob
-from .vocabulary import RecordKind
 from .validate import validate_record
+from .vocabulary import RecordKind
 from .yaml_source import MAX_BYTES, Key, LoadedYaml, SourceMap, parse_yaml, parse_yaml_bytes, read_yaml_file
 
 _NAME, _KEY = "records", "validated records, statuses"

@@ -132,39 +132,57 @@ class Record(BaseModel):
 # ---- knob ------------------------------------------------------------------------------------
 
 class Deployment(Record):
-    path: DeployPath = Field(description="Repository-relative file where the setting is deployed, e.g. deploy/decode.sh.")
-    pattern: Text | None = Field(default=None, description="Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the tuned value is set; {name} and {value} stand for the knob's current setting name and value. Without one, kb reads the file's common forms (NAME=VALUE, YAML, JSON or HCL keys, env lists, sysctl, JVM and command-line flags) under the knob's name and aliases.")
+    path: DeployPath = Field(description=(
+        "Repository-relative file where the setting is deployed, e.g. deploy/decode.sh."))
+    pattern: Text | None = Field(default=None, description=(
+        "Regular expression (RE2 syntax: no lookaround or backreferences) that matches a line of that file when the "
+        "tuned value is set; {name} and {value} stand for the knob's current setting name and value. Without one, kb "
+        "reads the file's common forms (NAME=VALUE, YAML, JSON or HCL keys, env lists, sysctl, JVM and command-line "
+        "flags) under the knob's name and aliases."))
 
 
 class Measurement(Record):
     metric: Text = Field(description="What was measured, e.g. 'output throughput'.")
-    conditions: dict[str, Scalar] = Field(default_factory=dict, description="Conditions of the measurement, e.g. {concurrency: 64}.")
-    setting: Scalar | None = Field(default=None, description="The knob's value that was measured, e.g. 512. Default: the value the knob had on the measurement's date. Gains count for that value only.")
-    baseline_setting: Scalar | None = Field(default=None, description="The value it was compared with. Default: the knob's `default`.")
-    baseline: Number | None = Field(default=None, description="The metric without the tuned value, one run (or give `baseline_runs`).")
+    conditions: dict[str, Scalar] = Field(default_factory=dict, description=(
+        "Conditions of the measurement, e.g. {concurrency: 64}."))
+    setting: Scalar | None = Field(default=None, description=(
+        "The knob's value that was measured, e.g. 512. Default: the value the knob had on the measurement's date. "
+        "Gains count for that value only."))
+    baseline_setting: Scalar | None = Field(default=None, description=(
+        "The value it was compared with. Default: the knob's `default`."))
+    baseline: Number | None = Field(default=None, description=(
+        "The metric without the tuned value, one run (or give `baseline_runs`)."))
     value: Number | None = Field(default=None, description="The metric with the tuned value, one run (or give `runs`).")
-    delta_pct: Number | None = Field(default=None, description="The change in percent, when neither runs nor baseline and value are given.")
+    delta_pct: Number | None = Field(default=None, description=(
+        "The change in percent, when neither runs nor baseline and value are given."))
     unit: Text | None = Field(default=None, description="Unit of baseline and value, e.g. tok/s.")
     higher_is_better: Flag = Field(default=True, description="False for metrics such as latency.")
     date: When | None = Field(default=None, description="When it was measured.")
     host: Text | None = Field(default=None, description="Where it was measured: the host or hardware.")
     software: Text | None = Field(default=None, description="What was measured: the version or commit of the software.")
     command: Text | None = Field(default=None, description="The benchmark invocation.")
-    source: Text | None = Field(default=None, description="The file the runs were imported from (`kb measurement import`).")
+    source: Text | None = Field(default=None, description=(
+        "The file the runs were imported from (`kb measurement import`)."))
     evidence: EvidencePlace | None = Field(default=None, description="Repository path or URL of the benchmark output.")
     note: Text | None = Field(default=None, description="Anything a reader needs to interpret the number.")
-    invalid: Text | None = Field(default=None, description="Why this measurement must not count (e.g. taken in a contaminated period).")
-    baseline_runs: tuple[Number, ...] = Field(default=(), min_length=1, description="The metric without the tuned value, one entry per run; the baseline is their median.")
-    runs: tuple[Number, ...] = Field(default=(), min_length=1, description="The metric with the tuned value, one entry per run; the tuned result is their median.")
+    invalid: Text | None = Field(default=None, description=(
+        "Why this measurement must not count (e.g. taken in a contaminated period)."))
+    baseline_runs: tuple[Number, ...] = Field(default=(), min_length=1, description=(
+        "The metric without the tuned value, one entry per run; the baseline is their median."))
+    runs: tuple[Number, ...] = Field(default=(), min_length=1, description=(
+        "The metric with the tuned value, one entry per run; the tuned result is their median."))
 
 
 class HistoryEntry(Record):
     date: When = Field(description="When the status or value changed.")
     status: HistoryStatus = Field(description="The status from this date on.")
-    value: Scalar | None = Field(default=None, description="The value set by this change, when it changed the value (kb set).")
+    value: Scalar | None = Field(default=None, description=(
+        "The value set by this change, when it changed the value (kb set)."))
     incident: IncidentRef | None = Field(default=None, description="Id of the incident that caused the change.")
-    hypothesis: Slug | None = Field(default=None, description="Id of the hypothesis (in that incident) the change acted on.")
-    review_by: When | None = Field(default=None, description="For a revert: the date by which its hypothesis should be settled (else revert-overdue-days after it).")
+    hypothesis: Slug | None = Field(default=None, description=(
+        "Id of the hypothesis (in that incident) the change acted on."))
+    review_by: When | None = Field(default=None, description=(
+        "For a revert: the date by which its hypothesis should be settled (else revert-overdue-days after it)."))
     note: Text | None = Field(default=None, description="Why, in a sentence.")
 
 
@@ -173,18 +191,25 @@ class Knob(Record):
     name: Text = Field(description="The setting as written in config, e.g. the environment variable.")
     summary: Text = Field(description="One line: what the setting does.")
     value: Annotated[Scalar, Material("value", rank=1)] = Field(description="The tuned value.")
-    status: Annotated[KnobStatus, Material("status", rank=0)] = Field(description="Current status: that of the last history entry, where `restored` counts as active.")
+    status: Annotated[KnobStatus, Material("status", rank=0)] = Field(description=(
+        "Current status: that of the last history entry, where `restored` counts as active."))
     kind: KnobKind | None = Field(default=None, description="How the setting is applied.")
     component: Text | None = Field(default=None, description="The component it tunes, e.g. decode.")
-    default: Annotated[Scalar | None, Material("default", rank=2)] = Field(default=None, description="The value when the setting is not given.")
+    default: Annotated[Scalar | None, Material("default", rank=2)] = Field(default=None, description=(
+        "The value when the setting is not given."))
     description: Text | None = Field(default=None, description="Markdown: what it does and why this value.")
     tags: tuple[Text, ...] = Field(default=(), description="Free-form tags.")
-    aliases: tuple[Text, ...] = Field(default=(), description="Other names docs use for the setting (an old name, a config key); a doc that contains one as a whole word refers to the knob.")
+    aliases: tuple[Text, ...] = Field(default=(), description=(
+        "Other names docs use for the setting (an old name, a config key); a doc that contains one as a whole word "
+        "refers to the knob."))
     owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
-    scope: dict[str, Scalar] = Field(default_factory=dict, description="Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}.")
+    scope: dict[str, Scalar] = Field(default_factory=dict, description=(
+        "Where it applies, e.g. {hardware: RTX PRO 6000, model: DeepSeek-V4-Flash}."))
     docs: tuple[DocPath, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
-    keep_reverted: Text | None = Field(default=None, description="Why it stays reverted although its revert was not justified: an explicit decision.")
-    applies_to: tuple[Deployment, ...] = Field(default=(), description="Files where it is deployed, with a pattern that matches when the tuned value is set.")
+    keep_reverted: Text | None = Field(default=None, description=(
+        "Why it stays reverted although its revert was not justified: an explicit decision."))
+    applies_to: tuple[Deployment, ...] = Field(default=(), description=(
+        "Files where it is deployed, with a pattern that matches when the tuned value is set."))
     measurements: tuple[Measurement, ...] = Field(default=(), description="Measured gains and their conditions.")
     history: tuple[HistoryEntry, ...] = Field(min_length=1, description="Status changes, oldest first.")
 
@@ -205,8 +230,10 @@ class Suspect(Record):
 class Hypothesis(Record):
     id: Slug = Field(description="Slug, unique within the incident.")
     statement: Text = Field(description="The suspected cause, as a claim that evidence can support or refute.")
-    status: Annotated[HypothesisStatus, Material("hypothesis '{id}'", rank=2, quiet=("open",))] = Field(description="open | confirmed | refuted.")
-    decided: When | None = Field(default=None, description="When it was refuted or confirmed (kb refute and kb confirm write it).")
+    status: Annotated[HypothesisStatus, Material("hypothesis '{id}'", rank=2, quiet=("open",))] = Field(description=(
+        "open | confirmed | refuted."))
+    decided: When | None = Field(default=None, description=(
+        "When it was refuted or confirmed (kb refute and kb confirm write it)."))
     suspect: Suspect | None = Field(default=None, description="The knob this hypothesis blames, if any.")
     evidence: tuple[Evidence, ...] = Field(default=(), description="Evidence for and against.")
 
@@ -239,7 +266,8 @@ class Incident(Record):
     systems: tuple[Text, ...] = Field(default=(), description="Systems involved.")
     symptoms: tuple[Text, ...] = Field(default=(), description="What users and operators saw.")
     hypotheses: tuple[Hypothesis, ...] = Field(default=(), description="Suspected causes with their evidence.")
-    root_cause: Annotated[RootCause | None, Material("root cause", rank=1, via="hypothesis")] = Field(default=None, description="The confirmed cause; required when resolved.")
+    root_cause: Annotated[RootCause | None, Material("root cause", rank=1, via="hypothesis")] = Field(
+        default=None, description="The confirmed cause; required when resolved.")
     timeline: tuple[TimelineEntry, ...] = Field(default=(), description="What happened when, oldest first.")
     follow_ups: tuple[FollowUp, ...] = Field(default=(), description="Actions that came out of it.")
     lessons: tuple[Text, ...] = Field(default=(), description="What to do differently.")

@@ -15,11 +15,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
-from ..wording import article
+from ..wording import article, day
 from .schema import MODELS, Record
 from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
-from ..wording import day
 
 _EXPECTED = {
     "string_type": "text", "int_type": "a whole number", "float_type": "a number", "bool_type": "true or false",
@@ -108,7 +107,8 @@ def _explain(errors: list[dict[str, Any]], path: Key, raw: Any, model: type[Base
         return "bad-value", (f"'{name}' is {_describe(value)}; an id is a slug of lowercase letters, digits and "
                              "dashes, e.g. 'multi-round-harness-hang'")
     if kind in ("string_too_short", "too_short"):
-        return "bad-value", f"'{name}' is empty; give at least one {'character' if kind == 'string_too_short' else 'entry'}"
+        return ("bad-value",
+                f"'{name}' is empty; give at least one {'character' if kind == 'string_too_short' else 'entry'}")
     if kind == "string_too_long":
         return "bad-value", f"'{name}' is too long ({error['ctx']['max_length']} characters at most)"
     if kind == "value_error":

@@ -3,7 +3,7 @@
 "Does this hypothesis still stand?", "does a revert under it rest on correlation alone?", "is
 this knob's revert still justified?" and "what does the evidence since the revert say?" are
 answered by the functions below ("does this deploy file agree with the knob?" by
-`deploy_verdict`); the rules, the pages and the authoring commands all call them, so a page can
+`deploy/verdict.py`); the rules, the pages and the authoring commands all call them, so a page can
 never say what the check does not. Model in, verdicts out: no findings, no markup.
 """
 
@@ -165,11 +165,6 @@ class Revert:
         if self.knob.keep_reverted:
             return ()
         return tuple(reason for reason in self.reasons if reason.is_open and reason.hypothesis is not None)
-
-    @property
-    def tests_open_hypothesis(self) -> bool:
-        """The revert is a hypothesis test still running: one of its hypotheses is open."""
-        return bool(self.open_reasons)
 
     def review_due(self, overdue_days: int) -> date:
         """The latest reason's review date (see `RevertReason.review_due`)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import posixpath
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, Literal, get_args
 
 
@@ -93,12 +93,12 @@ _EXPECTED_WHEN = "expected a date such as 2026-11-05 or a date-time such as 2026
 
 def zoned(moment: datetime) -> datetime:
     """A date-time with its zone: as written, or UTC when it was written without one."""
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def naive_utc(moment: datetime) -> datetime:
     """Naive UTC (OverflowError when the UTC moment is outside years 1 to 9999)."""
-    return moment if moment.tzinfo is None else moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment if moment.tzinfo is None else moment.astimezone(UTC).replace(tzinfo=None)
 
 
 class RecordKind(str, enum.Enum):

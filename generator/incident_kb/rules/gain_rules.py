@@ -1,7 +1,7 @@
 """The rules about gains: one that cannot be told from noise, a value changed and never measured, a
 restore never verified by a measurement.
 
-The verdicts come from `records/gain_verdicts.py` (the same functions the pages and the home
+The verdicts come from `gains/verdicts.py` (the same functions the pages and the home
 page's ledger ask); these rules only phrase them, each finding at the line it is about.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..findings import Finding, finding
 from ..deploy.patterns import value_text
+from ..findings import Finding, finding
 from ..gains.verdicts import (
     claimed_gains,
     is_at_current_value,
@@ -23,8 +23,8 @@ from ..records.model import Catalog, describe_gains, gain_of
 from ..records.schema import Knob
 from ..records.validate import dotted
 from ..records.vocabulary import KnobStatus, RecordKind
-from ..wording import day, plural, shell_word
 from ..settings.rule_settings import RuleSettings
+from ..wording import day, plural, shell_word
 
 
 def _finding(catalog: Catalog, code: str, knob: Knob, key: tuple[str | int, ...], message: str) -> Finding:

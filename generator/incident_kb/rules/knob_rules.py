@@ -11,37 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
 from pathlib import Path
 
-from ..findings import Finding, finding
-from ..records.consistency import path_problem
-from ..deploy.verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
 from ..deploy.patterns import value_text
-from ..repository.files import UnreadableFile, read_bounded
-from ..gains.verdicts import best_told_gain, claimed_gains, describe_reclaimed, noise_verdict
+from ..deploy.verdict import DeploymentVerdict, DeployState, deployment_verdict, same_value
+from ..findings import Finding, finding
+from ..gains.verdicts import best_told_gain, claimed_gains, describe_reclaimed
+from ..records.consistency import path_problem
 from ..records.model import Catalog, Gain, Suspicion
 from ..records.schema import Deployment, Evidence, HistoryEntry, Hypothesis, Incident, Knob
-from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
 from ..records.validate import dotted
-from ..records.yaml_source import parse_yaml
 from ..records.verdicts import (
     Revert,
     RevertReason,
     Standing,
     Support,
     current_reverts,
-    reading_since,
-    still_suspected_elsewhere,
     has_experiment,
+    reading_since,
     standing,
+    still_suspected_elsewhere,
     support,
     supporting_evidence,
     unsettled_change,
 )
-from .gain_rules import GAIN_RULES
+from ..records.vocabulary import EvidenceKind, KnobStatus, RecordKind
+from ..records.yaml_source import parse_yaml
+from ..repository.files import UnreadableFile, read_bounded
 from ..settings.rule_settings import RuleSettings
 from ..wording import day, shell_word
+from .gain_rules import GAIN_RULES
 
 _MAX_DEPLOY_FILE = 10 << 20
 
@@ -54,7 +53,7 @@ class Reclaimable:
     revert: HistoryEntry  # the entry that took it out (the date it stands reverted since)
     incident: Incident  # the latest reason's incident and hypothesis
     hypothesis: Hypothesis
-    gains: tuple[Gain, ...]  # those measured at its value (gain_verdicts.claimed_gains)
+    gains: tuple[Gain, ...]  # those measured at its value (gains.verdicts.claimed_gains)
     min_gain_pct: float = 0.0
     reasons: tuple[RevertReason, ...] = ()  # every hypothesis it stands reverted under, oldest first
     elsewhere: tuple[Suspicion, ...] = ()  # open incidents that still suspect it
@@ -133,7 +132,7 @@ def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> I
 
 
 def read_deployment(root: Path, knob: Knob, deployment: Deployment) -> DeploymentVerdict | None:
-    """What `deployment.path` says against the knob (`deploy_verdict`); None when the path or pattern
+    """What `deployment.path` says against the knob (`deploy/verdict.py`); None when the path or pattern
     is unusable (the consistency checks report those) or the knob is only proposed. Raises
     UnreadableFile when the file cannot be read."""
     if path_problem(root, deployment.path) is not None:
@@ -259,7 +258,8 @@ def overdue_reverts(catalog: Catalog, root: Path, settings: RuleSettings) -> Ite
             due = reason.review_due(settings.overdue_days)
             days = (settings.today - due).days
             why = (f"its review_by date {due.isoformat()}" if entry.review_by is not None else
-                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert ({due.isoformat()})")
+                   f"{settings.overdue_days} day{'s' * (settings.overdue_days != 1)} after the revert "
+                   f"({due.isoformat()})")
             yield _knob_finding(
                 catalog, "revert-overdue", knob, ("history", reason.index),
                 f"knob '{knob.id}' was reverted on {day(entry.date)} to test hypothesis '{hypothesis.id}' "
@@ -289,7 +289,8 @@ def changes_under_refuted(catalog: Catalog, root: Path, settings: RuleSettings) 
         under = (f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was later refuted"
                  if change.standing is Standing.REFUTED else
                  f"hypothesis '{change.hypothesis.id}' of incident '{change.incident.id}', which was resolved on "
-                 f"another root cause ('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
+                 "another root cause "
+                 f"('{change.incident.root_cause.hypothesis if change.incident.root_cause else '?'}')")
         if changed:
             back = (f" To undo it: set to {value_text(previous)} from {value_text(value_now)}. Change it back "
                     f"(`kb set {knob.id} {_typed(previous)} --note '...'`)")

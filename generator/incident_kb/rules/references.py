@@ -14,9 +14,9 @@ records with `not_about: [id, ...]` in its front matter, or of all of them with 
 
 Each doc is read and tokenised once; each word is looked up whole (and, for a word with dots such
 as a file name, each dotted part), and a name with other punctuation through the longest word in
-it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly with the size of the docs,
-never with the length of a word times its parts, nor with docs x records. Reads docs; knows nothing
-of git.
+it (`MaxGCPauseMillis` for `-XX:MaxGCPauseMillis`), then checked in place: the cost grows linearly
+with the size of the docs, never with the length of a word times its parts, nor with docs x
+records. Reads docs; knows nothing of git.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
 from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKey, RecordKind
 from ..records.yaml_source import parse_yaml
+from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
 # sysctl names, file names). Each repetition starts with a separator, so matching is linear.

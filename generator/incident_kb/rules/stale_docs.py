@@ -2,8 +2,9 @@
 
 Any commit that touches the doc after the change makes it fresh again (a doc changed in the same
 commit as the record is fresh). Findings land on the doc's path: at the first mention of the record
-in its text (the message names the word), else at its `reviewed:` front-matter line when it has one. Creating a record is not a change a doc can be stale against. This module
-decides staleness from the history and references the pipeline hands it; it runs no git command.
+in its text (the message names the word), else at its `reviewed:` front-matter line when it has
+one. Creating a record is not a change a doc can be stale against. This module decides staleness
+from the history and references the pipeline hands it; it runs no git command.
 """
 
 from __future__ import annotations

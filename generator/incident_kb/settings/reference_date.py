@@ -1,7 +1,7 @@
 """The date rules count from (revert-overdue, review dates): given, else $KB_TODAY, else the clock's.
 
 A module of its own, with nothing heavy imported, because the remembered `kb check` result
-(`check_memo`) is keyed by it before anything else is loaded.
+(`check/memo.py`) is keyed by it before anything else is loaded.
 """
 
 from __future__ import annotations

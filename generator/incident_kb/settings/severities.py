@@ -101,9 +101,11 @@ def config_of(pyproject: ConfigFile | None) -> tuple[Config, list[Finding]]:
         if code not in CODES:
             close = difflib.get_close_matches(code, [*CODES, *SETTINGS], n=1)
             hint = f"did you mean '{close[0]}'?" if close else "see `kb codes` for the list"
-            findings.append(_bad(text, code, f"'{code}' in [tool.incident-kb] is not a finding code or setting; {hint}"))
+            findings.append(_bad(text, code,
+                                 f"'{code}' in [tool.incident-kb] is not a finding code or setting; {hint}"))
         elif not isinstance(level, str) or level not in _LEVELS:
-            findings.append(_bad(text, code, f"severity of '{code}' is {_shown(level)}; use \"error\", \"warning\" or \"off\""))
+            findings.append(_bad(text, code,
+                                 f"severity of '{code}' is {_shown(level)}; use \"error\", \"warning\" or \"off\""))
         else:
             severities[code] = level
     return Config(severities, overdue_days, float(gains["min-gain-pct"]), int(gains["restore-verify-days"]),

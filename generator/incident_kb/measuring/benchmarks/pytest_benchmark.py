@@ -57,7 +57,8 @@ def read_pytest_benchmark(text: str, shown: str, metric: str) -> BenchmarkFile:
                               summary_of=summary_of))
     conditions = tuple(dict.fromkeys(f"params.{name}" for b in benchmarks if isinstance(b, dict)
                                      for name in (b.get("params") or {})))
-    return BenchmarkFile(shown, "pytest-benchmark", tuple(samples), "s", False, host=_host(document.get("machine_info")),
+    return BenchmarkFile(shown, "pytest-benchmark", tuple(samples), "s", False,
+                         host=_host(document.get("machine_info")),
                          software=_software(document.get("commit_info")), label_field="name",
                          condition_fields=conditions)
 
@@ -76,7 +77,8 @@ def _host(machine: Any) -> str | None:
         return None
     cpu = machine.get("cpu")
     brand = cpu.get("brand_raw") if isinstance(cpu, dict) else None
-    parts = [part for part in (machine.get("node"), brand or machine.get("processor")) if isinstance(part, str) and part]
+    parts = [part for part in (machine.get("node"), brand or machine.get("processor"))
+             if isinstance(part, str) and part]
     return " (".join(parts) + ")" * (len(parts) - 1) if parts else None
 
 

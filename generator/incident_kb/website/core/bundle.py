@@ -1,6 +1,7 @@
 """What the core hands a site generator's adapter: the generated files, what each page is (title,
 edit path, in the nav or not, banner, tags, kept out of search), and what the site needs around
-them (style sheet and script, markdown extensions, theme overrides).
+them (style sheet and script, markdown extensions, search separator; the theme overrides each
+adapter supplies are named in THEME_OVERRIDES).
 
 An adapter turns this into its generator's terms: the MkDocs plugin into Files, edit URIs,
 inclusion levels and hook events; `kb render` into a folder, front matter and a theme override
@@ -58,7 +59,6 @@ class SiteNeeds:
     scripts: tuple[str, ...] = (f"{ASSETS_DIR}/kb.js",)
     markdown_extensions: tuple[str, ...] = MARKDOWN_EXTENSIONS
     search_separator: str = SEARCH_SEPARATOR
-    theme_overrides: tuple[str, ...] = THEME_OVERRIDES
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,6 @@ class Bundle:
     def markdown(self) -> dict[str, str]:
         """The generated markdown pages."""
         return {path: text for path, text in self.files.items() if path.endswith(".md")}
-
-    @property
-    def edit_paths(self) -> dict[str, str]:
-        return {path: meta.edit_path for path, meta in self.pages.items() if meta.edit_path is not None}
 
     @property
     def banners(self) -> dict[str, str]:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
-from ...history.timelines import MaterialChange
 from ...deploy.patterns import value_text
+from ...history.timelines import MaterialChange
 from ...records.model import Catalog, when_key
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -109,7 +109,7 @@ def record_changes(catalog: Catalog,
 def _committed(change: MaterialChange) -> Committed:
     if change.commit is None or change.date is None:
         return Committed(None, None, change.summary)
-    return Committed(change.commit[:7], change.date.astimezone(timezone.utc))
+    return Committed(change.commit[:7], change.date.astimezone(UTC))
 
 
 def knob_changes(knob: Knob) -> list[Change]:
@@ -127,7 +127,8 @@ def knob_changes(knob: Knob) -> list[Change]:
             moved = f"{value} -> {now}" if value is not None and value != now else None
             value = now
         change = Change(entry.date, RecordKind.KNOB, knob.id, "", before, status, moved)
-        said = f"{before} -> {status}" if change.status_moved else f"still {status}" if change.changed_nothing else status
+        said = (f"{before} -> {status}" if change.status_moved
+                else f"still {status}" if change.changed_nothing else status)
         changes.append(replace(change, text=f"{said}, value {moved}" if moved else said))
         before = status
     return changes

@@ -10,7 +10,7 @@ of record text is XML-escaped, numbers are formatted with fixed precision, so th
 deterministic and nothing a record says can become markup. A chart costs well under a millisecond,
 so charts are drawn on every build and never cached: there is no chart file on disk for anyone to
 tamper with. The chart has a title and a description for screen readers and keeps its labels as
-text. Decides nothing about gains: `model.gain_of` and `gain_verdicts` do.
+text. Decides nothing about gains: `records/model.py`'s `gain_of` and `gains/verdicts.py` do.
 """
 
 from __future__ import annotations

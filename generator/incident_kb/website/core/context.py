@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...rules.knob_rules import Reclaimable, find_reclaimable
-from ...findings import Finding
 from ...check.pipeline import KnowledgeBase
+from ...findings import Finding
 from ...records.model import Suspicion
-from ...records.verdicts import Revert, current_reverts
 from ...records.schema import FollowUp, HistoryEntry, Hypothesis, Incident, Knob
+from ...records.verdicts import Revert, current_reverts
 from ...records.vocabulary import RecordKind
+from ...rules.knob_rules import Reclaimable, find_reclaimable
 from .changes import Change, ChangeLog, Committed, record_changes
 from .charts import GainChart, draw_gain_chart, draw_gain_charts
 from .links import SiteSettings, site_has_file

@@ -1,7 +1,7 @@
 """View data for gains as the pages show them: the knob page's gains table (the value measured,
 each side's median and spread, the change, its 95% interval and method, the runs), the notes with
 each measurement's provenance, the "Gains" line at a glance, and the home page's ledger of
-restored knobs. Every verdict comes from `records/gain_verdicts.py`; this module only says them.
+restored knobs. Every verdict comes from `gains/verdicts.py`; this module only says them.
 """
 
 from __future__ import annotations
@@ -113,7 +113,8 @@ def gain_notes(knob: Knob, min_gain_pct: float) -> Iterable[Markup]:
         parts: list[Markup] = []
         setting = measured_setting(knob, m)
         if not same_setting(setting, knob.value):
-            at = f"at {value_text(setting)}" if setting is not None else "at a value that cannot be told (no 'setting:')"
+            at = (f"at {value_text(setting)}" if setting is not None
+                  else "at a value that cannot be told (no 'setting:')")
             parts.append(plain(f"measured {at}, not at the current {value_text(knob.value)}: history, never claimed "
                                "for the current value"))
         provenance = [(label, value) for label, value in (("host", m.host), ("software", m.software),

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ...rules.knob_rules import Reclaimable
 from ...findings import Finding, Severity
 from ...gains.verdicts import RestoreState, best_told_gain, claimed_gains, describe_reclaimed, restore_check
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
+from ...rules.knob_rules import Reclaimable
 from ...wording import plural
 from .context import SiteContext
 from .gain_views import RestoreRow, restore_rows
@@ -105,7 +105,8 @@ def home_view(context: SiteContext) -> HomePage:
     incidents, incidents_intro = _incident_overview(context, incidents_all, links, incidents_text)
     changes = tuple(
         ChangeRow(change_when(change),
-                  links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB else links.incident(change.record_id),
+                  links.knob_in_table(change.record_id) if change.kind is RecordKind.KNOB
+                  else links.incident(change.record_id),
                   change_what(change))
         for change in context.recent_changes(RECENT_CHANGES))
     jump = tuple(part for part in (
@@ -119,7 +120,8 @@ def home_view(context: SiteContext) -> HomePage:
     browse = (
         links.to(KNOB_INDEX, knobs_text),
         links.to(INCIDENT_INDEX, incidents_text),
-    ) + ((links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),) if context.settings.tags else ()) \
+    ) + ((links.to(TAGS_PAGE, "Tags") + Markup(": component, hardware, model, status"),)
+         if context.settings.tags else ()) \
         + ((links.to(FINDINGS_PAGE, "Findings") + plain(f": every one of the {plural(len(findings), 'finding')}"),)
            if findings else ())
     return HomePage(
@@ -149,7 +151,8 @@ def home_view(context: SiteContext) -> HomePage:
 
 
 def _jump(label: str, anchor: str, count: int | None) -> Markup:
-    return Markup(f'<a href="#{anchor}">') + plain(label + (f" ({count:,})" if count is not None else "")) + Markup("</a>")
+    return (Markup(f'<a href="#{anchor}">') + plain(label + (f" ({count:,})" if count is not None else ""))
+            + Markup("</a>"))
 
 
 def _fallen_hypothesis(links: Links, incident: Incident, hypothesis: Hypothesis) -> Markup:
@@ -190,7 +193,8 @@ def _restored(context: SiteContext, knobs: tuple[Knob, ...], links: Links) -> tu
     rows = restore_rows((by_id[knob_id] for knob_id in newest[:HOME_ROWS]), links, verify_days, floor)
     states = Counter(check.state for check in checks.values())
     counts = Markup(", ").join(
-        links.to(KNOB_INDEX, f"{states[state]:,} {_STATE_WORDS[state]}", query=f"restore={state.value.replace(' ', '%20')}")
+        links.to(KNOB_INDEX, f"{states[state]:,} {_STATE_WORDS[state]}",
+                 query=f"restore={state.value.replace(' ', '%20')}")
         for state in RestoreState if states[state])
     intro = plain("A restore reclaims a gain only when a measurement since shows it back. "
                   f"{plural(len(checks), 'knob stands', 'knobs stand')} restored: ") + counts + plain(
@@ -224,7 +228,8 @@ def _findings_by_code(context: SiteContext, findings: tuple[Finding, ...], links
         rows.append(FindingCodeRow(
             code(code_name, nowrap=True), badge("severity", severity.value),
             links.to(FINDINGS_PAGE, f"{len(items):,}", query=f"code={code_name}&severity={severity.value}"),
-            (links.to(page, where) if page else code(where)) + Markup(": ") + finding_message(_first_sentence(first.message))))
+            (links.to(page, where) if page else code(where)) + Markup(": ")
+            + finding_message(_first_sentence(first.message))))
     summary = plain(f"kb check reports {plural(errors, 'error')} and {plural(len(findings) - errors, 'warning')}, "
                     "by code below (each count links to its list); every one, sortable and filterable: ") \
         + links.to(FINDINGS_PAGE, "the findings page") + Markup(".")
@@ -244,7 +249,8 @@ def _gain_rank(knob: Knob, floor: float) -> tuple[bool, float, str]:
     return best is None, -(best.pct if best is not None else 0.0), knob.name.lower()
 
 
-def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str, floor: float) -> tuple[tuple[KnobRow, ...], Markup]:
+def _knob_overview(every: tuple[Knob, ...], links: Links, counted: str,
+                   floor: float) -> tuple[tuple[KnobRow, ...], Markup]:
     """The knobs with the largest gains first (those with none last), at most HOME_ROWS of them."""
     knobs = sorted(every, key=lambda knob: _gain_rank(knob, floor))
     if not knobs:

@@ -13,29 +13,37 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
+from ...gains.verdicts import claimed_gains, describe_reclaimed
+from ...records.schema import FollowUp, Hypothesis, Incident
+from ...records.verdicts import (
+    Revert,
+    RevertReason,
+    Standing,
+    Support,
+    evidence_against,
+    evidence_effect,
+    support,
+    supporting_evidence,
+)
+from ...records.vocabulary import HistoryStatus, RecordKind
+from ...wording import plural
+from .context import SiteContext
+from .links import Links, hypothesis_anchor, incident_page
+from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from .page_parts import (
     Fact,
     badge,
     evidence_badge,
     finding_box,
     front_matter,
+    last_changed_fact,
     page_tags,
     running_sentence,
-    last_changed_fact,
     source_line,
     stance_badge,
     when_cell,
     when_text,
 )
-from .markup import CAUSE_WEIGHT, NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
-from ...records.schema import FollowUp, Hypothesis, Incident
-from ...records.vocabulary import HistoryStatus, RecordKind
-from ...gains.verdicts import claimed_gains, describe_reclaimed
-from ...records.verdicts import (Revert, RevertReason, Standing, Support, evidence_against, evidence_effect, support,
-                                 supporting_evidence)
-from ...wording import plural
-from .context import SiteContext
-from .links import Links, hypothesis_anchor, incident_page
 
 
 @dataclass(frozen=True)
@@ -121,7 +129,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
         still_reverted_kind="danger" if restorable else "note",
         still_reverted_title=(f"{plural(restorable, 'knob')} to restore: still reverted under this incident's "
                               "hypotheses although they fell" if restorable else
-                              f"{plural(len(still), 'knob stays', 'knobs stay')} reverted under this incident's hypotheses"),
+                              f"{plural(len(still), 'knob stays', 'knobs stay')} reverted under this incident's "
+                              "hypotheses"),
         facts=(*_incident_facts(context, incident),
                *last_changed_fact(context.last_change(RecordKind.INCIDENT, incident.id),
                                  context.committed_as(RecordKind.INCIDENT, incident.id))),
@@ -155,7 +164,8 @@ def status_badge(context: SiteContext, incident: Incident) -> Markup:
     if restorable:
         return badge("status", "still-reverted", f"{status}, {plural(restorable, 'knob')} still reverted")
     kept = sum(1 for revert in reverts if revert.knob.keep_reverted and all(
-        reason.has_fallen for reason in revert.reasons if reason.incident is not None and reason.incident.id == incident.id))
+        reason.has_fallen for reason in revert.reasons
+        if reason.incident is not None and reason.incident.id == incident.id))
     if kept:
         return badge("status", "kept-reverted", f"{status}, {plural(kept, 'knob')} kept reverted")
     return badge("status", status)
@@ -186,8 +196,8 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, reve
     if item is not None:
         gains = plain(item.gains_text)
         action = Markup("Restore it: ") + code(f"kb restore {knob.id}") + Markup("").join(
-            Markup(" Incident ") + links.incident(s.incident.id) + plain(f" is still {s.incident.status.value} and suspects "
-                                                                          "it too (hypothesis ")
+            Markup(" Incident ") + links.incident(s.incident.id)
+            + plain(f" is still {s.incident.status.value} and suspects it too (hypothesis ")
             + links.hypothesis(s.incident.id, s.hypothesis.id) + plain(", open): settle that before restoring, or "
                                                                         "restore it knowing so.")
             for s in item.elsewhere)
@@ -247,14 +257,16 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         warning = Markup("The only evidence for this hypothesis is correlation.")
     suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
     change_lines = tuple(
-        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ") + links.knob(knob.id)
+        plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ")
+        + links.knob(knob.id)
         + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
         for knob, entry in changes)
     # The overview's changes name their knob unless every one is of the knob the hypothesis suspects
     # (named beside them): 'reverted 2026-10-02' four times would not say which knob stays reverted.
     named = any(hypothesis.suspect is None or knob.id != hypothesis.suspect.knob for knob, _ in changes)
     against = len(evidence_against(hypothesis))
-    evidence = f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, {against} against"
+    evidence = (f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, "
+                f"{against} against")
     overview = (
         links.to(incident_page(incident.id), hypothesis.id, hypothesis_anchor(hypothesis.id)),
         badge("hypothesis", status) + (Markup(" root cause") if is_cause else Markup()),

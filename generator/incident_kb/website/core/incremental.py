@@ -25,8 +25,19 @@ from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
-from .pages import (TEMPLATES, RenderedPage, banner_pages, findings_files, fixed_files, fixed_pages, home_files,
-                    incident_files, incident_index_files, knob_files, knob_index_files)
+from .pages import (
+    TEMPLATES,
+    RenderedPage,
+    banner_pages,
+    findings_files,
+    fixed_files,
+    fixed_pages,
+    home_files,
+    incident_files,
+    incident_index_files,
+    knob_files,
+    knob_index_files,
+)
 
 Record = Knob | Incident
 _NUMBERS = itertools.count()
@@ -83,10 +94,11 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
             rendered.append(path)
         pages[path] = before
 
+    # page() calls each render before the loop moves on: the lambdas read this turn's record (B023).
     for knob in context.knobs():
-        page(knob_page(knob.id), lambda: knob_files(context, knob))
+        page(knob_page(knob.id), lambda: knob_files(context, knob))  # noqa: B023
     for incident in context.incidents():
-        page(incident_page(incident.id), lambda: incident_files(context, incident))
+        page(incident_page(incident.id), lambda: incident_files(context, incident))  # noqa: B023
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
     page(FINDINGS_PAGE, lambda: findings_files(context))
@@ -113,7 +125,8 @@ def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[R
             key = (kind, record.id)
             known = before.get(key)
             same = known is not None and (known[0] is record or known[0] == record)
-            versions[key] = (record, known[1] if known is not None and same else _Version(kind, record.id, next(_NUMBERS)))
+            versions[key] = (record,
+                             known[1] if known is not None and same else _Version(kind, record.id, next(_NUMBERS)))
     return versions
 
 

@@ -15,7 +15,14 @@ from markupsafe import Markup
 
 from ...deploy.patterns import deploy_pattern, value_text
 from ...records.model import running_setting
+from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
+from ...records.verdicts import Standing, evidence_against, standing
+from ...records.vocabulary import KnobStatus, RecordKind
+from .changes import Change, knob_changes
+from .context import SiteContext
 from .gain_views import METHOD_NOTE, gain_notes, gains_glance, gains_table
+from .links import Links, knob_page
+from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
 from .page_parts import (
     Fact,
     Table,
@@ -23,19 +30,12 @@ from .page_parts import (
     evidence_badge,
     finding_box,
     front_matter,
-    page_tags,
     last_changed_fact,
+    page_tags,
     source_line,
     value_code,
     when_text,
 )
-from .markup import NAME_WEIGHT, code, plain, record_block, record_inline, search_weight
-from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
-from ...records.vocabulary import KnobStatus, RecordKind
-from ...records.verdicts import Standing, evidence_against, standing
-from .changes import Change, knob_changes
-from .context import SiteContext
-from .links import Links, knob_page
 
 
 @dataclass(frozen=True)

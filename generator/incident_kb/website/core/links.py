@@ -16,9 +16,9 @@ from typing import Protocol
 
 from markupsafe import Markup
 
-from ...repository.files import is_file
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
+from ...repository.files import is_file
 from .markup import breakable, code, plain, record_inline
 
 HOME_PAGE = "index.md"
@@ -183,7 +183,8 @@ class Links:
         if self.site.has_file(rel_path):
             inside = self.settings.docs_path(rel_path)
             assert inside is not None
-            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)  # short: a table's Source column
+            # short: a table's Source column
+            return self.to(self.settings.doc_target(inside), breakable(text) if short else text)
         return code(text)
 
     def reference(self, where: str, short: bool = False) -> Markup:

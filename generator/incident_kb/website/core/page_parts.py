@@ -14,23 +14,23 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from markupsafe import Markup
 
-from .changes import Change, Committed
-from ...findings import Finding, Severity
 from ...check.pipeline import KnowledgeBase
-from .markup import attribute, code, finding_message, label, plain, record_inline, showable
 from ...deploy.patterns import value_text
+from ...findings import Finding, Severity
+from ...records.links import named_paths
 from ...records.model import running_setting
 from ...records.schema import Knob
-from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...records.verdicts import EvidenceEffect
-from ...wording import day, plural
+from ...records.vocabulary import DOC_SUFFIXES, EvidenceKind, RecordKind, Stance
 from ...repository.files import is_file
-from ...records.links import named_paths
+from ...wording import day, plural
+from .changes import Change, Committed
 from .links import TAGS_FIELD, SiteSettings
+from .markup import attribute, code, finding_message, label, plain, record_inline, showable
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,8 @@ def page_tags(tags: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(map(label, tags)))
 
 
-def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None, search_excluded: bool = False) -> Markup:
+def front_matter(title: str, tags: tuple[str, ...], boost: float | None = None,
+                 search_excluded: bool = False) -> Markup:
     """YAML front matter: the page title, tags (from page_tags) for the tags plugin, a search boost,
     or the page kept out of search."""
     lines = [f"title: {_yaml_text(label(title))}", f"{TAGS_FIELD}:", *(f"  - {_yaml_text(tag)}" for tag in tags)]
@@ -110,7 +111,7 @@ def when_cell(moment: date | datetime | None) -> Markup:
 
 def commit_time_text(moment: datetime) -> str:
     """A commit's time in UTC, saying so: 2026-11-30 13:50:00 UTC."""
-    return day(moment.astimezone(timezone.utc) if moment.tzinfo is not None else moment)
+    return day(moment.astimezone(UTC) if moment.tzinfo is not None else moment)
 
 
 def change_when(change: Change) -> Markup:
@@ -185,7 +186,8 @@ def doc_banner(findings: Sequence[Finding]) -> Markup:
     counts = ", ".join(part for part in (_count(errors, "error"), _count(warnings, "warning")) if part)
     kind = "danger" if errors else "warning"
     items = "\n".join(f"<li><strong>{html.escape(f.code)}</strong>"
-                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: {finding_message(f.message, in_markdown=False)}</li>"
+                      f"{' (line ' + str(f.line) + ')' if f.line else ''}: "
+                      f"{finding_message(f.message, in_markdown=False)}</li>"
                       for f in findings)
     return Markup(
         f'<div class="admonition {kind} kb-finding kb-banner" data-search-exclude>\n'
@@ -216,7 +218,8 @@ class FindingPlaces:
             and item in self.by_record[(RecordKind.KNOB, item.subject or "")] else None
 
 
-def place_findings(kb: KnowledgeBase, settings: SiteSettings, record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
+def place_findings(kb: KnowledgeBase, settings: SiteSettings,
+                   record_pages: Mapping[str, tuple[RecordKind, str, str]]) -> FindingPlaces:
     """`record_pages` maps a record file to (kind, id, page) for every record that has a page. A
     finding about a knob in another file (drift, at the deploy file's line) shows on the knob's page."""
     places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()},
@@ -269,7 +272,8 @@ def running_cell(knob: Knob) -> Markup:
     sort = value_text(running.value) if running.value is not None else ""
     cell = Markup(f'<span data-sort="{attribute(showable(sort))}">') + shown + Markup("</span>")
     if not running.is_tuned:
-        cell += Markup('<br><span class="kb-aside">') + plain("default; tuned ") + value_code(knob.value) + Markup("</span>")
+        cell += (Markup('<br><span class="kb-aside">') + plain("default; tuned ") + value_code(knob.value)
+                 + Markup("</span>"))
     return cell
 
 

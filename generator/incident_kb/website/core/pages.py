@@ -25,14 +25,14 @@ from ...records.model import knob_gains
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, PageMeta, SearchKind, site_needs
+from .context import SiteContext, gather_site_context
 from .home_page import HomePage, home_view
-from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
-from .page_parts import doc_banner
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
+from .links import ASSETS_DIR, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from .markup import plain
-from .context import SiteContext, gather_site_context
-from .links import ASSETS_DIR, FINDINGS_PAGE, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
+from .page_parts import doc_banner
 
 TEMPLATES = Path(__file__).parent / "templates"
 ASSETS = Path(__file__).parent / "assets"
@@ -143,7 +143,8 @@ def knob_files(context: SiteContext, knob: Knob) -> RenderedPage:
 def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
     view, text = _within_search_limit(incident_view(context, incident), render_incident_page)
     names = (incident.id, incident.title)
-    return RenderedPage(view.path, ((view.path, text),), _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
+    return RenderedPage(view.path, ((view.path, text),),
+                        _record_meta(context, view, RecordKind.INCIDENT, incident.id, names))
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
@@ -166,8 +167,9 @@ def findings_files(context: SiteContext) -> RenderedPage:
 
 def _overview(view: View, render: Callable[[View], str]) -> RenderedPage:
     view, text = _within_search_limit(view, render)
-    return RenderedPage(view.path, ((view.path, text),), PageMeta(title=view.title, search_excluded=view.search_excluded,
-                                                                  search_kind=SearchKind.OVERVIEW))
+    return RenderedPage(view.path, ((view.path, text),),
+                        PageMeta(title=view.title, search_excluded=view.search_excluded,
+                                 search_kind=SearchKind.OVERVIEW))
 
 
 def _record_meta(context: SiteContext, view: KnobPage | IncidentPage, kind: RecordKind, record_id: str,

@@ -14,14 +14,12 @@ overrides from ZENSICAL_THEME, which `kb render` writes too.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from dataclasses import dataclass
-
-from ...settings.config_files import ZENSICAL_TOML, ConfigFiles
-from ...settings.docs_folder import ZENSICAL_DOCS
+from ...settings.config_files import ConfigFiles
 from ...settings.kb_settings import Settings, read_settings
 from .links import SiteSettings
 

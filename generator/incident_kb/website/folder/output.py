@@ -15,7 +15,7 @@ A manifest of what was written (each file's path and SHA-256) lets a later run r
 records that no longer exist, without touching anything else: only a plain relative path inside
 OUT is removed, only a regular file whose bytes match the digest recorded for it (a line without
 one removes nothing), and never through a link. A file kb did not write is never replaced. Files
-are written through `records/writes.py`, only inside OUT, never through a link.
+are written through `repository/writes.py`, only inside OUT, never through a link.
 """
 
 from __future__ import annotations
@@ -27,17 +27,18 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from ...findings import KbError
 from ...check.pipeline import check_knowledge_base
+from ...findings import KbError
+from ...records.vocabulary import RENDER_MANIFEST
 from ...repository.files import UnreadableFile, read_bounded
 from ...repository.writes import Unwritable, remove_file, write_file
-from ...records.vocabulary import RENDER_MANIFEST
+from ...settings.config_files import ZENSICAL_TOML
+from ...settings.kb_settings import read_settings
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site
 from ..core.placement import kept_pages_message, place_bundle, place_settings
-from ..core.site_config import ZENSICAL_TOML, read_site_settings, read_zensical_setup
-from ...settings.kb_settings import read_settings
+from ..core.site_config import read_site_settings, read_zensical_setup
 from .zensical import theme_files
 
 MANIFEST = RENDER_MANIFEST
@@ -116,11 +117,13 @@ def _yaml_string(text: str) -> str:
 
 def _docs_files(docs: Path) -> frozenset[str]:
     """The docs folder's files as a site built from it has them (hidden ones aside), docs-relative."""
-    rel_paths = (path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir()) if docs.is_dir() else ()
+    rel_paths = ((path.relative_to(docs).as_posix() for path in docs.rglob("*") if not path.is_dir())
+                 if docs.is_dir() else ())
     return frozenset(rel for rel in rel_paths if not any(part.startswith(".") for part in PurePosixPath(rel).parts))
 
 
-def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes], notes: list[str]) -> dict[str, bytes]:
+def _copied_docs(root: Path, docs: Path, bundle: Bundle, generated: dict[str, bytes],
+                 notes: list[str]) -> dict[str, bytes]:
     """Every file of the docs folder (hidden ones aside), a stale doc with its banner on top. A
     generated page never takes a doc's place (see core.placement): every doc is copied."""
     copies: dict[str, bytes] = {}
@@ -157,8 +160,8 @@ def _needs_in_subfolder(bundle: Bundle, prefix: str) -> list[str]:
              f"(extra_css) and {', '.join(f'{prefix}/{p}' for p in needs.scripts)} (extra_javascript), with the "
              f"markdown extensions {', '.join(needs.markdown_extensions)}"]
     if bundle.banners:
-        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs plugin or "
-                     f"a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
+        lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs "
+                     f"plugin or a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
     return lines
 
 

@@ -26,16 +26,16 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
+from ...check.pipeline import KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
-from ...check.pipeline import KnowledgeBase, check_knowledge_base
 from ...repository.files import Probes, probes_recorded
 from ...settings.docs_folder import DocsFolder
-from ..core.site_config import settings_from_config
 from ..core.bundle import Bundle, PageMeta
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
+from ..core.site_config import settings_from_config
 from .save_watch import Inputs
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -86,7 +86,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
 
 class InputsLooked:
     """Every look a build's check and pages took at the repository (each path, each folder listed:
-    `records.files` writes them down), and git's own files whose change changes its view: what
+    `repository.files` writes them down), and git's own files whose change changes its view: what
     `mkdocs serve` watches until the next build (see save_watch)."""
 
     def __init__(self, root: Path) -> None:
@@ -160,9 +160,9 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
     fails on it: a team's page must not silently hide the knowledge base's), and how to place it."""
     config_file = os.path.basename(config.config_file_path or "mkdocs.yml")
     folder = next(name for name in ("kb", "knowledge-base") if name != settings.prefix)  # not the one that clashed
-    how = (f"To put the knowledge base in a folder of its own, give the incident-kb plugin the option `prefix: {folder}` "
-           f"in {config_file} (its pages then go under {folder}/); or keep your pages in those places and turn the "
-           "generated ones off (`home: false`, `tags: false`).")
+    how = ("To put the knowledge base in a folder of its own, give the incident-kb plugin the option "
+           f"`prefix: {folder}` in {config_file} (its pages then go under {folder}/); or keep your pages in those "
+           "places and turn the generated ones off (`home: false`, `tags: false`).")
     message = kept_pages_message(placed, settings.docs_dir, how)
     if message is not None:
         log.warning("incident-kb: %s", message)
@@ -249,7 +249,7 @@ def _why_no_listing(options: Any, tagged: list[str]) -> str | None:
     if not options.listings:
         return "Material's tags plugin renders no listings (`listings: false`, or `export_only: true`)"
     try:
-        marked = re.search(r"<!--\s*?{directive}(.*?)\s*-->".format(directive=options.listings_directive),
+        marked = re.search(rf"<!--\s*?{options.listings_directive}(.*?)\s*-->",
                            f"<!-- {TAGS_LISTING} -->", flags=re.I | re.M | re.S)
     except re.error:
         marked = None

@@ -16,8 +16,8 @@ Relies on Material 9.8's internals (its tags plugin's `mappings.data`, `listings
 of its `on_env`; its search plugin's `search_index` and `search_index_prev`), read here and
 nowhere else; tests/test_site_adapters.py asserts they exist on the installed Material, a plugin
 not in that shape gets the slower path with one log line, and tests/test_live_preview.py compares
-the preview with a fresh server after each kind of edit. Knows nothing of MkDocs' classes (it gets MkDocs' and Material's objects from the glue)
-and nothing of records.
+the preview with a fresh server after each kind of edit. Knows nothing of MkDocs' classes (it gets
+MkDocs' and Material's objects from the glue) and nothing of records.
 """
 
 from __future__ import annotations

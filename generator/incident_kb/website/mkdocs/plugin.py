@@ -31,8 +31,9 @@ development checkout (see `live_reload`).
 from __future__ import annotations
 
 # Upstream's notices (Material's end of life, ProperDocs') are let through: the plugin silences
-# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile and the generated workflow silence them, where the
-# user chose to (docs/reference/adopting.md: "The incident-kb plugin's options").
+# none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile
+# and the generated workflow silence them, where the user chose to (docs/reference/adopting.md:
+# "The incident-kb plugin's options").
 import logging
 import os
 import posixpath
@@ -42,24 +43,24 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from jinja2 import Environment
 from mkdocs.config import config_options as opt
 from mkdocs.config.base import Config
-from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.config.config_options import ExtraScriptValue
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from jinja2 import Environment
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-from .idle_collection import IdleCollection
-from .save_watch import SaveWatch
-from . import site_search
-from ..core.bundle import SEARCH_SEPARATOR, site_needs
 from ...wording import yaml_quoted
+from ..core.bundle import SEARCH_SEPARATOR, site_needs
+from . import site_search
+from .idle_collection import IdleCollection
 from .live_reload import fresh_module
+from .save_watch import SaveWatch
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "incident_kb.website.mkdocs.glue"
@@ -369,7 +370,8 @@ def _theme_stamp(folders: list[str]) -> tuple[tuple[str, int], ...]:
     """The files of the theme's folders outside installed packages, with their times."""
     installed = Path(sysconfig.get_paths()["purelib"]).resolve()
     return tuple(sorted((str(p), p.stat().st_mtime_ns) for folder in folders
-                        if installed not in Path(folder).resolve().parents for p in Path(folder).rglob("*") if p.is_file()))
+                        if installed not in Path(folder).resolve().parents
+                        for p in Path(folder).rglob("*") if p.is_file()))
 
 
 def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> None:
@@ -386,7 +388,8 @@ def list_theme_once(config: MkDocsConfig, known: dict[object, list[str]]) -> Non
         list_templates = env.list_templates
 
         def listed(extensions: Any = None, filter_func: Any = None) -> list[str]:
-            key = (stamp, None if extensions is None else tuple(extensions), getattr(filter_func, "__code__", filter_func))
+            key = (stamp, None if extensions is None else tuple(extensions),
+                   getattr(filter_func, "__code__", filter_func))
             if key not in known:
                 for old in [old for old in known if old[0] != stamp]:  # type: ignore[index]
                     del known[old]

@@ -31,11 +31,31 @@ from mkdocs_gen_files.editor import file_sort_key
 from ...records.record_cache import hold_in_memory
 from ..core.bundle import Bundle
 from ..core.placement import place_bundle, place_settings
-from .glue import (Generated, SiteOptions, apply_page_meta, check, hand_written_pages, log, log_docs_folder, log_findings,
-                   log_placement, site_settings, warn_if_tags_page_empty)
-from .material_reuse import (Listings, PageTags, give_back_listings, hold_unchanged_listings, order_mappings,
-                             replay_markdown, search_plugin, tags_found, tags_plugins)
-from .material_reuse import merge_search_index as merge_search_entries
+from .glue import (
+    Generated,
+    SiteOptions,
+    apply_page_meta,
+    check,
+    hand_written_pages,
+    log,
+    log_docs_folder,
+    log_findings,
+    log_placement,
+    site_settings,
+    warn_if_tags_page_empty,
+)
+from .material_reuse import (
+    Listings,
+    PageTags,
+    give_back_listings,
+    hold_unchanged_listings,
+    merge_search_index as merge_search_entries,
+    order_mappings,
+    replay_markdown,
+    search_plugin,
+    tags_found,
+    tags_plugins,
+)
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Every input of the site watched under `mkdocs serve` (`make serve`), and a save seen at once.
 
 What to watch is not a list: after each build the plugin hands over every path the build looked at
-(`Inputs`: the files and folders the check and the pages read, as `records.files` wrote them down,
+(`Inputs`: the files and folders the check and the pages read, as `repository.files` wrote them down,
 the folders it listed, and MkDocs' own docs folder, configuration file and `watch:` entries). A
 path that does not exist is watched from its nearest folder that does, so a records folder, a
 deploy file or a doc created after serve started is seen; a folder deleted and created again is
@@ -35,12 +35,22 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from watchdog.events import (DirAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent, FileAttribEvent, FileCreatedEvent,
-                             FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileSystemEvent,
-                             FileSystemEventHandler)
+from watchdog.events import (
+    DirAttribEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileAttribEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 from watchdog.observers.polling import PollingObserver
 
@@ -53,7 +63,8 @@ SLOW_POLL = 2.0  # seconds between polls of a folder whose changes the notificat
 # also sets it apart from MkDocs' own of the same folder, which watchdog would otherwise share (and
 # keep sharing after that one ended with its folder).
 _REPORTED: list[type[FileSystemEvent]] = [FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent,
-                                          FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent, DirAttribEvent]
+                                          FileAttribEvent, DirCreatedEvent, DirDeletedEvent, DirMovedEvent,
+                                          DirAttribEvent]
 Target = tuple[str, bool]  # a folder to watch (real path), and whether everything below it too
 
 
