@@ -83,7 +83,9 @@ _CODES = (
     Code("unmeasured-value", Severity.WARNING,
          "an active knob with no measurement at its current value, unmeasured-value-days after it was set"),
     Code("restore-unverified", Severity.WARNING,
-         "a knob restored more than restore-verify-days ago with no measurement since that shows its gain back"),
+         "a knob restored more than restore-verify-days ago with nothing measured since the restore"),
+    Code("restore-not-reproduced", Severity.WARNING,
+         "a restored knob whose newest measurement since the restore does not show its gain back"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
     Code("unjudged-doc", Severity.WARNING,

@@ -8,6 +8,7 @@ from . import check, incident_edits, knob_edits, new
 from .command import Command
 from .fmt import FMT
 from .init import INIT
+from .measure import MEASURE
 from .render import RENDER
 
 COMMANDS: tuple[Command, ...] = (
@@ -16,6 +17,7 @@ COMMANDS: tuple[Command, ...] = (
     *new.COMMANDS,
     *incident_edits.COMMANDS,
     *knob_edits.COMMANDS,
+    MEASURE,
     FMT,
     RENDER,
 )

@@ -153,8 +153,8 @@ def describe_reclaimed(gains: tuple[Gain, ...], min_gain_pct: float = 0.0) -> st
 # ---- restores ----------------------------------------------------------------------------------
 
 class RestoreState(enum.Enum):
-    VERIFIED = "verified"  # measured at the current value since the restore, and the gain is back
-    NOT_REPRODUCED = "not reproduced"  # measured since, but no gain distinguishable from noise
+    VERIFIED = "verified"  # the newest measurement at the current value since the restore shows the gain back
+    NOT_REPRODUCED = "not reproduced"  # measured since, but the newest shows no gain told from noise
     UNVERIFIED = "unverified"  # not measured since the restore
 
 
@@ -165,9 +165,11 @@ class RestoreCheck:
     knob: Knob
     entry: HistoryEntry  # the restore
     state: RestoreState
-    measured_on: date | datetime | None  # the first measurement since the restore that verifies it (or tried)
-    gains: tuple[Gain, ...]  # the gains measured since the restore
+    measured_on: date | datetime | None  # the date of the newest measurement since the restore (None: none)
+    gains: tuple[Gain, ...]  # the gains measured since the restore, oldest first (the newest decides)
     due: date  # when it should have been verified (restore-verify-days after the restore)
+    newest: Measurement | None = None  # the measurement that decides the state
+    why: str = ""  # what the newest shows when it does not show the gain back ('within noise: ...')
 
     def is_overdue(self, today: date) -> bool:
         return self.state is RestoreState.UNVERIFIED and today > self.due
@@ -188,9 +190,10 @@ def current_restore(knob: Knob) -> HistoryEntry | None:
 
 
 def restore_check(knob: Knob, verify_days: int, min_gain_pct: float = 0.0) -> RestoreCheck | None:
-    """Whether the knob's restore was verified: a valid measurement at its current value, dated on or
-    after the restore, with a gain distinguishable from noise (a single run counts; it has no interval
-    to test). None when the knob does not stand restored."""
+    """Whether the knob's restore was verified: the newest valid measurement at its current value,
+    dated on or after the restore, shows a gain distinguishable from noise (a single run counts; it has
+    no interval to test). The newest decides: a later run that does not reproduce the gain outweighs
+    an earlier one that did. None when the knob does not stand restored."""
     entry = current_restore(knob)
     if entry is None:
         return None
@@ -202,10 +205,13 @@ def restore_check(knob: Knob, verify_days: int, min_gain_pct: float = 0.0) -> Re
     if not since:
         return RestoreCheck(knob, entry, RestoreState.UNVERIFIED, None, (), due)
     gains = tuple(gain for _, gain in since)
-    back = [m for m, gain in since if gain.pct > 0 and not noise_verdict(gain, min_gain_pct).is_noise]
-    if back:
-        return RestoreCheck(knob, entry, RestoreState.VERIFIED, back[0].date, gains, due)
-    return RestoreCheck(knob, entry, RestoreState.NOT_REPRODUCED, since[0][0].date, gains, due)
+    newest, gain = since[-1]
+    verdict = noise_verdict(gain, min_gain_pct)
+    if gain.pct > 0 and not verdict.is_noise:
+        return RestoreCheck(knob, entry, RestoreState.VERIFIED, newest.date, gains, due, newest)
+    why = f"within noise ({verdict.why})" if verdict.is_noise else "a regression" if gain.pct < 0 else "no change"
+    return RestoreCheck(knob, entry, RestoreState.NOT_REPRODUCED, newest.date, gains, due, newest,
+                        f"{gain.change_text}, {why}")
 
 
 # ---- a changed value, unmeasured ---------------------------------------------------------------

@@ -13,14 +13,15 @@ from pathlib import Path
 from ..deploy.patterns import value_text
 from ..findings import Finding, finding
 from ..gains.verdicts import (
+    RestoreState,
     claimed_gains,
     is_at_current_value,
     noise_verdict,
     restore_check,
     unmeasured_value,
 )
-from ..records.model import Catalog, describe_gains, gain_of
-from ..records.schema import Knob
+from ..records.model import Catalog, describe_gains, gain_of, when_key
+from ..records.schema import Knob, Measurement
 from ..records.validate import dotted
 from ..records.vocabulary import KnobStatus, RecordKind
 from ..settings.rule_settings import RuleSettings
@@ -94,4 +95,28 @@ def unverified_restores(catalog: Catalog, root: Path, settings: RuleSettings) ->
             f"it ({_import_hint(knob)}, or `kb measurement add {knob.id} ... --date DATE`)")
 
 
-GAIN_RULES = (gains_within_noise, unmeasured_values, unverified_restores)
+def unreproduced_restores(catalog: Catalog, root: Path, settings: RuleSettings) -> Iterator[Finding]:
+    for knob in catalog.knobs.values():
+        check = restore_check(knob, settings.restore_verify_days, settings.min_gain_pct)
+        if check is None or check.state is not RestoreState.NOT_REPRODUCED or check.newest is None:
+            continue
+        index = next(i for i, m in enumerate(knob.measurements) if m is check.newest)
+        newest = check.newest
+        restored = when_key(check.entry.date)
+        before = tuple(g for g in claimed_gains(knob)
+                       if g.measurement.date is not None and when_key(g.measurement.date) < restored)
+        claimed = f"; it was restored for {describe_gains(before)}" if before else ""
+        yield _finding(
+            catalog, "restore-not-reproduced", knob, ("measurements", index),
+            f"knob '{knob.id}' was restored on {day(check.entry.date)}, and the newest measurement since "
+            f"({newest.metric}{_at(newest)}, {day(newest.date)}) does not show its gain back: {check.why}"  # type: ignore[arg-type]
+            f"{claimed}. Measure it again at {knob.name}={value_text(knob.value)} (`kb measure {knob.id} "
+            "--metric NAME --command CMD`), or, if the gain is gone, record why (kb set, or a note)")
+
+
+def _at(measurement: Measurement) -> str:
+    conditions = ", ".join(f"{key} {value_text(value)}" for key, value in measurement.conditions.items())
+    return f" at {conditions}" if conditions else ""
+
+
+GAIN_RULES = (gains_within_noise, unmeasured_values, unverified_restores, unreproduced_restores)
