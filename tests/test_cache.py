@@ -303,7 +303,7 @@ def test_a_long_lived_process_reads_the_records_entry_once(repo, monkeypatch):
 def test_every_record_reads_back_from_the_cache_as_the_same_model(tmp_path):
     """The record cache keeps a model as JSON only when it reads back as the same model (else the file
     is parsed on every run): on every fixture knowledge base, every model does, so the cache is used."""
-    from .test_recheck import fixture_roots
+    from .check.test_recheck import fixture_roots
 
     models = 0
     roots = {**fixture_roots(tmp_path), "this repository": REPO}  # its knob has measurements with runs
