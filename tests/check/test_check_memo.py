@@ -18,7 +18,7 @@ import pytest
 
 from incident_kb.check import pipeline, recheck
 
-from ..conftest import SEED_KNOB, edit
+from ..conftest import SEED_KNOB, edit, one_fast
 from ..gitrepo import GitRepo
 from ..rules.test_rules import _seed_mid_investigation
 
@@ -100,7 +100,7 @@ CHANGES: dict[str, Callable[[Path], None]] = {
 }
 
 
-@pytest.mark.parametrize("change", CHANGES)
+@pytest.mark.parametrize("change", one_fast(CHANGES))
 def test_a_change_to_any_input_is_seen(kb, repo, monkeypatch, change):
     first = kb("check", "--root", repo)
     assert first == cold(kb, repo, monkeypatch) and "stale-doc" in first.out
@@ -223,7 +223,7 @@ GIT_VIEWS: dict[str, tuple[Callable[[Path], None], Callable[[Path, object, Path]
 }
 
 
-@pytest.mark.parametrize("change", GIT_VIEWS)
+@pytest.mark.parametrize("change", one_fast(GIT_VIEWS))
 def test_a_change_of_git_s_view_is_seen(kb, repo, monkeypatch, tmp_path, change):
     """git's configuration and attributes at every level change what it reports as uncommitted: the docs
     made executable (or CRLF) look fresh until git is told not to count that."""

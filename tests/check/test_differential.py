@@ -1,7 +1,8 @@
 """The property the cache rests on: for any sequence of edits, git operations and configuration
 changes, a cached `kb check` prints exactly what a cold one prints (stdout, stderr, exit code), in
 every format, plain, --staged and --base. Seeded random sequences run for a fixed time budget
-(`KB_DIFFERENTIAL_SECONDS`, default 60); a failure names the seed and every operation before it.
+(`KB_DIFFERENTIAL_SECONDS`, default 60) in the full suite; `make test-fast` stops after 20 comparisons.
+A failure names the seed and every operation before it.
 
 The mutation check drops one input from the keys at a time and requires the same kind of sequences
 to find a difference: a differential test that could not fail would prove nothing."""
@@ -13,6 +14,7 @@ import time
 
 import pytest
 
+from ..conftest import one_fast
 from ..differential import OPERATIONS, Skip, World
 
 BUDGET = float(os.environ.get("KB_DIFFERENTIAL_SECONDS", "60"))
@@ -52,8 +54,10 @@ def run_sequences(folder, seconds: float, operations: tuple[str, ...] | None = N
     return None, compared
 
 
-def test_a_cached_run_prints_what_a_cold_run_prints(tmp_path):
-    difference, compared = run_sequences(tmp_path, BUDGET)
+@pytest.mark.parametrize("max_steps", [pytest.param(20, id="twenty-comparisons"),
+                                       pytest.param(None, id="the-whole-budget", marks=pytest.mark.slow)])
+def test_a_cached_run_prints_what_a_cold_run_prints(tmp_path, max_steps):
+    difference, compared = run_sequences(tmp_path, BUDGET, max_steps=max_steps)
     assert difference is None, difference
     assert compared >= 20, f"only {compared} comparisons in {BUDGET} s"
 
@@ -138,7 +142,8 @@ MUTATIONS = {
 }
 
 
-@pytest.mark.parametrize("dropped", MUTATIONS)
+# The record cache's case is quick: the one `make test-fast` runs.
+@pytest.mark.parametrize("dropped", one_fast(MUTATIONS, fast="a record's content (the record cache)"))
 def test_dropping_an_input_from_the_keys_is_caught(tmp_path, monkeypatch, dropped):
     mutate, operations = MUTATIONS[dropped]
     mutate(monkeypatch)

@@ -19,6 +19,7 @@ from incident_kb.check import pipeline, recheck
 from incident_kb.rules.knob_rules import RULES, RuleSettings
 from incident_kb.settings.reference_date import reference_date
 
+from ..conftest import one_fast
 from ..gitrepo import GitRepo
 from ..story import story_until
 from ..records.test_verdicts import FIXTURES
@@ -228,7 +229,7 @@ def _append(path: Path, text: str) -> None:
     path.write_text(path.read_text() + text)
 
 
-@pytest.mark.parametrize("seed, where", [(0, "kb"), (1, "kb"), (2, "kb"), (3, "repo/team/kb")])
+@pytest.mark.parametrize("seed, where", one_fast([(0, "kb"), (1, "kb"), (2, "kb"), (3, "repo/team/kb")]))
 def test_a_series_of_edits_prints_what_a_cold_check_prints(kb, tmp_path, monkeypatch, seed, where):
     """Random edits of a random knowledge base (the last one in a subfolder of its repository)."""
     root = tmp_path / where

@@ -21,7 +21,7 @@ import pytest
 
 from incident_kb.cli import main
 
-from ..conftest import REPO, SEED_INCIDENT, SEED_KNOB, copy_seed, edit
+from ..conftest import REPO, SEED_INCIDENT, SEED_KNOB, copy_seed, edit, one_fast
 from ..gitrepo import GitRepo, git_environment
 
 pytestmark = pytest.mark.usefixtures("git_env")
@@ -163,6 +163,9 @@ def test_staged_mode_writes_nothing_in_the_repository(tmp_path):
     assert after == before  # no tree object, no index rewrite
 
 
+# pre-commit for real takes seconds: the full suite runs it (tests/check/test_pr_check.py's hook test is the
+# one `make test-fast` runs).
+@pytest.mark.slow
 def test_through_pre_commit_which_stashes_unstaged_changes(tmp_path):
     """Run for real by pre-commit (a `repo: local` hook), which stashes unstaged changes but not
     untracked files: the untracked incident still does not count, nor does an unstaged fix."""
@@ -344,7 +347,7 @@ def _check_of_the_commit(mix: _Mix, folder: Path) -> tuple[int, str, str]:
     return _kb("check", "--base", "HEAD~1", "--format", "json", "--root", copy)
 
 
-@pytest.mark.parametrize("seed", range(18))
+@pytest.mark.parametrize("seed", one_fast(range(18)))
 def test_staged_mode_agrees_with_a_check_of_the_commit_it_would_make(tmp_path, seed):
     mix = _Mix(tmp_path, seed)
     done = []
