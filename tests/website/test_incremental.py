@@ -224,6 +224,8 @@ def test_new_templates_or_settings_render_everything_again(kb_root, tmp_path, mo
     assert len(_render_again(kb_root, render).rendered) == len(render.pages)
 
 
+# Random series in the full suite; `make test-fast` runs every edit in turn and undone (above).
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.sampled_from(sorted(EDITS)), min_size=1, max_size=8))
 def test_any_series_of_edits_renders_what_a_full_render_does(kb_root, steps):
