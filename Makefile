@@ -55,8 +55,9 @@ test: $(STAMP)
 test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
 	$(LOWEST)/bin/python -m pytest -n auto --dist loadfile
 
-# The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy, ruff and bulk
-# runs of the real command (tests marked slow), on every core.
+# The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy, ruff, bulk
+# runs of the real command and all but one case of each heavy cached-equals-cold matrix (tests marked
+# slow), on every core.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m 'not slow' -n auto
 

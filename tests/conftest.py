@@ -25,6 +25,16 @@ SEED_INCIDENT = "incidents/multi-round-harness-hang.yaml"
 STORY_TODAY = "2026-11-08"  # the day after the seed story ends
 
 
+def one_fast(values, fast=None) -> list:
+    """A heavy matrix's cases for `pytest.mark.parametrize`: one (the first, or `fast`) runs in
+    `make test-fast`, the rest are marked slow and run in the full suite. Ids are the plain values'."""
+    values = list(values)
+    keep = values[0] if fast is None else fast
+    assert keep in values, f"{keep!r} is not one of the cases"
+    return [pytest.param(*(value if isinstance(value, tuple) else (value,)),
+                         marks=() if value == keep else pytest.mark.slow) for value in values]
+
+
 def copy_seed(root: Path) -> Path:
     """The seed knowledge base copied into `root` (created), with this repository's JSON Schemas."""
     root.mkdir(parents=True, exist_ok=True)

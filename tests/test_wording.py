@@ -59,8 +59,8 @@ def test_the_plugin_names_its_root_option_not_a_flag_mkdocs_lacks(tmp_path):
 @pytest.mark.usefixtures("git_env")
 def test_a_command_a_finding_suggests_runs_as_printed_with_any_value(kb, seed_kb):
     """The value in a suggested `kb set` is shell-quoted: pasted, it records that value again."""
-    from .test_rules import _seed_mid_investigation
-    from .test_story_rules import INCIDENT, KNOB, codes
+    from .rules.test_rules import _seed_mid_investigation
+    from .rules.test_story_rules import INCIDENT, KNOB, codes
 
     _seed_mid_investigation(seed_kb)
     assert kb("restore", KNOB, "--date", "2026-11-05", "--root", seed_kb).code == 0

@@ -6,7 +6,7 @@ may point out of the repository (to /etc/passwd): each is refused before a byte 
 file over the caller's limit, checked again while reading (a file can grow): `UnreadableFile` (see
 `unreadable`). Folders are walked through links only inside the repository. Nothing here decides
 what a file means. The one module of stages 1 to 4 that looks at the file system
-(`tests/test_architecture.py`): every look at a path and every folder listed is written down while
+(`tests/architecture/test_layering.py`): every look at a path and every folder listed is written down while
 `probes_recorded()` is active (`signature`, `listing`); `check/memo.py` reuses a result only while each
 look sees the same.
 """

@@ -5,5 +5,5 @@ returns a bundle: the files, each page's metadata, and what the site needs aroun
 hand the bundle to a site generator: `mkdocs` (the MkDocs/ProperDocs plugin, its live preview and
 its reuse of Material's work) and `folder` (`kb render`, for Zensical or any generator that reads
 markdown). Only the `mkdocs` adapter imports MkDocs, Material, mkdocs-gen-files, watchdog or
-livereload; the core imports no adapter (tests/test_architecture.py).
+livereload; the core imports no adapter (tests/architecture/test_layering.py).
 """

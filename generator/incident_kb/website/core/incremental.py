@@ -6,7 +6,7 @@ answers (context.SiteContext records them: nothing is listed by hand beside a vi
 every question gets the same answer again is reused as it was; any other is rendered as
 `render_site` renders it. The settings, the root and the templates hold for every page: when one of
 them changed, nothing is reused. The result is the same `Bundle` a full `render_site` of the same
-knowledge base gives, byte for byte (tests/test_incremental.py proves it over series of edits).
+knowledge base gives, byte for byte (tests/website/test_incremental.py proves it over series of edits).
 Pure, like `pages`: writes nothing.
 """
 

@@ -2,7 +2,7 @@
 record page's edit button open its YAML (Zensical reads no plugin, so no page can set its own edit
 URL otherwise). Written into the set-up's theme folder (`theme.custom_dir` of zensical.toml).
 
-The override is a copy of Zensical's own partial with one change; tests/test_site_adapters.py
+The override is a copy of Zensical's own partial with one change; tests/website/test_site_adapters.py
 diffs it against the installed Zensical's, so an upgrade that changes the partial fails a test.
 """
 

@@ -14,8 +14,8 @@ than what the site holds.
 
 Relies on Material 9.8's internals (its tags plugin's `mappings.data`, `listings.data`, the order
 of its `on_env`; its search plugin's `search_index` and `search_index_prev`), read here and
-nowhere else; tests/test_site_adapters.py asserts they exist on the installed Material, a plugin
-not in that shape gets the slower path with one log line, and tests/test_live_preview.py compares
+nowhere else; tests/website/test_site_adapters.py asserts they exist on the installed Material, a plugin
+not in that shape gets the slower path with one log line, and tests/website/test_live_preview.py compares
 the preview with a fresh server after each kind of edit. Knows nothing of MkDocs' classes (it gets
 MkDocs' and Material's objects from the glue) and nothing of records.
 """
@@ -34,7 +34,7 @@ _said: set[str] = set()
 
 
 def say_once(message: str) -> None:
-    """A shortcut that falls back says so, once per process (tests/test_site_adapters.py asserts
+    """A shortcut that falls back says so, once per process (tests/website/test_site_adapters.py asserts
     the state it relies on exists on the installed versions)."""
     if message not in _said:
         _said.add(message)

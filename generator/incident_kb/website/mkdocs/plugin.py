@@ -78,7 +78,7 @@ _DIRTY_WARNING = "A 'dirty' build is being performed"
 def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
     """MkDocs' warning that a dirty build gets the nav and links wrong: under the live preview it does
     not (the preview restores every page MkDocs did not read and rebuilds those that depend on a
-    change; tests/test_live_preview.py compares it with a full build), so it is left out of the log."""
+    change; tests/website/test_live_preview.py compares it with a full build), so it is left out of the log."""
     return not str(record.msg).startswith(_DIRTY_WARNING)
 
 

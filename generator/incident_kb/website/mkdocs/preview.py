@@ -7,8 +7,8 @@ entries would be lost. So the preview writes a generated file only when its byte
 unchanged page keeps its old time), restores every page MkDocs did not read from the snapshot of
 the build that last read it, makes the pages that depend on what changed build again, deletes
 what removed files left in the site, and merges the search index page by page. The result is the
-site a full build makes (tests/test_live_preview.py compares them). The private state this relies
-on is listed in docs/reference/site.md and asserted by tests/test_site_adapters.py.
+site a full build makes (tests/website/test_live_preview.py compares them). The private state this relies
+on is listed in docs/reference/site.md and asserted by tests/website/test_site_adapters.py.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ Relies on MkDocs 1.6's LiveReloadServer (`_rebuild_cond`, `_want_rebuild`, `obse
 where the server is not in that shape, the inputs are watched through its public `watch()` (any
 change in a watched folder rebuilds, a folder's creation alone does not); where the emitters are
 not, or the platform has no notifications, MkDocs' polling alone sees changes. Each fallback says
-so in one log line (tests/test_site_adapters.py asserts the shape on the installed versions).
+so in one log line (tests/website/test_site_adapters.py asserts the shape on the installed versions).
 Knows nothing of the site.
 """
 

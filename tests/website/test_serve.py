@@ -1,0 +1,94 @@
+"""`mkdocs serve` rebuilds the generated pages when a record changes (knobs/ and incidents/ are
+watched, and the gen script sees fresh records on every build)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from ..conftest import SEED_KNOB, edit
+from ..site_support import MKDOCS_ENV, copy_knowledge_base
+
+pytestmark = pytest.mark.slow  # a real `mkdocs serve`: left out of `make test-fast`
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _wait_for(url: str, text: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    page = ""
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                page = response.read().decode("utf-8")
+            if text in page:
+                return page
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        time.sleep(0.3)
+    raise AssertionError(f"{text!r} did not appear at {url} within {timeout} s")
+
+
+@pytest.mark.parametrize("options", [[], ["--dirty", "--no-strict"]], ids=["serve", "make-serve"])
+def test_serve_shows_an_edited_record_without_a_restart(tmp_path, options):
+    root = copy_knowledge_base(tmp_path / "kb")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", *options, "-f", str(root / "mkdocs.yml"),
+         "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=root, env=MKDOCS_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/knobs/sglang-sm120-mma-target-ctas/"
+        _wait_for(url, "Target thread-block (CTA) count", timeout=90)
+        edit(root / SEED_KNOB, "summary: Target thread-block", "summary: Freshly edited target thread-block")
+        _wait_for(url, "Freshly edited target thread-block", timeout=60)
+    finally:
+        server.terminate()
+        try:
+            _, log = server.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            _, log = server.communicate()
+    # make serve's options: no warning the README calls inapplicable (MkDocs' about dirty builds), none at all.
+    assert "WARNING" not in log, log
+
+
+def test_serve_watches_a_records_folder_made_anew_and_files_outside_the_record_folders(tmp_path):
+    """Plain `mkdocs serve` (a full rebuild each time) watches what the check read too."""
+    import shutil
+
+    root = copy_knowledge_base(tmp_path / "kb")
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", "-f", str(root / "mkdocs.yml"), "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=root, env=MKDOCS_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        base = f"http://127.0.0.1:{port}/"
+        url = base + "knobs/sglang-sm120-mma-target-ctas/"
+        _wait_for(url, "Target thread-block (CTA) count", timeout=90)
+        shutil.move(root / "knobs", tmp_path / "knobs-away")
+        (root / "knobs").mkdir()  # made anew: its first folder's watch ended with it
+        text = (tmp_path / "knobs-away" / SEED_KNOB.removeprefix("knobs/")).read_text()
+        (root / SEED_KNOB).write_text(text.replace("summary: Target thread-block", "summary: Recreated thread-block"))
+        _wait_for(url, "Recreated thread-block", timeout=60)
+        (root / SEED_KNOB).write_text(text.replace("summary: Target thread-block", "summary: Edited again thread-block"))
+        _wait_for(url, "Edited again thread-block", timeout=60)
+        edit(root / "deploy/decode.sh", "TARGET_CTAS=512", "TARGET_CTAS=384")  # a deploy file: drift now
+        _wait_for(base, "deploy/decode.sh:8", timeout=60)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
