@@ -39,21 +39,22 @@ def import_runs(kb, root: Path, *extra: str) -> None:
 
 def test_the_story_page_says_its_gains_are_single_figures(seed_kb):
     section = gains_section(pages(seed_kb)[KNOB_PAGE])
-    assert section.count("| too few runs for an interval<br>1 run, no spread |") == 2
+    assert section.count("</span><br>too few runs for an interval<br>1 run, no spread |") == 2
     assert "**95% interval:** exact bootstrap" in section  # the method, named
     assert "A single figure from the account; its runs, spread, host and build were not recorded." in section
-    assert "| concurrency 64<br>at <code>512</code> |" in section  # the value measured
+    assert "| <code>512</code> vs <code>256</code><br>concurrency 64 |" in section  # the value measured, against
 
 
 def test_imported_runs_show_medians_spread_interval_runs_and_provenance(kb, seed_kb):
     import_runs(kb, seed_kb, "--host", "8x RTX PRO 6000 (decode on GPU4-7)")
     section = gains_section(pages(seed_kb)[KNOB_PAGE])
-    row = next(line for line in section.splitlines() if line.startswith("| output\\_throughput | concurrency 80<br>"))
+    row = next(line for line in section.splitlines() if line.startswith("| output\\_throughput |")
+               and "<br>concurrency 80 |" in line)
     cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[1] == "concurrency 80<br>at <code>512</code>"
-    assert cells[2].startswith("2660 tok/s<br><span class=\"kb-spread\">2630\u20132682")  # baseline: median, range
-    assert cells[4] == '<span class="kb-badge kb-gain-better">+9.5%</span>'
-    assert cells[5] == "+8.5% to +10.7%<br>5 runs vs 5 runs"
+    assert cells[1] == "<code>512</code> vs <code>256</code><br>concurrency 80"
+    # each side's median, then their ranges
+    assert cells[2].startswith("2660 \u2192 2911 tok/s<br><span class=\"kb-spread\">2630\u20132682 \u2192 2895\u20132916")
+    assert cells[3] == '<span class="kb-badge kb-gain-better">+9.5%</span><br>+8.5% to +10.7%<br>5 runs vs 5 runs'
     assert ("**output\\_throughput, concurrency 80:** host 8x RTX PRO 6000 (decode on GPU4-7); software sglang "
             "0.5.4.post1; imported from <code>runs.jsonl</code>") in section
 
@@ -64,7 +65,8 @@ def test_gains_measured_at_another_value_are_history_never_claimed(kb, seed_kb):
     site = pages(seed_kb)
     page, home, index = site[KNOB_PAGE], site["index.md"], site["knobs/index.md"]
     assert "**Gains:** none measured at 768 (2 measured at other values: history, not claimed)" in page
-    assert gains_section(page).count('at <code>512</code> <span class="kb-badge kb-gain-history">history</span>') == 2
+    assert gains_section(page).count('<code>512</code> vs <code>256</code> <span class="kb-badge kb-gain-history">history'
+                                     '</span>') == 2
     assert "measured at 512, not at the current 768: history, never claimed for the current value" in page
     assert "+12.8%" not in home and "+12.8%" not in index  # neither the ledger nor the best gain claims them
     assert "no measured gain on record" in home
@@ -124,3 +126,20 @@ def test_the_knob_is_found_by_a_gains_number(seed_kb):
     words = re.split(separator, re.sub(r"<[^>]+>", " ", page))
     assert "12.8" in words and "5.7" in words
     assert "+12.8%" not in words
+
+
+@pytest.mark.parametrize("unit, baseline_runs, runs, shown", [
+    ("s", "0.018391, 0.018142, 0.018744", "0.016381, 0.016174, 0.016625", "18.39 \u2192 16.38 ms"),
+    ("s", "1.84, 1.803, 1.877", "1.643, 1.616, 1.663", "1.84 \u2192 1.643 s"),
+    ("ms", "0.0021, 0.0022, 0.0023", "0.0019, 0.0018, 0.002", "2.2 \u2192 1.9 \u00b5s"),
+    ("us", "950, 960, 970", "1200, 1210, 1190", "960 \u2192 1200 \u00b5s"),
+    ("s", "0.000000020, 0.000000021, 0.000000022", "0.000000018, 0.000000017, 0.000000019", "21 \u2192 18 ns"),
+    ("tok/s", "0.5, 0.6, 0.7", "0.8, 0.9, 1.0", "0.6 \u2192 0.9 tok/s"),  # not a time: as recorded
+])
+def test_times_are_said_in_a_unit_that_reads(seed_kb, unit, baseline_runs, runs, shown):
+    text = (seed_kb / SEED_KNOB).read_text()
+    start, end = text.index("measurements:\n"), text.index("history:\n")
+    (seed_kb / SEED_KNOB).write_text(
+        text[:start] + f"measurements:\n  - metric: decode step time\n    higher_is_better: false\n    unit: {unit}\n"
+        f"    baseline_runs: [{baseline_runs}]\n    runs: [{runs}]\n" + text[end:])
+    assert f"| {shown}<br>" in gains_section(pages(seed_kb)[KNOB_PAGE])

@@ -132,8 +132,8 @@ def test_minimal_records_render(empty_kb):
 def test_measured_values_show_baseline_and_tuned_columns(seed_kb):
     edit(seed_kb / SEED_KNOB, "    delta_pct: 12.8\n", "    baseline: 1000\n    value: 1128\n    unit: tok/s\n")
     page = render(seed_kb).files[KNOB_PAGE]
-    assert "| Metric | Conditions | Baseline | Tuned | Change | 95% interval, runs | Measured |" in page
-    assert "| 1000 tok/s | 1128 tok/s | " in page
+    assert "| Metric | Setting, conditions | Baseline \u2192 tuned | Change, 95% interval | Measured |" in page
+    assert "| 1000 \u2192 1128 tok/s | " in page
 
 
 def test_kb_render_and_the_mkdocs_build_use_the_same_settings(tmp_path):

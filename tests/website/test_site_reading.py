@@ -24,7 +24,8 @@ PAGES = {"home": "", "knobs": "knobs/", "incidents": "incidents/", "knob": KNOB,
          "incident": "incidents/multi-round-harness-hang/", "doc": "design/DSV4_PD_DEADLOCK_ISSUE/"}
 WIDTHS = {"desktop": 1280, "wide": 1920, "phone": 390}
 
-# A knob whose gains table has every column (baseline and tuned) and several conditions.
+# A knob whose gains table has every column (baseline and tuned) and several conditions, measurements of
+# one figure and of runs (with their spread and the file they came from), and times in seconds.
 WIDE_KNOB_YAML = """\
 id: decode-batch-tokens
 name: SGLANG_DECODE_MAX_BATCH_TOKENS_PER_ITERATION
@@ -52,6 +53,23 @@ measurements:
     unit: ms
     date: 2026-11-10T14:05:09Z
     evidence: docs/design/DSV4_DECODE_PERF_PLAN.md
+  - metric: output_throughput
+    conditions: {concurrency: 128, input length: 8192}
+    setting: 16384
+    baseline_setting: 8192
+    unit: tok/s
+    date: 2026-11-11T09:15:00Z
+    source: bench/sglang-decode-batch-tokens-sweep.jsonl
+    baseline_runs: [12405.31, 12398.12, 12417.93, 12411.04, 12402.65]
+    runs: [13716.41, 13731.07, 13709.88, 13722.59, 13718.96]
+  - metric: decode step time
+    higher_is_better: false
+    conditions: {batch: 64}
+    unit: s
+    date: 2026-11-11T09:20:00Z
+    source: bench/pytest-benchmark-decode-batch-tokens.json
+    baseline_runs: [0.018391, 0.018142, 0.018744, 0.018402, 0.018377]
+    runs: [0.016381, 0.016174, 0.016625, 0.016402, 0.016399]
 history:
   - date: 2026-11-10
     status: active

@@ -32,21 +32,23 @@ from .page_parts import Table, badge, when_cell, when_text
 
 
 def gains_table(knob: Knob, links: Links, min_gain_pct: float) -> Table | None:
+    """One row per measurement in five columns, so that the table fits a desktop page whole: the
+    metric; the setting measured against its baseline and the conditions; each side's median and
+    spread; the change with its interval and runs; when and from where."""
     if not knob.measurements:
         return None
     absolute = any(sides(m) is not None for m in knob.measurements)
-    columns = ("Metric", "Conditions", *(("Baseline", "Tuned") if absolute else ()), "Change", "95% interval, runs",
-               "Measured")
+    columns = ("Metric", "Setting, conditions", *(("Baseline \u2192 tuned",) if absolute else ()),
+               "Change, 95% interval", "Measured")
     rows = []
     for m in knob.measurements:
         gain = gain_of(m)
         found = sides(m)
         metric = plain(m.metric) + (Markup("") if m.higher_is_better else Markup(" (lower is better)"))
-        conditions = plain(conditions_text(m)) + (Markup("<br>") if m.conditions else Markup()) + _setting(knob, m)
-        values = ((_side(found[0], m.unit), _side(found[1], m.unit)) if found else (Markup(), Markup())) \
-            if absolute else ()
+        setting = _setting(knob, m) + (Markup("<br>") + plain(conditions_text(m)) if m.conditions else Markup())
+        values = ((_sides(found[0], found[1], m.unit) if found else Markup()),) if absolute else ()
         source = _source(m, links)
-        rows.append((metric, conditions, *values, _change(m, gain, min_gain_pct), _interval(gain),
+        rows.append((metric, setting, *values, _change(m, gain, min_gain_pct),
                      when_cell(m.date) + (Markup("<br>") + source if source else Markup())))
     return Table(columns, tuple(rows))
 
@@ -60,24 +62,51 @@ def conditions_text(m: Measurement) -> str:
 
 
 def _setting(knob: Knob, m: Measurement) -> Markup:
-    """'at 512', the value measured; another one (or one that cannot be told) marked as history."""
+    """'512 vs 256': the value measured against the value it was compared with (the measurement's
+    baseline_setting, else the knob's default; alone when neither is told). A value other than the
+    knob's, or one that cannot be told, is marked as history."""
     setting = measured_setting(knob, m)
+    baseline = m.baseline_setting if m.baseline_setting is not None else knob.default
+    shown = code(value_text(setting)) if setting is not None else plain("a value not told")
+    if baseline is not None:
+        shown += Markup(" vs ") + code(value_text(baseline))
     if same_setting(setting, knob.value):
-        return Markup("at ") + code(value_text(setting))
-    shown = Markup("at ") + code(value_text(setting)) if setting is not None else plain("at a value not told")
+        return shown
     return shown + Markup(" ") + badge("gain", "history", "history")
 
 
-def _side(side: Side, unit: str | None) -> Markup:
-    """'2481 tok/s' (the median) and, with more than one run, their range below: '2440–2503'."""
-    text = plain(number_text(side.median) + (f" {unit}" if unit else ""))
-    if side.has_spread:
-        text += Markup("<br>") + Markup('<span class="kb-spread">') + plain(
-            f"{number_text(side.low)}–{number_text(side.high)}") + Markup("</span>")
+# A time in seconds (or a smaller unit) is said in the unit that keeps its number at 1 or more.
+_TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("\u00b5s", 1e-6), ("ns", 1e-9))
+_TIME_ALIASES = {"s": 1.0, "sec": 1.0, "seconds": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6, "ns": 1e-9}
+
+
+def _readable(values: list[float], unit: str | None) -> tuple[float, str | None]:
+    """The factor and unit `values` are shown in: times in the largest unit in which the smallest is
+    1 or more (0.01839 s reads 18.39 ms); any other unit as recorded."""
+    scale = _TIME_ALIASES.get(unit or "")
+    if scale is None or not values:
+        return 1.0, unit
+    smallest = min(abs(v) for v in values) * scale
+    for name, size in _TIME_UNITS:
+        if smallest >= size or name == "ns":
+            return scale / size, name
+    return 1.0, unit
+
+
+def _sides(baseline: Side, tuned: Side, unit: str | None) -> Markup:
+    """'2398 \u2192 2718 tok/s' (the medians) and, with more than one run, their ranges below."""
+    factor, unit = _readable([baseline.median, tuned.median], unit)
+    text = plain(f"{number_text(baseline.median * factor)} \u2192 {number_text(tuned.median * factor)}"
+                 + (f" {unit}" if unit else ""))
+    if baseline.has_spread or tuned.has_spread:
+        ranges = [f"{number_text(side.low * factor)}\u2013{number_text(side.high * factor)}" if side.has_spread
+                  else number_text(side.median * factor) for side in (baseline, tuned)]
+        text += Markup("<br>") + Markup('<span class="kb-spread">') + plain(" \u2192 ".join(ranges)) + Markup("</span>")
     return text
 
 
 def _change(m: Measurement, gain: Gain | None, min_gain_pct: float) -> Markup:
+    """The change (a badge), then its 95% interval (or why there is none) and the runs."""
     if m.invalid:
         return badge("gain", "invalid", "not counted")
     if gain is None:
@@ -85,16 +114,9 @@ def _change(m: Measurement, gain: Gain | None, min_gain_pct: float) -> Markup:
     shown = badge("gain", "better" if gain.is_better else "worse", gain.change_text)
     if noise_verdict(gain, min_gain_pct).is_noise:
         shown += Markup("<br>") + plain("not distinguishable from noise")
-    return shown
-
-
-def _interval(gain: Gain | None) -> Markup:
-    """'+8.5% to +10.7%' over '5 runs vs 5 runs'; or why there is no interval."""
-    if gain is None:
-        return Markup()
     interval = gain.change_interval
-    shown = plain(str(interval) if isinstance(interval, NoInterval) else interval_text(interval))
-    return shown + Markup("<br>") + plain(gain.runs_text)
+    said = str(interval) if isinstance(interval, NoInterval) else interval_text(interval)
+    return shown + Markup("<br>") + plain(said) + Markup("<br>") + plain(gain.runs_text)
 
 
 def _source(m: Measurement, links: Links) -> Markup:
