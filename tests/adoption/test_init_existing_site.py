@@ -74,8 +74,7 @@ def test_without_merge_it_says_what_to_add_and_never_changes_the_site(kb, team):
     assert next_steps[0] == "  kb init --merge   # adds the knowledge base to mkdocs.yml as shown"
     assert next_steps[-1] == "  mkdocs serve   # the site (the knowledge base under kb/), rebuilt as you edit"
     assert (team / ".gitignore").read_text() == "build/site/\n.cache/\n.*.tmp\n"  # the site's own site_dir
-    workflow = YAML(typ="safe").load((team / ".github/workflows/kb-check.yml").read_text())
-    assert workflow["on"]["push"]["branches"] == ["master"]
+    assert_runs_on_the_default_branch(team / ".github/workflows/kb-check.yml")
 
 
 def test_merge_adds_the_knowledge_base_keeping_every_other_byte(kb, team):
@@ -247,10 +246,24 @@ def test_a_docs_folder_with_other_pages_only_keeps_the_knowledge_base_at_its_top
     assert "  - incident-kb\n" in (repo.root / "mkdocs.yml").read_text()
 
 
+def assert_runs_on_the_default_branch(path) -> None:
+    """The workflow runs on every pull request and on pushes to the default branch, whatever it is
+    called: no branch name is written (a repository made with `git init` on `master` and pushed as
+    `main` got no push runs), and the job is gated on GitHub's own default branch."""
+    text = path.read_text()
+    workflow = YAML(typ="safe").load(text)
+    assert set(workflow["on"]) == {"pull_request", "push"} and not workflow["on"]["push"]
+    assert not workflow["on"]["pull_request"]  # every base branch
+    [job] = workflow["jobs"].values()
+    assert job["if"] == ("github.event_name == 'pull_request' || "
+                         "github.ref_name == github.event.repository.default_branch")
+    assert "branches" not in text
+
+
 @pytest.mark.parametrize("state", ["detached", "detached with another branch", "no commits yet"])
 def test_the_workflow_runs_on_the_branch_the_repository_works_on(kb, tmp_path, monkeypatch, state):
     """On a detached HEAD the workflow named git's default branch (`master`), which the repository
-    does not have."""
+    does not have; on `trunk` it named `trunk`, and the repository pushed as `main` got no push runs."""
     repo = GitRepo(tmp_path / "team")
     repo.git("checkout", "-q", "-b", "trunk")
     if state != "no commits yet":
@@ -263,8 +276,7 @@ def test_the_workflow_runs_on_the_branch_the_repository_works_on(kb, tmp_path, m
         repo.git("checkout", "-q", "--detach", "HEAD")
     monkeypatch.chdir(repo.root)
     assert kb("init").code == 0
-    workflow = YAML(typ="safe").load((repo.root / ".github/workflows/kb-check.yml").read_text())
-    assert workflow["on"]["push"]["branches"] == ["trunk"]
+    assert_runs_on_the_default_branch(repo.root / ".github/workflows/kb-check.yml")
 
 
 def test_a_configuration_that_inherits_its_plugins_is_refused_by_merge(kb, tmp_path, monkeypatch):

@@ -35,7 +35,7 @@ from ..wording import path_word
 from . import first_files
 from .setup_advice import config_state, next_steps, what_to_add
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
-from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement, workflow_branch
+from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
 WORKFLOW = ".github/workflows/kb-check.yml"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
@@ -95,7 +95,6 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "entry": "kb check --staged"
                  + ("" if kb_dir == "."
                     else f" --root {first_files.shell_quoted(f'./{kb_dir}' if kb_dir.startswith('-') else kb_dir)}"),
-        "branch": workflow_branch(layout.in_git, layout.top),
     }
     files: dict[Path, str | bytes] = {layout.root / kind.folder / ".gitkeep": "" for kind in RecordKind}
     if install.wheel is not None:
@@ -110,8 +109,7 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
     if not setup.existing:
         files[layout.root / setup.config_name] = first_files.fill(setup.config_name, {
             "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
-    workflow = first_files.fill("kb-check.yml", {"kb_dir": values["kb_dir"], "install": values["install"],
-                                                 "branch": values["branch"]})
+    workflow = first_files.fill("kb-check.yml", {"kb_dir": values["kb_dir"], "install": values["install"]})
     assert "run: mkdocs build --strict\n" in workflow, "the starter workflow no longer builds with mkdocs"
     if setup.generator == "zensical":  # the site is built by Zensical from what kb render writes
         workflow = workflow.replace("run: mkdocs build --strict\n", "run: kb render && zensical build\n")

@@ -1,7 +1,6 @@
-"""What the workflow `kb init` writes installs and when it runs: the incident-kb running now, as CI
-can install it (the commit of the repository it came from, the URL of an archive, or the very wheel
-file, which kb init copies into the knowledge base), and the repository's current branch. Writes
-nothing.
+"""What the workflow `kb init` writes installs: the incident-kb running now, as CI can install it
+(the commit of the repository it came from, the URL of an archive, or the very wheel file, which kb
+init copies into the knowledge base). Writes nothing.
 """
 
 from __future__ import annotations
@@ -50,32 +49,3 @@ def pinned_requirement() -> Install:
                                      f".github/workflows/kb-check.yml, or change its install step to where your team "
                                      "installs it from")
     return Install(pinned)
-
-
-def workflow_branch(in_git: bool, top: Path) -> str:
-    """The branch the workflow checks pushes to: the repository's current one; on a detached HEAD, the
-    remote's default branch, else the one local branch that holds HEAD (or the only local branch);
-    outside a repository, the one `git init` will make (git's init.defaultBranch)."""
-    import subprocess
-
-    def run(*args: str) -> list[str]:
-        try:
-            found = subprocess.run(["git", *args], cwd=top if in_git else None, capture_output=True,
-                                   text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError):
-            return []
-        lines = [line.strip() for line in found.stdout.splitlines() if line.strip()]
-        return lines if found.returncode == 0 and all(line.isprintable() for line in lines) else []
-
-    if in_git:
-        if current := run("symbolic-ref", "-q", "--short", "HEAD"):
-            return current[0]
-        if remote := run("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"):
-            return remote[0].removeprefix("origin/")
-        holding = run("for-each-ref", "--contains", "HEAD", "--format=%(refname:short)", "refs/heads")
-        every = run("for-each-ref", "--format=%(refname:short)", "refs/heads")
-        for branches in (holding, every):
-            if len(branches) == 1:
-                return branches[0]
-    default = run("var", "GIT_DEFAULT_BRANCH")
-    return default[0] if default else "main"
