@@ -138,7 +138,8 @@ class SiteContext:
     # --- what the check found and git says ---------------------------------------------------
     @query
     def findings(self) -> tuple[Finding, ...]:
-        return self._kb.findings
+        """kb check's findings, as the pages show them: none on a public site (settings.findings)."""
+        return self._kb.findings if self.settings.findings else ()
 
     @query
     def findings_of(self, kind: RecordKind, record_id: str) -> tuple[Finding, ...]:

@@ -79,6 +79,7 @@ class HomePage:
     reclaimable: tuple[ReclaimRow, ...]  # the most at stake first, at most HOME_ROWS
     restored_intro: Markup
     restored: tuple[RestoreRow, ...]  # the newest restores, at most HOME_ROWS
+    findings_shown: bool  # kb check's findings have a section (not on a public site)
     findings_summary: Markup
     finding_codes: tuple[FindingCodeRow, ...]
     knobs_intro: Markup
@@ -132,11 +133,13 @@ def home_view(context: SiteContext) -> HomePage:
         jump=jump,
         needs_action=bool(reclaimable_all or findings),
         all_good="Nothing to reclaim and nothing to fix: no knob stays reverted under a hypothesis that "
-                 "fell, and kb check reports no finding.",
+                 "fell, and kb check reports no finding." if context.settings.findings else
+                 "Nothing to reclaim: no knob stays reverted under a hypothesis that fell.",
         reclaimable_intro=reclaimable_intro,
         reclaimable=reclaimable,
         restored_intro=restored_intro,
         restored=restored,
+        findings_shown=context.settings.findings,
         findings_summary=findings_summary,
         finding_codes=finding_codes,
         knobs_intro=knobs_intro,

@@ -101,7 +101,8 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
         page(incident_page(incident.id), lambda: incident_files(context, incident))  # noqa: B023
     page(KNOB_INDEX, lambda: knob_index_files(context, index_rows(KNOB_INDEX)))
     page(INCIDENT_INDEX, lambda: incident_index_files(context, index_rows(INCIDENT_INDEX)))
-    page(FINDINGS_PAGE, lambda: findings_files(context))
+    if settings.findings:
+        page(FINDINGS_PAGE, lambda: findings_files(context))
     page(settings.home_path, lambda: home_files(context))
     files: dict[str, str] = {}
     for kept in pages.values():

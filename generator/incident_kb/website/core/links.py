@@ -58,6 +58,9 @@ class SiteSettings:
     home: bool = True  # the knowledge base's home is the site's home page (index.md), else ACTION_PAGE
     tags: bool = True  # generate the tags page (tags.md, for Material's tags plugin)
     charts: bool = True  # draw gain charts on knob pages
+    # kb check's findings on the pages (banners on docs, boxes on records, the findings page); False for
+    # a site published to readers outside the team (the plugin's `public: true`): the check still fails
+    findings: bool = True
     prefix: str = ""  # the folder inside the docs folder that holds the generated pages ('' its top)
     action_page: str = ACTION_PAGE  # the knowledge base's home when it is not the site's (see placement)
 

@@ -225,7 +225,7 @@ def place_findings(kb: KnowledgeBase, settings: SiteSettings,
     places = FindingPlaces(record_pages={path: page for path, (_, _, page) in record_pages.items()},
                            knob_pages={record_id: page for kind, record_id, page in record_pages.values()
                                        if kind is RecordKind.KNOB})
-    for item in kb.findings:
+    for item in kb.findings if settings.findings else ():
         if item.path in record_pages:
             kind, record_id, _ = record_pages[item.path]
             places.by_record.setdefault((kind, record_id), []).append(item)

@@ -97,8 +97,9 @@ def render_context(context: SiteContext) -> Bundle:
         page = incident_files(context, incident)
         files.update(page.files)
         pages[page.path] = page.meta
-    for page in (knob_index_files(context), incident_index_files(context), findings_files(context),
-                 home_files(context)):
+    overviews = (knob_index_files(context), incident_index_files(context),
+                 *((findings_files(context),) if context.settings.findings else ()), home_files(context))
+    for page in overviews:
         files.update(page.files)
         pages[page.path] = page.meta
     files.update(fixed_files(context.settings))

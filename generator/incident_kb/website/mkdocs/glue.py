@@ -50,6 +50,7 @@ class SiteOptions:
     tags: bool = True
     charts: bool = True
     prefix: str = ""  # the folder of the docs folder the generated pages go into ('' its top)
+    findings: bool = True  # kb check's findings on the pages (not under `public: true`, but for mkdocs serve)
     # The docs folder as configured, before any plugin moved it: Backstage TechDocs' monorepo plugin
     # builds from a temporary copy, whose pages have the same paths; links, edit paths and the check
     # go by the folder in the repository.
@@ -79,7 +80,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     apply_page_meta(built, site)
     log_placement(placed, settings, config)
     log_docs_folder(kb.settings.docs, settings)
-    log_findings(kb)
+    log_findings(kb, options.findings)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
 
@@ -188,7 +189,7 @@ def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
     site = {"site_name": config.site_name, "repo_url": config.repo_url, "edit_uri": config.edit_uri,
             "docs_dir": options.docs_dir or config.docs_dir}
     return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
-                   charts=options.charts, prefix=options.prefix)
+                   charts=options.charts, prefix=options.prefix, findings=options.findings)
 
 
 def apply_page_meta(files: Files, site: Bundle) -> None:
@@ -205,10 +206,11 @@ def apply_page_meta(files: Files, site: Bundle) -> None:
                 page.inclusion = InclusionLevel.NOT_IN_NAV
 
 
-def log_findings(kb: KnowledgeBase) -> None:
+def log_findings(kb: KnowledgeBase, shown: bool = True) -> None:
     if kb.findings:
         # Information, not a warning: a warning would fail `mkdocs build --strict`.
-        log.info("kb check: %d finding(s); they are shown on the site's pages", len(kb.findings))
+        log.info("kb check: %d finding(s); %s", len(kb.findings), "they are shown on the site's pages" if shown
+                 else "left out of this site's pages (public: true; kb check and mkdocs serve show them)")
 
 
 _TAGS_PLUGIN = "material.plugins.tags"

@@ -108,6 +108,9 @@ class IncidentKbConfig(Config):
     tags = opt.Type(bool, default=True)
     charts = opt.Type(bool, default=True)
     search = opt.Choice(("pagefind", "material"), default="pagefind")
+    # A site for readers outside the team: `mkdocs build` leaves kb check's findings out of the pages
+    # (banners on docs, boxes on records, the findings page); `mkdocs serve` still shows them.
+    public = opt.Type(bool, default=False)
 
 
 class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
@@ -199,7 +202,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._cleanup()
         glue: Any = fresh_module(_GLUE)
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir)
+                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
+                                   findings=self._serving or not self.config.public)
         if self._serving:  # what the check and the pages look at is watched until the next build
             self._looked = glue.InputsLooked(self.root)
             with self._looked:

@@ -144,7 +144,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     log.info("incident-kb: %d of %d generated pages rendered again", len(render.rendered), len(render.pages))
     log_placement(placed, settings, config)
     log_docs_folder(kb.settings.docs, settings)
-    log_findings(kb)
+    log_findings(kb, options.findings)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
 
