@@ -214,7 +214,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
 
-        others.extend(find_stale_docs(root, history, traced))
+        others.extend(find_stale_docs(root, history, traced, left_out=config.left_out_by))
     findings = configured(config, [*loaded.findings, *others])
     kb = KnowledgeBase(root, catalog, loaded.settings, findings, notes, references, history, today)
     if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger

@@ -173,4 +173,5 @@ def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[s
     if ids is not None and (notes != ledger.notes or history.uncommitted_new != ledger.pairable):
         return None
     # Whether git has a doc's history changes only with git's view (then `ids` is None), never with an edit.
-    return list(find_stale_docs(root, history, about, unjudged=ids is None)), notes, history.uncommitted_new
+    return (list(find_stale_docs(root, history, about, unjudged=ids is None, left_out=settings.config.left_out_by)),
+            notes, history.uncommitted_new)

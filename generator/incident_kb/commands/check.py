@@ -67,12 +67,15 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
                              "record, a doc, pyproject.toml, or a file a record names, such as an applies_to file); "
                              "then check exactly what is staged (the index, not the work tree) and fail only on what "
                              "it introduces, as with --base HEAD")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also say, on stderr, each doc stale-doc leaves alone and why (history-pages, "
+                             "stale-doc-exclude); runs the whole check, without the remembered result")
     _add_today(parser)
 
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
-    if args.base is None and not args.staged and cache_enabled():
+    if args.base is None and not args.staged and not args.verbose and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
@@ -94,6 +97,10 @@ def run_check(args: argparse.Namespace) -> int:
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
     kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today, cache=args.base is None)
     findings: Sequence[Finding] = kb.findings
+    if args.verbose:
+        for doc in sorted({reference.doc for reference in kb.references}):
+            if (why := kb.config.left_out_by(doc)) is not None:
+                print(f"kb: stale-doc leaves {displayable(doc)} alone ({displayable(why)})", file=sys.stderr)
     after = ""
     if args.base is not None:
         findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)

@@ -10,7 +10,7 @@ from the history and references the pipeline hands it; it runs no git command.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,11 +28,14 @@ _REVIEWED = re.compile(r"^reviewed[ \t]*:", re.MULTILINE)
 
 
 def find_stale_docs(root: Path, history: History, references: Iterable[DocReference],
-                    unjudged: bool = True) -> Iterator[Finding]:
+                    unjudged: bool = True, left_out: Callable[[str], str | None] = lambda doc: None
+                    ) -> Iterator[Finding]:
     """stale-doc findings; with `unjudged`, an unjudged-doc warning on each doc that refers to a
-    record but has no history in git (ignored, or in a repository of its own): never a silent pass."""
+    record but has no history in git (ignored, or in a repository of its own): never a silent pass.
+    A doc `left_out` gives a reason for (a history page, a pattern the team excludes: `Config.left_out_by`)
+    is not judged; `kb check -v` says which."""
     refers: dict[str, dict[RecordKey, list[DocReference]]] = {}
-    for ref in references:
+    for ref in (ref for ref in references if left_out(ref.doc) is None):
         refers.setdefault(ref.doc, {}).setdefault((ref.kind, ref.record_id), []).append(ref)
     for doc, records in sorted(refers.items()):
         touched = history.doc_changes.get(doc)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from ..findings import CODES, Finding, Severity, finding
 from ..wording import article
 from .config_files import ConfigFile
+from .doc_patterns import HISTORY_PAGES, matching_pattern
 
 _LEVELS = ("error", "warning", "off")
 DEFAULT_OVERDUE_DAYS = 14
@@ -35,6 +36,9 @@ SETTINGS = {
     "restore-verify-days": "days a restored knob may go without a measurement that shows its gain back",
     "unmeasured-value-days": "days a knob's new value may go without a measurement at it",
     "docs-dir": "the folder of hand-written docs (default: the site's docs_dir; see settings/docs_folder.py)",
+    "history-pages": "docs stale-doc leaves alone as history, as path patterns (default: changelogs, release notes, "
+                     "news and history files by their usual names)",
+    "stale-doc-exclude": "more docs stale-doc leaves alone, as path patterns, e.g. [\"docs/blog/**\"]",
 }
 assert not set(SETTINGS) & set(CODES), "a setting must not share its name with a finding code"
 
@@ -46,6 +50,15 @@ class Config:
     min_gain_pct: float = 0.0
     restore_verify_days: int = DEFAULT_RESTORE_VERIFY_DAYS
     unmeasured_value_days: int = DEFAULT_UNMEASURED_VALUE_DAYS
+    history_pages: tuple[str, ...] = HISTORY_PAGES  # docs stale-doc leaves alone (settings/doc_patterns.py)
+    stale_doc_exclude: tuple[str, ...] = ()
+
+    def left_out_by(self, doc: str) -> str | None:
+        """Why stale-doc leaves `doc` alone ('history-pages: CHANGELOG*'), None when it judges it."""
+        for setting, patterns in (("history-pages", self.history_pages), ("stale-doc-exclude", self.stale_doc_exclude)):
+            if (pattern := matching_pattern(doc, patterns)) is not None:
+                return f"{setting}: '{pattern}'"
+        return None
 
     def apply(self, findings: list[Finding]) -> list[Finding]:
         """Findings with configured severities; those turned off are dropped."""
@@ -97,6 +110,8 @@ def config_of(pyproject: ConfigFile | None) -> tuple[Config, list[Finding]]:
                              "whole number of days, e.g. revert-overdue-days = 14"))
         overdue_days = DEFAULT_OVERDUE_DAYS
     gains = _gain_settings(section, text, findings)
+    history_pages = _patterns(section, "history-pages", HISTORY_PAGES, text, findings)
+    excluded = _patterns(section, "stale-doc-exclude", (), text, findings)
     for code, level in entries.items():
         if code not in CODES:
             close = difflib.get_close_matches(code, [*CODES, *SETTINGS], n=1)
@@ -109,7 +124,18 @@ def config_of(pyproject: ConfigFile | None) -> tuple[Config, list[Finding]]:
         else:
             severities[code] = level
     return Config(severities, overdue_days, float(gains["min-gain-pct"]), int(gains["restore-verify-days"]),
-                  int(gains["unmeasured-value-days"])), findings
+                  int(gains["unmeasured-value-days"]), history_pages, excluded), findings
+
+
+def _patterns(section: dict[str, object], name: str, default: tuple[str, ...], text: str,
+              findings: list[Finding]) -> tuple[str, ...]:
+    """A list of path patterns; a bad one is a finding and the default is used."""
+    value = section.get(name, list(default))
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        findings.append(_bad(text, name, f"{name} is {_shown(value)}; give a list of path patterns, e.g. "
+                                         f"{name} = [\"docs/blog/**\", \"CHANGELOG*\"]"))
+        return default
+    return tuple(value)
 
 
 def _gain_settings(section: dict[str, object], text: str, findings: list[Finding]) -> dict[str, float | int]:
@@ -138,6 +164,6 @@ def _shown(value: object) -> str:
 
 
 def _bad(text: str, key: str, message: str) -> Finding:
-    match = re.search(rf"^\s*\"?{re.escape(key)}\"?\s*=", text, re.MULTILINE) or re.search(re.escape(key), text)
+    match = re.search(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", text, re.MULTILINE) or re.search(re.escape(key), text)
     line = text.count("\n", 0, match.start()) + 1 if match else 1
     return finding("bad-config", "pyproject.toml", line, 1, None, message)

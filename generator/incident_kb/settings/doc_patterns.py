@@ -1,0 +1,56 @@
+"""Which docs stale-doc leaves alone: history pages (a changelog, release notes, news: they tell what
+was true then, and are never updated when a record changes) and the patterns a team excludes (a blog,
+an archive). Patterns are globs over the doc's path in the knowledge base (`docs/blog/**`); one with
+no `/` matches the file's name in any folder (`CHANGELOG*`). Matching ignores case.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+# [tool.incident-kb] history-pages, when not set: changelogs, release notes, news and history files by
+# their usual names, and folders of them.
+# A name alone or with a suffix (CHANGELOG.md, NEWS.rst, CHANGELOG-2025.md), never a word that only
+# starts so (newsletter-plan.md, history-of-the-pool.md, changes-to-the-pool.md).
+HISTORY_PAGES = ("CHANGELOG", "CHANGELOG.*", "CHANGELOG[-_]*", "CHANGES", "CHANGES.*", "HISTORY", "HISTORY.*",
+                 "NEWS", "NEWS.*", "RELEASE-NOTES*", "RELEASE_NOTES*", "RELEASENOTES*", "**/changelog/**",
+                 "**/changelogs/**", "**/release-notes/**", "**/releases/**", "**/news/**")
+
+
+def matching_pattern(doc: str, patterns: Iterable[str]) -> str | None:
+    """The first of `patterns` that `doc` (a '/'-separated path in the knowledge base) matches."""
+    name = doc.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if _compiled(pattern).fullmatch(doc if "/" in pattern else name):
+            return pattern
+    return None
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """A glob as a regular expression: `**/` any folders (none too), `**` anything, `*` and `?` within
+    one name, `[...]` a set; everything else literal."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1:end]
+            out.append("[" + ("^" + re.escape(body[1:]) if body.startswith("!") else re.escape(body)) + "]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
