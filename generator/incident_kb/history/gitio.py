@@ -193,7 +193,7 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[
     paths = list(paths)
     top = resolved(Path(str(repo.working_tree_dir)))
     entries = config_entries(repo.git.config("--list", "-z", "--show-origin"))
-    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), entries))
+    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), top, entries))
     with _private_index(repo) as index:
         # A file touched (or edited and undone) differs from the index by its times only: `git diff`
         # compares its content, then refreshes the index it read, rewriting it whatever
@@ -249,6 +249,11 @@ def tree_changes(repo: git.Repo, old: str, new: PendingTree, paths: Iterable[str
     out = repo.git.diff_tree("-r", "--raw", "-z", "-M", "--no-abbrev", "--no-color", old, new.tree, "--", *paths,
                              stdout_as_string=False, env=dict(new.env))
     return list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
+
+
+def empty_tree(repo: git.Repo) -> str:
+    """The id of the empty tree (what a first commit is compared with), written nowhere."""
+    return str(repo.git.hash_object("-t", "tree", "/dev/null")).strip()
 
 
 def staged_paths(repo: git.Repo) -> list[str]:

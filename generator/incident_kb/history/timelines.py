@@ -23,7 +23,7 @@ from ..findings import KbError
 from ..records.materiality import MaterialFields, material_fields
 from ..records.vocabulary import RecordKey, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
-from ..repository.files import UnreadableFile, read_bounded
+from ..repository.files import UnreadableFile, note_every_file, read_bounded
 from .git_view import read_git_view
 from .gitio import (
     NULL_ID,
@@ -31,6 +31,7 @@ from .gitio import (
     Oversized,
     PendingTree,
     RepoState,
+    empty_tree,
     open_repository,
     read_blobs,
     repository_state,
@@ -39,7 +40,7 @@ from .gitio import (
     uncommitted_changes,
 )
 from .memo import FieldsMemo, committed_walk
-from .walk import Moment, Version
+from .walk import Moment, Version, Walk
 
 
 class HistoryUnavailable(Exception):
@@ -111,21 +112,24 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
     try:
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
-            notes = _check_state(state, rev is None, allow_shallow)
+            first = pending is not None and state.head is None  # the first commit, being made: all of history
+            notes = _check_state(state, rev is None, allow_shallow) if not first else []
             paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
             store = open_store(root) if cache else None
             view = read_git_view(repo_folder, 0) if store is not None else None
-            walk, count = committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
+            walk, count = (Walk(state.prefix), 0) if first else \
+                committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
             if pending is not None:  # the commit being made, as a commit: its blobs are in git already
-                uncommitted = tree_changes(repo, head, pending, pathspecs) if head is not None else []
+                uncommitted = tree_changes(repo, head or empty_tree(repo), pending, pathspecs)
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None, staged=True))
             else:
-                uncommitted = (uncommitted_changes(repo, pathspecs,
-                                                   [state.toplevel / (state.prefix + p) for p in paths])
-                               if rev is None else [])
+                places = [state.toplevel / (state.prefix + p) for p in paths]
+                for place in places if rev is None else ():  # git pairs renames by content: every file counts
+                    note_every_file(place)
+                uncommitted = uncommitted_changes(repo, pathspecs, places) if rev is None else []
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
             new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
