@@ -200,3 +200,42 @@ def test_staged_on_a_first_commit_prints_the_same(scene, case):
     if case == "checked-before":
         scene.kb(cache=True)
     scene.same("--staged")
+
+
+# ---- 3. a partial clone -------------------------------------------------------------------------------
+
+def _partial_clone(scene: Scene) -> Path:
+    """The story's repository cloned with --filter=blob:none (old record versions left behind)."""
+    scene.git("config", "uploadpack.allowFilter", "true")
+    scene.git("config", "uploadpack.allowAnySHA1InWant", "true")
+    clone = scene.folder / "partial"
+    scene.git("clone", "-q", "--filter=blob:none", f"file://{scene.root}", str(clone))
+    return clone
+
+
+def _packs(clone: Path) -> list[str]:
+    return sorted(os.listdir(clone / ".git/objects/pack"))
+
+
+@pytest.mark.parametrize("case", one_fast(["missing-version", "missing-with-a-rename", "base"]))
+def test_a_partial_clone_is_never_all_good_in_silence_and_nothing_is_fetched(scene, case):
+    scene.story()
+    if case == "missing-with-a-rename":  # rename pairing needs the contents the clone lacks
+        scene.git("mv", "knobs/knob-a.yaml", "knobs/knob-b.yaml")
+        scene.write("knobs/knob-b.yaml", KNOB.format(value=512).replace("knob-a", "knob-b") + "# moved\n")
+        scene.commit("renamed")
+    clone = _partial_clone(scene)
+    packs = _packs(clone)
+    scene.root = clone
+    if case == "base":
+        scene.git("commit", "-q", "--allow-empty", "-m", "more")
+        code, out, err = scene.same("--base", "HEAD~2")
+        assert (code, out) == (2, "") and len(err.splitlines()) == 1 and "git fetch --refetch" in err, err
+    else:
+        code, out, err = scene.same()
+        if case == "missing-version":
+            assert code == 1 and "missing-history" in out and "knobs/knob-a.yaml" in out, out
+        else:
+            assert code in (1, 2) and "git fetch --refetch" in out + err, out + err
+        assert "Traceback" not in err
+    assert _packs(clone) == packs  # nothing fetched, nothing written into .git

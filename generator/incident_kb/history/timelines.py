@@ -28,10 +28,12 @@ from .git_view import read_git_view
 from .gitio import (
     NULL_ID,
     NotARepository,
+    ObjectsMissing,
     Oversized,
     PendingTree,
     RepoState,
     empty_tree,
+    missing_objects,
     open_repository,
     read_blobs,
     repository_state,
@@ -93,6 +95,9 @@ class History:
     # Record paths the uncommitted changes add (or rename to), root-relative: git pairs a deleted record
     # with the most similar of them, so their content decides whose history they continue.
     uncommitted_new: frozenset[str] = frozenset()
+    # Record paths (root-relative) -> how many of their committed versions a partial clone lacks: kb does
+    # not fetch them (it writes nothing into .git), so their changes cannot be told.
+    missing: dict[str, int] = field(default_factory=dict)
 
 
 def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str],
@@ -136,15 +141,22 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
                             if path.startswith(state.prefix))
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
             fields = FieldsMemo(store)
-            blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
-                                      if v.blob and not fields.knows(records[path][0], v.blob)], MAX_BYTES)
+            needed = {path: [v.blob for v in lineage if v.blob and v.blob != NULL_ID
+                             and not fields.knows(records[path][0], v.blob)] for path, lineage in wanted.items()}
+            gone = missing_objects(repo, (blob for blobs in needed.values() for blob in blobs))
+            missing = {path: n for path, blobs in sorted(needed.items()) if (n := sum(b in gone for b in blobs))}
+            blobs = read_blobs(repo, [blob for found in needed.values() for blob in found], MAX_BYTES)
     except NotARepository as exc:
         raise HistoryUnavailable(f"{exc}; run kb inside a clone of the knowledge base's repository "
                                  "(or `git init` and commit it)") from None
+    except ObjectsMissing as exc:
+        raise KbError(f"git cannot read the history of {', '.join(folders)} in this partial clone without fetching "
+                      f"objects ({exc}), and kb does not fetch them (it writes nothing into .git); fetch them "
+                      "(`git fetch --refetch`) or use a full clone, then run kb again") from None
     changes = {records[path]: _material_changes(records[path], lineage, blobs, root, fields)
                for path, lineage in wanted.items()}
     fields.save()
-    return History(changes, walk.doc_changes, state, notes, new)
+    return History(changes, walk.doc_changes, state, notes, new, missing)
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:
