@@ -83,6 +83,7 @@ class World:
         self.main = folder / "work"
         self.root = self.main
         self.worktrees: list[Path] = []
+        self.cwd: Path | None = None  # where kb runs (None: here, with --root absolute)
         self.clock = 0
         self.modes = True  # --staged and --base too, not only plain `kb check`
         self.config_keys = tuple(CONFIG_KEYS)  # what op_config draws from
@@ -164,8 +165,15 @@ class World:
 
     def kb(self, args: list[str], cache: bool) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
-        with self.environment_set(cache), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["check", "--root", str(self.root), *args])
+        here = os.getcwd()
+        try:
+            if self.cwd is not None and self.cwd.is_dir():
+                os.chdir(self.cwd)  # kb run from elsewhere, --root relative
+            root = os.path.relpath(self.root) if self.cwd is not None else str(self.root)
+            with self.environment_set(cache), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = main(["check", "--root", root, *args])
+        finally:
+            os.chdir(here)
         return code, out.getvalue(), err.getvalue()
 
     def arguments(self) -> list[str]:
@@ -478,6 +486,44 @@ class World:
             text = path.read_bytes().replace(b"\r\n", b"\n")
             path.write_bytes(text.replace(b"\n", b"\r\n") if crlf else text)
         return f"docs' line ends {'CRLF' if crlf else 'LF'}"
+
+
+    # ---- issue 29: what git reads that kb does not -----------------------------------------------------
+
+    def op_alternate_index(self) -> str:
+        """git (and kb) use another index (GIT_INDEX_FILE, as hooks set it): a record staged in it, or back."""
+        if "GIT_INDEX_FILE" in self.environment and self.rng.random() < 0.3:
+            del self.environment["GIT_INDEX_FILE"]
+            return "the repository's index again"
+        index = self.folder / "alternate-index"
+        if "GIT_INDEX_FILE" not in self.environment:
+            common = self.git(self.root, "rev-parse", "--path-format=absolute", "--git-path", "index").strip()
+            if Path(common).exists():
+                shutil.copy(common, index)
+            self.environment["GIT_INDEX_FILE"] = str(index)
+        path = self.rng.choice(self.files("knobs", ".yaml"))
+        self.git(self.root, "add", "-A", str(path.parent))
+        return f"{path.parent.name}/ staged in an alternate index"
+
+    def op_unread_file(self) -> str:
+        """A file kb does not read, beside the records or docs, given a record's content (git pairs a
+        deleted record with it) or other text."""
+        where = self.rng.choice(("knobs/notes.txt", "docs/twin.txt"))
+        source = self.rng.choice(self.files("knobs", ".yaml"))
+        self.write(where, source.read_text() if self.rng.random() < 0.6 else f"notes {self.rng.randrange(9)}\n")
+        if self.rng.random() < 0.3:
+            source.unlink()
+        return f"{where} written"
+
+    def op_relative_attributes(self) -> str:
+        """core.attributesFile or core.excludesFile as a relative path (read from the top of the work tree),
+        the file edited, and kb run from a subfolder or from the top."""
+        key, name = self.rng.choice((("core.attributesFile", "my-attributes"), ("core.excludesFile", "my-excludes")))
+        self.git(self.root, "config", key, name)
+        text = self.rng.choice(ATTRIBUTES) if "attributes" in key else self.rng.choice(("doc-1.md\n", "*.txt\n", ""))
+        (self.root / name).write_text(text)
+        self.cwd = self.rng.choice((None, self.root / "docs", self.folder))
+        return f"{key}={name}"
 
 
 OPERATIONS: dict[str, Callable[[World], str]] = {

@@ -4,7 +4,8 @@ per knowledge base, never in the repository or its `.git` (as pre-commit keeps `
 Where: `$XDG_CACHE_HOME/incident-kb/` (default `~/.cache/incident-kb/`), a folder per knowledge
 base named by a hash of its real path (`repository` in it says which). A cache folder inside the
 repository being checked (a CI set-up that caches a folder of the checkout) is not used: no cache,
-and one warning line.
+and one warning line (`kb check` says it whether or not the cache is on: a cached run prints what a cold
+one prints).
 
 Keys, one way: an entry is stored under a name with the key it was derived from (every input, as
 JSON); the store adds the fingerprint of this package's code, Python and the installed
@@ -40,7 +41,7 @@ _MAGIC = b"incident-kb cache 2"
 _MAX_ENTRY = 1 << 30  # far above what 10,000 records or their history take
 _PACKAGE = Path(__file__).resolve().parent
 _fingerprint: str | None = None
-_warned: set[tuple[str, str]] = set()
+_warned: set[str] = set()
 
 
 def cache_enabled() -> bool:
@@ -63,13 +64,11 @@ def open_store(root: Path, warn: Callable[[str], None] | None = None) -> Store |
         return None
     real = os.path.realpath(root)
     base = user_cache_folder()
-    top = repository_top(Path(real)) or Path(real)
-    if is_inside(base, top) or is_inside(base, real):
-        if (str(base), str(top)) not in _warned:  # once a process: the site build opens it several times
-            _warned.add((str(base), str(top)))
-            (warn or _say)(f"warning: the cache folder {base} is inside the repository {top}, where anyone who "
-                           "commits could plant entries; kb keeps no cache this run (set XDG_CACHE_HOME to a "
-                           "folder outside the repository)")
+    warning = cache_folder_warning(root)
+    if warning is not None:
+        if warning not in _warned:  # once a process: the site build opens it several times
+            _warned.add(warning)
+            (warn or _say)(warning)
         return None
     folder = base / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     if not (_own_folder(base) and _own_folder(folder)):
@@ -78,6 +77,22 @@ def open_store(root: Path, warn: Callable[[str], None] | None = None) -> Store |
     if not os.path.lexists(folder / "repository"):  # which knowledge base this is, for whoever looks
         store.write_text("repository", real + "\n")
     return store
+
+
+def cache_folder_warning(root: Path, said: bool = False) -> str | None:
+    """The warning when the cache folder lies inside the repository holding `root` (then no store is
+    used), whether or not the cache is on: a command whose output must not depend on the cache (`kb
+    check`) says it in every run. `said`: it goes out now, so `open_store` does not say it again."""
+    real = os.path.realpath(root)
+    base = user_cache_folder()
+    top = repository_top(Path(real)) or Path(real)
+    if not (is_inside(base, top) or is_inside(base, real)):
+        return None
+    warning = (f"warning: the cache folder {base} is inside the repository {top}, where anyone who commits could "
+               "plant entries; kb keeps no cache there (set XDG_CACHE_HOME to a folder outside the repository)")
+    if said:
+        _warned.add(warning)
+    return warning
 
 
 def _say(line: str) -> None:

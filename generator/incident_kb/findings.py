@@ -88,6 +88,8 @@ _CODES = (
          "a restored knob whose newest measurement since the restore does not show its gain back"),
     # What git history implies
     Code("stale-doc", Severity.ERROR, "a doc was last committed before a material change of a record it refers to"),
+    Code("missing-history", Severity.ERROR,
+         "record versions a partial clone lacks (kb does not fetch them): stale-doc cannot judge the docs about them"),
     Code("unjudged-doc", Severity.WARNING,
          "a doc refers to a record, but git has no history of it here (ignored, or in a submodule): "
          "stale-doc cannot judge it"),

@@ -217,8 +217,8 @@ def test_a_base_tree_entry_that_leaves_its_folder_is_refused(kb, seed_kb, path):
 
 @pytest.mark.parametrize("path", ["/tmp/pwned.txt", "knobs//x.yaml", "./knobs/x.yaml"])
 def test_absolute_and_empty_parts_are_refused_too(path):
-    from incident_kb.history.tree_layout import _refuse_escaping  # (moved from pr_mode: --staged lays out trees too)
     from incident_kb.findings import KbError
+    from incident_kb.history.tree_layout import _refuse_escaping  # (moved from pr_mode: --staged lays out trees too)
 
     with pytest.raises(KbError, match="which would leave its folder"):
         _refuse_escaping(path, "--base main")

@@ -4,7 +4,6 @@ pre-commit hook (run for real through pre-commit, as a `repo: local` hook) and t
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys

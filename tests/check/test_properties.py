@@ -11,16 +11,15 @@ import io
 import json
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
-from datetime import timedelta, timezone
+from datetime import UTC, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from incident_kb.cli import main
 
-from ..conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
+from ..conftest import SEED, SEED_INCIDENT, SEED_KNOB
 
 SEED_TEXT = {SEED_KNOB: (SEED / SEED_KNOB).read_text(), SEED_INCIDENT: (SEED / SEED_INCIDENT).read_text()}
 FIELDS = ["id", "name", "summary", "value", "status", "kind", "component", "default", "description", "tags",
@@ -40,7 +39,7 @@ SCALARS = st.one_of(
     st.integers(min_value=-(10 ** 30), max_value=10 ** 30).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.dates().map(str),
-    st.datetimes(timezones=st.sampled_from([None, timezone.utc, timezone(timedelta(hours=-5)),
+    st.datetimes(timezones=st.sampled_from([None, UTC, timezone(timedelta(hours=-5)),
                                             timezone(timedelta(hours=14))])).map(lambda d: d.isoformat()),
     st.text(max_size=20).map(json.dumps),
     st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\n\r"), max_size=12),

@@ -21,8 +21,8 @@ from incident_kb.settings.reference_date import reference_date
 
 from ..conftest import one_fast
 from ..gitrepo import GitRepo
-from ..story import story_until
 from ..records.test_verdicts import FIXTURES
+from ..story import story_until
 
 
 @pytest.fixture(autouse=True)

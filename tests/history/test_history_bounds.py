@@ -8,8 +8,8 @@ import tracemalloc
 
 import pytest
 
-from incident_kb.history.gitio import Oversized, open_repository, read_blobs
 from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.history.gitio import Oversized, open_repository, read_blobs
 
 from ..conftest import SEED_KNOB
 from ..gitrepo import GitRepo

@@ -39,7 +39,9 @@ from ..records.vocabulary import record_kind_of
 from ..repository.files import SETTLE_NS, Probes, probes_recorded, real_path, resigned, signature
 
 _NAME = "check-result"
-_GIT_FILES = (".gitignore", ".gitattributes")  # read by git in every folder on a path's way
+_GIT_FILES = (".gitignore", ".gitattributes")
+# Findings of what kb could not read (a partial clone's missing versions): a result with one is never remembered.
+NOT_REMEMBERED = ("missing-history",)  # read by git in every folder on a path's way
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
             kept = None
             done = check()
     result, ledger = done
+    if any(item.code in NOT_REMEMBERED for item in result.findings):
+        return result  # what kb could not know: asked anew next time
     _remember(store, key, root, view, since, probes, kept, result, ledger)
     return result
 

@@ -215,6 +215,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
         from ..rules.stale_docs import find_stale_docs
 
         others.extend(find_stale_docs(root, history, traced, left_out=config.left_out_by))
+        others.extend(_missing_history(history.missing))
     findings = configured(config, [*loaded.findings, *others])
     kb = KnowledgeBase(root, catalog, loaded.settings, findings, notes, references, history, today)
     if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
@@ -350,6 +351,18 @@ def _read_history(root: Path, catalog: Catalog, settings: Settings, references: 
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)
+
+
+def _missing_history(missing: Mapping[str, int]) -> list[Finding]:
+    """One finding for the record versions a partial clone lacks (never "all good" in silence)."""
+    if not missing:
+        return []
+    paths = sorted(missing)
+    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+    return [finding("missing-history", paths[0], 1, 1, None,
+                    f"{plural(sum(missing.values()), 'committed version')} of {shown} are not in this partial clone, "
+                    "and kb does not fetch them (it writes nothing into .git), so stale-doc cannot tell when these "
+                    "records changed; fetch them (`git fetch --refetch`, or use a full clone), then run kb again")]
 
 
 def configured(config: Config, findings: Iterable[Finding]) -> tuple[Finding, ...]:

@@ -170,6 +170,8 @@ def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[s
     except (HistoryUnavailable, KbError):
         return None  # a whole check says why, as a note or as the error that stops it
     notes = tuple(history.notes)
+    if history.missing:
+        return None  # versions a partial clone lacks: a whole check says so
     if ids is not None and (notes != ledger.notes or history.uncommitted_new != ledger.pairable):
         return None
     # Whether git has a doc's history changes only with git's view (then `ids` is None), never with an edit.

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from ..cache import cache_enabled
+from ..cache import cache_enabled, cache_folder_warning
 from ..check.formats import FORMATS, displayable, format_github_summary
 from ..check.memo import Checked, Result, check_remembering, ledger_text
 from ..findings import CODES, Finding, KbError, Severity
@@ -75,6 +75,9 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     root = root_of(args)
+    warning = cache_folder_warning(root, said=True)  # said by every run, cached or cold: the same bytes
+    if warning is not None:
+        print(f"kb: {displayable(warning)}", file=sys.stderr)
     if args.base is None and not args.staged and not args.verbose and cache_enabled():
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)

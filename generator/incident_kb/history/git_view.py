@@ -6,13 +6,16 @@ answers about history and uncommitted changes, read from git itself.
 - its effective configuration, as `git config --list` prints it from every level it reads (system,
   global through $HOME or $XDG_CONFIG_HOME, the repository's, the worktree's, includes,
   GIT_CONFIG_* and -c in the environment);
-- the files git reads beyond its configuration: the index, the shallow boundary and grafts (by
-  content), info/exclude and info/attributes, the user's and the system's ignore and attributes
-  files, and the git program itself.
+- the files git reads beyond its configuration: the index git uses (`git rev-parse --git-path index`,
+  which follows GIT_INDEX_FILE), the shallow boundary and grafts (by content), info/exclude and
+  info/attributes, the user's and the system's ignore and attributes files (a relative
+  core.excludesFile or core.attributesFile as git reads it: from the top of the work tree), and the
+  git program itself.
 
 A plain `subprocess` for the few calls, so that a remembered `kb check` imports no git library.
 Every git call of kb takes `--no-optional-locks` (GIT_OPTIONAL_LOCKS=0): a read never rewrites
-`.git/index`. kb reads history as committed: replace refs are not applied (GIT_NO_REPLACE_OBJECTS).
+`.git/index`. kb reads history as committed: replace refs are not applied (GIT_NO_REPLACE_OBJECTS). kb writes
+nothing into `.git`: in a partial clone, git may not fetch missing objects (GIT_NO_LAZY_FETCH).
 Knows nothing of records.
 """
 
@@ -30,7 +33,7 @@ from ..findings import KbError
 from ..repository.files import UnreadableFile, read_bounded, real_path, signature
 
 # The environment of every git command kb runs (gitio too).
-GIT_ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1"}
+GIT_ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_NO_LAZY_FETCH": "1"}
 _MAX_BOUNDARY = 64 << 20
 
 
@@ -95,22 +98,23 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
     know: then nothing may be remembered). Raises KbError when git refuses the repository (its
     owner)."""
     code, out, err = run_git(folder, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
-                             "--show-toplevel", "--is-shallow-repository", "HEAD", "--symbolic-full-name", "HEAD")
+                             "--show-toplevel", "--is-shallow-repository", "--git-path", "index", "HEAD",
+                             "--symbolic-full-name", "HEAD")
     refuse_dubious_ownership(err)
     lines = out.splitlines()
-    state, head = "\n".join(lines[:4]), f"{code}\n" + "\n".join(lines[4:]) + (f"\n{err}" if code else "")
+    state, head = "\n".join(lines[:4]), f"{code}\n" + "\n".join(lines[5:]) + (f"\n{err}" if code else "")
     program = _program()
     if code == -1 or (code != 0 and "not a git repository" in err):  # no git, or no repository: no history
         return GitView(state, head, "", "", (program,))
-    if code != 0 and not (len(lines) == 4 and "'HEAD'" in err):  # anything but a HEAD with no commit yet
+    if code != 0 and not (len(lines) == 5 and "'HEAD'" in err):  # anything but a HEAD with no commit yet
         return None
-    git_dir, common = Path(lines[0]), Path(lines[1])
+    git_dir, common, top, index = Path(lines[0]), Path(lines[1]), Path(lines[2]), Path(lines[4])
     config = run_git(folder, "config", "--list", "-z", "--show-origin")
-    looked = [git_dir / "index", git_dir / "HEAD", *ignore_and_attributes_files(common, config_entries(config[1]))]
+    looked = [index, git_dir / "HEAD", *ignore_and_attributes_files(common, top, config_entries(config[1]))]
     files = tuple(signature(path, changed_after) for path in looked)
     boundary = hashlib.sha256("\0".join(_content(common / name) for name in ("shallow", "info/grafts"))
                               .encode("utf-8", "surrogateescape")).hexdigest()
-    refs = [common / "packed-refs", *(common / ref for ref in lines[5:6] if ref.startswith("refs/"))]
+    refs = [common / "packed-refs", *(common / ref for ref in lines[6:7] if ref.startswith("refs/"))]
     own = [*looked, common / "shallow", common / "info" / "grafts", common / "config", git_dir / "config.worktree",
            *refs, *(Path(origin) for origin in _config_origins(config[1]))]
     watched = tuple(sorted({str(path) for path in own
@@ -118,15 +122,16 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
     return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched)
 
 
-def ignore_and_attributes_files(common: Path, entries: Mapping[str, str]) -> list[Path]:
+def ignore_and_attributes_files(common: Path, top: Path, entries: Mapping[str, str]) -> list[Path]:
     """The ignore and attributes files git reads besides the work tree's own: the repository's
     info/exclude and info/attributes (in its common folder), the user's (core.excludesFile and
     core.attributesFile, or their places under $XDG_CONFIG_HOME) and the system's attributes.
-    `entries`: the effective configuration (`config_entries`)."""
+    `top`: the top of the work tree, where git runs when it reads them (a relative path is read from
+    there, wherever kb runs). `entries`: the effective configuration (`config_entries`)."""
     home = Path(os.path.expanduser("~"))
     xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    excludes = _expanded(entries.get("core.excludesfile")) or xdg / "git" / "ignore"
-    attributes = _expanded(entries.get("core.attributesfile")) or xdg / "git" / "attributes"
+    excludes = top / (_expanded(entries.get("core.excludesfile")) or xdg / "git" / "ignore")
+    attributes = top / (_expanded(entries.get("core.attributesfile")) or xdg / "git" / "attributes")
     return [common / "info" / "exclude", common / "info" / "attributes", excludes, attributes, *_system_attributes()]
 
 

@@ -37,6 +37,10 @@ class NotARepository(Exception):
     """The folder is not inside a git work tree (or git cannot run)."""
 
 
+class ObjectsMissing(Exception):
+    """git needed objects that a partial clone does not have, and may not fetch them (GIT_NO_LAZY_FETCH)."""
+
+
 class IndexNotCommittable(Exception):
     """The index cannot be written as a tree (unmerged paths): git's own words."""
 
@@ -144,9 +148,14 @@ def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
     # --full-history --sparse: list every mainline commit instead of simplifying history by the paths,
     # which costs git a second tree comparison per commit (measured: about half the time of the
     # pass). Commits that touch none of the paths come back with no changes and are left out.
-    out = repo.git.log(
-        "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
-        "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths, stdout_as_string=False)
+    try:
+        out = repo.git.log(
+            "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
+            "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths, stdout_as_string=False)
+    except GitCommandError as exc:
+        if is_partial_clone(repo):  # rename detection needs contents the clone lacks
+            raise ObjectsMissing(" ".join(str(exc.stderr).replace("stderr:", "").split()).strip("' ")) from None
+        raise
     commits = []
     for chunk in out.decode("utf-8", "surrogateescape").split("\x01")[1:]:
         tokens = chunk.split("\0")
@@ -193,7 +202,7 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[
     paths = list(paths)
     top = resolved(Path(str(repo.working_tree_dir)))
     entries = config_entries(repo.git.config("--list", "-z", "--show-origin"))
-    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), entries))
+    refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), top, entries))
     with _private_index(repo) as index:
         # A file touched (or edited and undone) differs from the index by its times only: `git diff`
         # compares its content, then refreshes the index it read, rewriting it whatever
@@ -251,6 +260,11 @@ def tree_changes(repo: git.Repo, old: str, new: PendingTree, paths: Iterable[str
     return list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
 
 
+def empty_tree(repo: git.Repo) -> str:
+    """The id of the empty tree (what a first commit is compared with), written nowhere."""
+    return str(repo.git.hash_object("-t", "tree", "/dev/null")).strip()
+
+
 def staged_paths(repo: git.Repo) -> list[str]:
     """The paths the next commit changes (added, modified, deleted; both sides of a rename),
     relative to the repository's top."""
@@ -283,12 +297,33 @@ def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> 
     return dict(iter_blobs(repo, ids, limit))
 
 
+def is_partial_clone(repo: git.Repo) -> bool:
+    """Whether the repository may lack objects (a partial clone: a promisor remote)."""
+    try:
+        return bool(repo.git.config("--get-regexp", r"^remote\..*\.promisor$|^extensions\.partialclone$"))
+    except GitCommandError:  # none set
+        return False
+
+
+def missing_objects(repo: git.Repo, ids: Iterable[str]) -> set[str]:
+    """Those of `ids` that are not in the repository's object stores. Only a partial clone lacks objects,
+    and git may not fetch them (GIT_NO_LAZY_FETCH: kb writes nothing into .git), so `cat-file` would stop
+    at the first one: they are looked up among the objects there are, never asked for."""
+    wanted = set(ids)
+    if not wanted or not is_partial_clone(repo):
+        return set()
+    out = repo.git.cat_file("--batch-check=%(objectname)", "--batch-all-objects")
+    return wanted - set(out.split())
+
+
 def iter_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> Iterator[tuple[str, bytes | Oversized]]:
     """(id, content) of each blob in turn, from one `git cat-file --batch` process; missing ones are
     left out, and with `limit` one larger than that is `Oversized` (never held in memory: one 200 MB
     version in a record's history must not cost 200 MB). Requests are written from a thread while
     answers are read, so the pipe never stalls and no object costs a round trip."""
     wanted = list(dict.fromkeys(ids))
+    missing = missing_objects(repo, wanted)
+    wanted = [blob for blob in wanted if blob not in missing]
     if not wanted:
         return
     process = repo.git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)

@@ -23,14 +23,17 @@ from ..findings import KbError
 from ..records.materiality import MaterialFields, material_fields
 from ..records.vocabulary import RecordKey, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
-from ..repository.files import UnreadableFile, read_bounded
+from ..repository.files import UnreadableFile, note_every_file, read_bounded
 from .git_view import read_git_view
 from .gitio import (
     NULL_ID,
     NotARepository,
+    ObjectsMissing,
     Oversized,
     PendingTree,
     RepoState,
+    empty_tree,
+    missing_objects,
     open_repository,
     read_blobs,
     repository_state,
@@ -39,7 +42,7 @@ from .gitio import (
     uncommitted_changes,
 )
 from .memo import FieldsMemo, committed_walk
-from .walk import Moment, Version
+from .walk import Moment, Version, Walk
 
 
 class HistoryUnavailable(Exception):
@@ -92,6 +95,9 @@ class History:
     # Record paths the uncommitted changes add (or rename to), root-relative: git pairs a deleted record
     # with the most similar of them, so their content decides whose history they continue.
     uncommitted_new: frozenset[str] = frozenset()
+    # Record paths (root-relative) -> how many of their committed versions a partial clone lacks: kb does
+    # not fetch them (it writes nothing into .git), so their changes cannot be told.
+    missing: dict[str, int] = field(default_factory=dict)
 
 
 def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str],
@@ -111,36 +117,46 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
     try:
         with open_repository(repo_folder) as repo:
             state = repository_state(repo, repo_folder)
-            notes = _check_state(state, rev is None, allow_shallow)
+            first = pending is not None and state.head is None  # the first commit, being made: all of history
+            notes = _check_state(state, rev is None, allow_shallow) if not first else []
             paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = [f":(top,literal){state.prefix}{p}" for p in paths]
             head = resolve_commit(repo, rev) if rev is not None else state.head
             store = open_store(root) if cache else None
             view = read_git_view(repo_folder, 0) if store is not None else None
-            walk, count = committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
+            walk, count = (Walk(state.prefix), 0) if first else \
+                committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs)
             if pending is not None:  # the commit being made, as a commit: its blobs are in git already
-                uncommitted = tree_changes(repo, head, pending, pathspecs) if head is not None else []
+                uncommitted = tree_changes(repo, head or empty_tree(repo), pending, pathspecs)
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None, staged=True))
             else:
-                uncommitted = (uncommitted_changes(repo, pathspecs,
-                                                   [state.toplevel / (state.prefix + p) for p in paths])
-                               if rev is None else [])
+                places = [state.toplevel / (state.prefix + p) for p in paths]
+                for place in places if rev is None else ():  # git pairs renames by content: every file counts
+                    note_every_file(place)
+                uncommitted = uncommitted_changes(repo, pathspecs, places) if rev is None else []
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
             new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
                             if path.startswith(state.prefix))
             wanted = {path: walk.lineages[path] for path in records if path in walk.lineages}
             fields = FieldsMemo(store)
-            blobs = read_blobs(repo, [v.blob for path, lineage in wanted.items() for v in lineage
-                                      if v.blob and not fields.knows(records[path][0], v.blob)], MAX_BYTES)
+            needed = {path: [v.blob for v in lineage if v.blob and v.blob != NULL_ID
+                             and not fields.knows(records[path][0], v.blob)] for path, lineage in wanted.items()}
+            gone = missing_objects(repo, (blob for blobs in needed.values() for blob in blobs))
+            missing = {path: n for path, blobs in sorted(needed.items()) if (n := sum(b in gone for b in blobs))}
+            blobs = read_blobs(repo, [blob for found in needed.values() for blob in found], MAX_BYTES)
     except NotARepository as exc:
         raise HistoryUnavailable(f"{exc}; run kb inside a clone of the knowledge base's repository "
                                  "(or `git init` and commit it)") from None
+    except ObjectsMissing as exc:
+        raise KbError(f"git cannot read the history of {', '.join(folders)} in this partial clone without fetching "
+                      f"objects ({exc}), and kb does not fetch them (it writes nothing into .git); fetch them "
+                      "(`git fetch --refetch`) or use a full clone, then run kb again") from None
     changes = {records[path]: _material_changes(records[path], lineage, blobs, root, fields)
                for path, lineage in wanted.items()}
     fields.save()
-    return History(changes, walk.doc_changes, state, notes, new)
+    return History(changes, walk.doc_changes, state, notes, new, missing)
 
 
 def _check_state(state: RepoState, at_head: bool, allow_shallow: bool) -> list[str]:

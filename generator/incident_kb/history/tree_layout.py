@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..findings import KbError
 from ..repository.files import lexists, real_path, status
 from ..repository.writes import write_new_file, write_new_link
-from .gitio import Oversized, TreeEntry, iter_blobs, list_tree
+from .gitio import Oversized, TreeEntry, iter_blobs, list_tree, missing_objects
 
 if TYPE_CHECKING:
     import git
@@ -61,6 +61,13 @@ class TreeLayout:
                 files.setdefault(entry.blob, []).append(entry.path)
             elif entry.mode == _LINK_MODE:
                 links.setdefault(entry.blob, []).append(entry.path)
+        gone = missing_objects(self.repo, [*files, *links])
+        if gone:
+            shown = sorted(path for blob in gone for path in (*files.get(blob, ()), *links.get(blob, ())))
+            raise KbError(f"{self.mode}: {len(shown)} of the files kb reads at {self.rev[:7]} ({shown[0]}"
+                          f"{', ...' if len(shown) > 1 else ''}) are not in this partial clone, and kb does not "
+                          "fetch them (it writes nothing into .git); fetch them (`git fetch --refetch`) or use a "
+                          "full clone, then run kb again")
         for blob, content in iter_blobs(self.repo, files, MAX_BLOB):
             for path in files[blob]:
                 self._write_file(path, content)

@@ -189,6 +189,17 @@ def folder_entries(folder: str | Path, skip_unlistable: bool = False, inside: st
     return found
 
 
+def note_every_file(path: Path) -> None:
+    """Write down a look at `path` and at every file under it, as git walks it (links are not followed):
+    what git reads of them (rename pairing compares contents) is an input, whether or not kb reads them."""
+    noted(path)
+    if not _recorders or not is_folder(path):
+        return
+    for rel, walked in folder_entries(path, skip_unlistable=True):
+        if not walked:
+            noted(os.path.join(path, rel))
+
+
 def _is_within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
