@@ -343,11 +343,10 @@ def _read_history(root: Path, catalog: Catalog, settings: Settings, references: 
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
     records = {catalog.source(*key).rel_path: key for key in wanted}
-    docs = settings.docs.rel_path
-    extra_docs = sorted({r.doc for r in references if not r.doc.startswith(docs + "/")})
     try:
-        history = read_history(root, records, settings.folders, extra_docs, repo_folder=repo_folder, rev=rev,
-                               pending=pending, allow_shallow=allow_shallow, cache=cache)
+        history = read_history(root, records, settings.folders, settings.outside_docs(r.doc for r in references),
+                               repo_folder=repo_folder, rev=rev, pending=pending, allow_shallow=allow_shallow,
+                               cache=cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

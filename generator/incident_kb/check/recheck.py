@@ -162,9 +162,7 @@ def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[s
 
     where = {(facts.kind, facts.record_id): path for path, facts in files.items() if facts.in_catalog}
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
-    docs = settings.docs.rel_path
-    extra_docs = sorted({doc for doc in {r.doc for r in ledger.references} if not doc.startswith(docs + "/")
-                         and is_file(root / doc)})
+    extra_docs = [doc for doc in settings.outside_docs(r.doc for r in ledger.references) if is_file(root / doc)]
     try:  # read as a whole check reads it (the same paths: the same cached pass)
         history = read_history(root, records, settings.folders, extra_docs, allow_shallow=allow_shallow)
     except (HistoryUnavailable, KbError):

@@ -5,6 +5,7 @@ out again from the root: it asks this value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -32,6 +33,11 @@ class Settings:
     def folders(self) -> tuple[str, ...]:
         """What kb reads whole, relative to the root: the record folders and the docs folder."""
         return (*(kind.folder for kind in RecordKind), self.docs.rel_path)
+
+    def outside_docs(self, docs: Iterable[str]) -> list[str]:
+        """The docs among `docs` that lie outside the docs folder (a record lists them), sorted: their
+        history is read besides the folders'."""
+        return sorted({doc for doc in docs if not doc.startswith(self.docs.rel_path + "/")})
 
     @property
     def docs_finding(self) -> Finding | None:
