@@ -118,3 +118,34 @@ def test_whether_a_separator_splits_underscores_is_judged_by_where_it_matches(se
     """A separator with a group (`([\\s\\-_])+`) splits POOL_SIZE, but re.split also returns the group's
     text, so it was said not to (a false warning that --strict made an error)."""
     assert splits_underscore(separator) is splits
+
+
+def test_a_search_plugin_another_plugin_swaps_in_gets_the_separator_too(tmp_path):
+    """Backstage's techdocs-core replaces the search plugin with MkDocs' own in its on_config, after the
+    plugin's first look: MkDocs' separator ('[\\s\\-]+', its default, no choice of the site's) split no
+    '_'. Here a hook does the same swap."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "swap_search.py").write_text(
+        "from mkdocs.contrib.search import SearchPlugin\n\n\ndef on_config(config):\n"
+        "    plugin = SearchPlugin()\n    plugin.load_config({})\n    config.plugins['search'] = plugin\n")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text() + "hooks:\n  - swap_search.py\n")
+    failure, log = try_build_site(root, tmp_path / "site")
+    assert failure is None, log
+    assert _separator(tmp_path / "site") == SEARCH_SEPARATOR
+
+
+def test_mkdocs_own_search_keeps_a_separator_the_site_gives_and_warns_when_it_cannot_split(tmp_path):
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "swap_search.py").write_text(
+        "from mkdocs.contrib.search import SearchPlugin\n\n\ndef on_config(config):\n"
+        "    plugin = SearchPlugin()\n    plugin.load_config({'separator': '[\\\\s\\\\-]+'})\n"
+        "    config.plugins['search'] = plugin\n")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text() + "hooks:\n  - swap_search.py\n")
+    _material_answers(root)
+    failure, log = try_build_site(root, tmp_path / "site", strict=False)
+    assert failure is None, log
+    assert _separator(tmp_path / "site") == r"[\s\-]+"
+    assert "does not split '_'" in log
+

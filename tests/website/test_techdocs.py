@@ -12,6 +12,7 @@ image would install them. A fresh venv costs a minute or two; a reused one, seco
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -20,6 +21,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from incident_kb.website.core.bundle import SEARCH_SEPARATOR
 
 from ..conftest import REPO
 from ..gitrepo import GIT_ENV
@@ -99,3 +102,9 @@ def test_a_techdocs_site_builds_with_the_knowledge_base_under_strict(techdocs_bi
         "The team's own home page" in (site / "index.html").read_text()
     assert "PAYMENTS_DB_POOL_SIZE" in (site / "kb/knobs/payments-db-pool-size/index.html").read_text()
     assert (site / "kb/index.html").is_file() and (site / "techdocs_metadata.json").is_file()
+    # techdocs-core swaps in MkDocs' own search, whose separator ('[\\s\\-]+') does not split '_': the
+    # knowledge base is findable by a short name there too (POOL_SIZE in PAYMENTS_DB_POOL_SIZE).
+    index = json.loads((site / "search/search_index.json").read_text())
+    assert index["config"]["separator"] == SEARCH_SEPARATOR
+    assert any("PAYMENTS_DB_POOL_SIZE" in doc["text"] or "PAYMENTS_DB_POOL_SIZE" in doc["title"]
+               for doc in index["docs"] if doc["location"].startswith("kb/knobs/payments-db-pool-size"))

@@ -69,7 +69,9 @@ _PREVIEW = "incident_kb.website.mkdocs.preview"
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
 _OWN_EXCLUDE = "incident_kb_excluded"  # in a page's `search` metadata: what its front matter said
-_SEARCH_PLUGIN = "material.plugins.search"
+# The search plugins whose separator splits a page's words: Material's, and MkDocs' (or ProperDocs')
+# own, which Backstage's techdocs-core swaps in.
+_SEARCH_PLUGINS = ("material.plugins.search", "mkdocs.contrib.search", "properdocs.contrib.search")
 # Where MkDocs and ProperDocs log their warning about dirty builds (their build module's logger).
 _BUILD_LOGGERS = ("mkdocs.commands.build", "properdocs.commands.build")
 _DIRTY_WARNING = "A 'dirty' build is being performed"
@@ -80,6 +82,15 @@ def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
     not (the preview restores every page MkDocs did not read and rebuilds those that depend on a
     change; tests/website/test_live_preview.py compares it with a full build), so it is left out of the log."""
     return not str(record.msg).startswith(_DIRTY_WARNING)
+
+
+def _set_by_the_site(plugin: Any, key: str) -> bool:
+    """Whether the site's configuration gave the plugin `key` (MkDocs' own search has a default
+    separator, '[\\s\\-]+', that is no choice of the site's)."""
+    given = getattr(plugin.config, "user_configs", None)
+    if not isinstance(given, list):
+        return bool(plugin.config.get(key))
+    return any(isinstance(options, dict) and key in options for options in given)
 
 
 def splits_underscore(separator: str) -> bool | None:
@@ -137,6 +148,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._background_index = site_search.BackgroundIndex()
         self._prefix = ""  # the option, checked
         self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
+        self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self._live = command == "serve" and dirty
@@ -153,19 +165,32 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     def _before_others(self, config: MkDocsConfig) -> None:  # and TechDocs' monorepo plugin moves docs_dir
         self._docs_dir = config.docs_dir
         self._pagefind = site_search.answers_search(self.config.search, config.theme.name, list(config.plugins))
+        self._separators_seen = set()
+        self._settle_separators(config)
+
+    @event_priority(-100)  # after other plugins' on_config: techdocs-core swaps in MkDocs' own search there
+    def _after_others(self, config: MkDocsConfig) -> None:
+        self._settle_separators(config)
+
+    def _settle_separators(self, config: MkDocsConfig) -> None:
+        """Give each search plugin (Material's, MkDocs' or ProperDocs' own) a separator that splits '_'
+        when the site sets none; warn once when the site's own cannot split it."""
         for plugin in config.plugins.values():
-            if type(plugin).__module__.startswith(_SEARCH_PLUGIN) and plugin.config.get("enabled", True):
-                separator = plugin.config.get("separator")
-                if not separator:
-                    plugin.config["separator"] = SEARCH_SEPARATOR
-                # Under the plugin's search, Material's index holds no page: its separator finds nothing
-                # either way, and a warning about it would be a false alarm.
-                elif splits_underscore(separator) is False and not self._pagefind:
-                    # Both regexes as mkdocs.yml writes them (YAML single quotes), not as Python's repr.
-                    log.warning("incident-kb: the search plugin's separator %s does not split '_': a short name "
-                                "such as POOL_SIZE finds nothing in a page that says PAYMENTS_DB_POOL_SIZE; add _ to "
-                                "it, or remove the separator and incident-kb sets one that splits '_' (%s)",
-                                yaml_quoted(separator), yaml_quoted(SEARCH_SEPARATOR))
+            if not type(plugin).__module__.startswith(_SEARCH_PLUGINS) or not plugin.config.get("enabled", True) \
+                    or id(plugin) in self._separators_seen:
+                continue
+            self._separators_seen.add(id(plugin))
+            separator = plugin.config.get("separator")
+            if not _set_by_the_site(plugin, "separator") or not separator:
+                plugin.config["separator"] = SEARCH_SEPARATOR
+            # Under the plugin's search, Material's index holds no page: its separator finds nothing
+            # either way, and a warning about it would be a false alarm.
+            elif splits_underscore(separator) is False and not self._pagefind:
+                # Both regexes as mkdocs.yml writes them (YAML single quotes), not as Python's repr.
+                log.warning("incident-kb: the search plugin's separator %s does not split '_': a short name "
+                            "such as POOL_SIZE finds nothing in a page that says PAYMENTS_DB_POOL_SIZE; add _ to "
+                            "it, or remove the separator and incident-kb sets one that splits '_' (%s)",
+                            yaml_quoted(separator), yaml_quoted(SEARCH_SEPARATOR))
 
     def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         if self._live and self._built_once:
@@ -196,7 +221,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             list_theme_once(config, self._theme_names)
         return config
 
-    on_config = CombinedEvent(_before_others, _configure)
+    on_config = CombinedEvent(_before_others, _configure, _after_others)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
