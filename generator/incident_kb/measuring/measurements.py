@@ -32,11 +32,23 @@ from ..gains.verdicts import interval_text
 from ..records.model import gain_of
 from ..records.schema import Knob, Measurement
 from ..records.vocabulary import RecordKind
+from ..repository.files import status
 from ..wording import day, plural
 from .benchmarks.csv_samples import read_csv
 from .benchmarks.hyperfine import read_hyperfine
 from .benchmarks.pytest_benchmark import read_pytest_benchmark
-from .benchmarks.samples import BenchmarkFile, BenchmarkFileError, Reader, Sample, detect_format, field_value, read_text
+from .benchmarks.samples import (
+    BenchmarkFile,
+    BenchmarkFileError,
+    Reader,
+    Sample,
+    WrittenNumber,
+    detect_format,
+    field_value,
+    number,
+    number_in_text,
+    read_text,
+)
 from .benchmarks.serving import read_sglang, read_vllm
 from .run_pooling import Run as _Run, as_text, refuse_pooled_columns, refuse_pooling
 
@@ -94,10 +106,12 @@ def import_measurements(root: Path, request: ImportRequest) -> Outcome:
     items, lines = [], []
     for conditions, members in groups.items():
         item = _measurement(root, request, dict(conditions), members, setting)
-        if any(_same_runs(item, existing) for existing in knob.measurements):
-            where = _conditions_text(dict(conditions)) or "these conditions"
-            raise KbError(f"knob '{knob.id}' already has these runs of {request.metric} at {where} (imported before?); "
-                          "nothing was written")
+        twin = next((existing for existing in knob.measurements if _same_runs(root, item, existing)), None)
+        if twin is not None:
+            where = _conditions_text(twin.conditions) or "no conditions"
+            dated = f", dated {day(twin.date)}" if twin.date else ""
+            raise KbError(f"knob '{knob.id}' already has these runs from {item['source']}: its measurement of "
+                          f"{twin.metric} at {where}{dated} (imported before?); nothing was written")
         items.append(item)
         lines.append(_summary(item, members, request))
     editor.extend(("measurements",), items, fields(Knob))
@@ -106,8 +120,8 @@ def import_measurements(root: Path, request: ImportRequest) -> Outcome:
     formats = ", ".join(dict.fromkeys(f.format for f in files.values()))
     done = (f"{record.rel_path}: imported {plural(len(items), 'measurement')} of {request.metric} at "
             f"{knob.name}={value_text(setting)} from {sources} ({formats})")
-    notes = tuple(dict.fromkeys(note for f in files.values() for note in f.notes))
-    return Outcome(done, (), check_knowledge_base(root).findings, tuple(lines) + notes)
+    runs_are = tuple(dict.fromkeys(f"a run ({f.format}): {f.run_is}" for f in files.values()))
+    return Outcome(done, (), check_knowledge_base(root).findings, tuple(lines) + runs_are)
 
 
 def _check_request(request: ImportRequest) -> None:
@@ -135,11 +149,14 @@ def _check_request(request: ImportRequest) -> None:
 
 
 def _key(path: Path) -> str:
-    return os.path.abspath(path)
+    """The file a path names, whatever the path: a link, `./`, `..` or a second hard link to a file
+    is that file (read once); a path that names nothing is itself (reading it says why)."""
+    found = status(path, follow_links=True)
+    return f"file {found[1]}:{found[2]}" if isinstance(found, tuple) else os.path.abspath(path)
 
 
 def _read_files(root: Path, request: ImportRequest) -> dict[str, BenchmarkFile]:
-    """Each file once, by its absolute path, in the order named."""
+    """Each file once, however often and by whatever path it is named, in the order first named."""
     named = [*request.files, *(p for p in (request.baseline_file, request.candidate_file) if p is not None)]
     found: dict[str, BenchmarkFile] = {}
     for path in named:
@@ -254,7 +271,8 @@ def _order(conditions: Conditions) -> tuple[tuple[int, float, str], ...]:
 
 def _condition_value(value: Any, run: _Run, field_name: str) -> Any:
     """A field as a condition's value: numbers and text as they are; unlimited (Infinity, 'inf',
-    null) as 'inf' or 'none'; a whole float as the integer it is."""
+    null) as 'inf' or 'none'; a whole float as the integer it is; text that writes a number exactly
+    ('64', not '1.10' or 'nan') as that number; a number no float holds as its text."""
     if isinstance(value, float):
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
@@ -263,14 +281,11 @@ def _condition_value(value: Any, run: _Run, field_name: str) -> Any:
         return int(value) if value.is_integer() and abs(value) < 1e15 else value
     if value is None:
         return "none"
+    if isinstance(value, WrittenNumber):
+        return str(value)
     if isinstance(value, str):  # hyperfine's parameters are text: '64' is the number 64, '1.10' stays text
-        for kind in (int, float):
-            try:
-                number = kind(value)
-            except ValueError:
-                continue
-            if str(number) == value:
-                return number
+        number = number_in_text(value)
+        return number if isinstance(number, int | float) and str(number) == value else str(value)
     if isinstance(value, dict | list):
         raise BenchmarkFileError(run.file.shown, run.sample.line, f"'{field_name}' holds several values; name one "
                                                                   f"of its fields, e.g. {field_name}.NAME")
@@ -286,7 +301,7 @@ def _measurement(root: Path, request: ImportRequest, conditions: dict[str, Any],
     if higher is None:
         higher = next((run.file.higher_is_better for run in members if run.file.higher_is_better is not None), True)
     unit = request.unit or next((run.file.unit for run in members if run.file.unit), None)
-    when = request.when or max((run.sample.when for run in members if run.sample.when), default=None) or date.today()
+    when = request.when or _latest(run.sample.when for run in members) or date.today()
     note = _summary_note(baseline, candidate)
     return entry(
         Measurement, metric=request.metric, conditions=Flow(conditions) if conditions else None, setting=setting,
@@ -298,6 +313,15 @@ def _measurement(root: Path, request: ImportRequest, conditions: dict[str, Any],
         note="; ".join(part for part in (request.note, note) if part) or None,
         baseline_runs=FlowList(v for run in baseline for v in run.sample.values),
         runs=FlowList(v for run in candidate for v in run.sample.values))
+
+
+def _latest(whens: Iterable[date | None]) -> date | None:
+    """The latest of the runs' dates; a day alone where any of them is a day alone (a date-time and a
+    day cannot be ordered)."""
+    found = [when for when in whens if when is not None]
+    if not all(isinstance(when, datetime) for when in found):
+        found = [when.date() if isinstance(when, datetime) else when for when in found]
+    return max(found, default=None)
 
 
 def _one(values: Iterable[str | None]) -> str | None:
@@ -314,13 +338,13 @@ def _command(baseline: list[_Run], candidate: list[_Run]) -> str | None:
 
 
 def _summary_note(baseline: list[_Run], candidate: list[_Run]) -> str | None:
-    rounds = [(side, run.sample.summary_of) for side, runs in (("baseline", baseline), ("tuned", candidate))
-              for run in runs if run.sample.summary_of]
+    """What a run stands for when it is the median of rounds inside one process (pytest-benchmark)."""
+    rounds = sorted({run.sample.rounds for run in (*baseline, *candidate) if run.sample.rounds})
     if not rounds:
         return None
-    said = ", ".join(f"{side} {count} rounds" for side, count in rounds)
-    return (f"the file keeps no per-round data, so each side is the median of its rounds ({said}) and has no "
-            "interval")
+    counts = f"{rounds[0]:,}" if len(rounds) == 1 else f"{rounds[0]:,} to {rounds[-1]:,}"
+    return (f"each run is one benchmark's median over its {counts} rounds in one process (rounds are not "
+            "independent runs)")
 
 
 def _source(root: Path, path: Path) -> str:
@@ -331,10 +355,24 @@ def _source(root: Path, path: Path) -> str:
         return str(path)
 
 
-def _same_runs(item: dict[str, Any], existing: Measurement) -> bool:
-    return (existing.metric == item["metric"] and dict(existing.conditions) == dict(item.get("conditions") or {})
-            and list(existing.runs) == list(item["runs"])
-            and list(existing.baseline_runs) == list(item["baseline_runs"]))
+def _same_runs(root: Path, item: dict[str, Any], existing: Measurement) -> bool:
+    """Does a measurement hold the runs about to be imported: the same values (either side, in any
+    order) from the same files? Whatever the metric is called and the conditions or labels that
+    grouped them: those are options, the runs are the evidence."""
+    if not existing.runs or not existing.baseline_runs or existing.source is None:
+        return False
+    if _runs_of(existing.runs, existing.baseline_runs) != _runs_of(item["runs"], item["baseline_runs"]):
+        return False
+    return _files_of(root, existing.source) == _files_of(root, item["source"])
+
+
+def _runs_of(runs: Iterable[float], baseline_runs: Iterable[float]) -> frozenset[tuple[float, ...]]:
+    """Both sides' values, as the import would write them now (records imported before kept float noise)."""
+    return frozenset(tuple(sorted(number(v) or 0 for v in side)) for side in (runs, baseline_runs))
+
+
+def _files_of(root: Path, source: str) -> frozenset[str]:
+    return frozenset(_key(root / name) for name in source.split(", "))
 
 
 def _conditions_text(conditions: Mapping[str, Any]) -> str:
@@ -351,6 +389,6 @@ def _summary(item: dict[str, Any], members: list[_Run], request: ImportRequest) 
     if gain is not None:
         interval = gain.change_interval
         said += f"; {interval})" if isinstance(interval, NoInterval) else f", 95% interval {interval_text(interval)})"
-    origin = ("--date" if request.when else "from the file" if any(run.sample.when for run in members)
-              else "today: the file records no date; --date gives it")
+    dated = next((run.file.dated for run in members if run.sample.when), None)
+    origin = "--date" if request.when else dated or "today: the file records no date; --date gives it"
     return f"{where}: {said}, dated {day(measurement.date)} ({origin})"  # type: ignore[arg-type]

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from .vocabulary import (
+    MAX_MAGNITUDE,
     EvidenceKind,
     FollowUpStatus,
     HistoryStatus,
@@ -104,7 +105,6 @@ DeployPath = Annotated[Text, NamesPath("deploy")]
 DocPath = Annotated[Text, NamesPath("doc")]
 EvidencePlace = Annotated[Text, NamesPath("evidence", urls=True)]
 Flag = Annotated[bool, Strict()]
-MAX_MAGNITUDE = 1e15  # a measured number beyond this is a slip (units, a pasted id), and breaks charts
 
 
 def _finite(value: Any) -> Any:

@@ -66,6 +66,9 @@ KnobKind = Literal["env", "flag", "config", "sysctl", "other"]  # how a knob's s
 KNOB_KINDS: tuple[str, ...] = get_args(KnobKind)
 
 
+MAX_MAGNITUDE = 1e15  # a measured number beyond this is a slip (units, a pasted id), and breaks charts
+
+
 def parse_when(value: Any) -> date | datetime:
     """A record's date or date-time: dates stay dates; a date-time keeps the zone it was written in
     (one written without a zone is UTC), so any two can be compared and each is shown as written.

@@ -8,7 +8,15 @@ import csv
 import io
 from typing import Any
 
-from .samples import BenchmarkFile, BenchmarkFileError, Sample
+from .samples import (
+    BenchmarkFile,
+    BenchmarkFileError,
+    Sample,
+    WrittenNumber,
+    number,
+    number_in_text,
+    why_not_measured,
+)
 from .serving import direction_and_unit
 
 
@@ -30,12 +38,11 @@ def read_csv(text: str, shown: str, metric: str) -> BenchmarkFile:
                 continue
             if len(row) != len(names):
                 raise BenchmarkFileError(shown, line, f"{len(row)} cells where the header names {len(names)}")
-            try:
-                value = float(row[column])
-            except ValueError:
-                value = float("nan")
-            if value != value or value in (float("inf"), float("-inf")):
-                raise BenchmarkFileError(shown, line, f"'{metric}' is {row[column]!r}, not a measured number")
+            written = number_in_text(row[column])
+            value = number(written)
+            if value is None:
+                found = row[column] if written is None else WrittenNumber(row[column].strip())  # as written
+                raise BenchmarkFileError(shown, line, f"'{metric}' is {why_not_measured(found)}")
             fields = {name: _cell(cell) for name, cell in zip(names, row)}
             label = fields.get("label")
             samples.append(Sample(line, (str(label),) if label not in (None, "") else (), fields, (value,)))
@@ -44,16 +51,11 @@ def read_csv(text: str, shown: str, metric: str) -> BenchmarkFile:
     if not samples:
         raise BenchmarkFileError(shown, 1, "no rows of samples under the header")
     _, higher = direction_and_unit(metric)  # a column's unit cannot be told from its name: --unit gives it
-    return BenchmarkFile(shown, "csv", tuple(samples), None, higher, label_field="label")
+    return BenchmarkFile(shown, "csv", tuple(samples), "one row", None, higher, label_field="label")
 
 
 def _cell(text: str) -> Any:
-    """A cell as a value: 64 and 2.5 are numbers, anything else is its text."""
-    stripped = text.strip()
-    for kind in (int, float):
-        try:
-            value = kind(stripped)
-        except ValueError:
-            continue
-        return value if kind is int or value == value else stripped
-    return stripped
+    """A cell as a value: 64 and 2.5 are numbers; anything else ('nan', 'inf', a number no float holds)
+    is its text."""
+    value = number_in_text(text)
+    return text.strip() if value is None or isinstance(value, WrittenNumber) else value

@@ -11,7 +11,16 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from .samples import BenchmarkFile, BenchmarkFileError, Sample, line_of, number, parse_json
+from .samples import (
+    BenchmarkFile,
+    BenchmarkFileError,
+    Sample,
+    item_lines,
+    line_of,
+    number,
+    parse_json,
+    why_not_measured,
+)
 
 _PER_RUN = ("times", "memory_usage_byte")  # lists with one entry per run
 _UNITS = {"times": "s", "memory_usage_byte": "B"}
@@ -25,8 +34,7 @@ def read_hyperfine(text: str, shown: str, metric: str) -> BenchmarkFile:
                                            "(hyperfine --export-json FILE)")
     series = metric if metric in _PER_RUN else "times"
     samples = []
-    for index, result in enumerate(results):
-        line = line_of(text, ("results", index))
+    for index, (result, line) in enumerate(zip(results, item_lines(text, ("results",), len(results)))):
         if not isinstance(result, dict) or not isinstance(result.get("command"), str):
             raise BenchmarkFileError(shown, line, "not a hyperfine result: each has a 'command'")
         if metric in result and metric not in _PER_RUN:
@@ -43,14 +51,15 @@ def read_hyperfine(text: str, shown: str, metric: str) -> BenchmarkFile:
             value = number(run)
             if value is None:
                 raise BenchmarkFileError(shown, line_of(text, ("results", index, series, position)),
-                                         f"{series}[{position}] is {run!r}, not a measured number")
+                                         f"{series}[{position}] is {why_not_measured(run)}")
             values.append(value)
         command = result["command"]
         labels = (command, *_templates(command, result.get("parameters")))
         samples.append(Sample(line, labels, result, tuple(values), command=command))
     conditions = tuple(f"parameters.{name}" for result in results if isinstance(result, dict)
                        for name in (result.get("parameters") or {}))
-    return BenchmarkFile(shown, "hyperfine", tuple(samples), _UNITS[series], False, label_field="command",
+    return BenchmarkFile(shown, "hyperfine", tuple(samples), f"one process hyperfine timed (its '{series}')",
+                         _UNITS[series], False, label_field="command",
                          condition_fields=tuple(dict.fromkeys(conditions)))
 
 

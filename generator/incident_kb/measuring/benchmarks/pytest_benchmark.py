@@ -3,18 +3,35 @@
 `mean`, `stddev`, `median`, `iqr`, `rounds`..., and `data`, the time of each round, where kept),
 plus `machine_info` (`node`, `cpu`...), `commit_info` (`id`, `dirty`, `branch`...) and `datetime`.
 
+A benchmark's rounds are iterations inside one process, not independent runs: counted as runs, they
+would make the interval narrower than the evidence allows. So one benchmark in one file is one run,
+its median as the file wrote it; several files (the benchmark run again) are several runs. The
+rounds themselves are not kept.
+
 A benchmark's labels are its name, its full name, and its name without the parameters (`test_decode`),
-so one label selects a parametrized benchmark across its parameters. Without `data`, the median is
-imported as one value standing for the rounds, and the measurement's note says so.
+so one label selects a parametrized benchmark across its parameters.
 """
 
 from __future__ import annotations
 
+import statistics
 from datetime import datetime
 from typing import Any
 
 from ...records.vocabulary import naive_utc
-from .samples import BenchmarkFile, BenchmarkFileError, Sample, line_of, number, parse_json
+from .samples import (
+    BenchmarkFile,
+    BenchmarkFileError,
+    Sample,
+    item_lines,
+    line_of,
+    number,
+    parse_json,
+    why_not_measured,
+)
+
+RUN_IS = ("one benchmark in one file: the median of its rounds (rounds are iterations inside one process, not "
+          "independent runs; import several files for several runs)")
 
 
 def read_pytest_benchmark(text: str, shown: str, metric: str) -> BenchmarkFile:
@@ -25,42 +42,51 @@ def read_pytest_benchmark(text: str, shown: str, metric: str) -> BenchmarkFile:
                                            "benchmark (pytest --benchmark-json FILE)")
     when = _datetime(document.get("datetime"))
     samples = []
-    for index, benchmark in enumerate(benchmarks):
-        line = line_of(text, ("benchmarks", index))
+    for index, (benchmark, line) in enumerate(zip(benchmarks, item_lines(text, ("benchmarks",), len(benchmarks)))):
         stats = benchmark.get("stats") if isinstance(benchmark, dict) else None
         if not isinstance(stats, dict) or not isinstance(benchmark.get("name"), str):
             raise BenchmarkFileError(shown, line, "not a pytest-benchmark benchmark: each has a 'name' and 'stats'")
-        data = stats.get("data")
-        summary_of = None
-        if isinstance(data, list) and data:
-            values = []
-            for position, run in enumerate(data):
-                value = number(run)
-                if value is None:
-                    raise BenchmarkFileError(shown, line_of(text, ("benchmarks", index, "stats", "data", position)),
-                                             f"stats.data[{position}] is {run!r}, not a measured number")
-                values.append(value)
-        else:
-            median = number(stats.get("median"))
-            if median is None:
-                raise BenchmarkFileError(shown, line_of(text, ("benchmarks", index, "stats")),
-                                         "this benchmark has neither per-round 'data' nor a 'median'")
-            values = [median]
-            rounds = stats.get("rounds")
-            summary_of = rounds if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > 1 else None
+        value, rounds = _median(text, shown, index, stats)
         name = benchmark["name"]
         labels = tuple(dict.fromkeys(label for label in (name, benchmark.get("fullname"), name.split("[", 1)[0])
                                      if isinstance(label, str) and label))
         fullname = benchmark.get("fullname")
-        samples.append(Sample(line, labels, benchmark, tuple(values), when=when,
-                              command=f"pytest {fullname}" if isinstance(fullname, str) else None,
-                              summary_of=summary_of))
+        samples.append(Sample(line, labels, benchmark, (value,), when=when,
+                              command=f"pytest {fullname}" if isinstance(fullname, str) else None, rounds=rounds))
     conditions = tuple(dict.fromkeys(f"params.{name}" for b in benchmarks if isinstance(b, dict)
                                      for name in (b.get("params") or {})))
-    return BenchmarkFile(shown, "pytest-benchmark", tuple(samples), "s", False,
+    return BenchmarkFile(shown, "pytest-benchmark", tuple(samples), RUN_IS, "s", False,
                          host=_host(document.get("machine_info")),
                          software=_software(document.get("commit_info")), label_field="name",
                          condition_fields=conditions)
+
+
+def _median(text: str, shown: str, index: int, stats: dict[str, Any]) -> tuple[int | float, int | None]:
+    """A benchmark's one run: the median as pytest-benchmark wrote it (else that of its rounds' `data`),
+    and how many rounds it stands for."""
+    data = stats.get("data")
+    rounds = stats.get("rounds")
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        rounds = len(data) if isinstance(data, list) and data else None
+    if "median" in stats:
+        value = number(stats["median"])
+        if value is None:
+            raise BenchmarkFileError(shown, line_of(text, ("benchmarks", index, "stats", "median")),
+                                     f"stats.median is {why_not_measured(stats['median'])}")
+        return value, rounds
+    if not isinstance(data, list) or not data:
+        raise BenchmarkFileError(shown, line_of(text, ("benchmarks", index, "stats")),
+                                 "this benchmark has neither a 'median' nor per-round 'data'")
+    values = []
+    for position, found in enumerate(data):
+        value = number(found)
+        if value is None:
+            raise BenchmarkFileError(shown, line_of(text, ("benchmarks", index, "stats", "data", position)),
+                                     f"stats.data[{position}] is {why_not_measured(found)}")
+        values.append(value)
+    median = number(statistics.median(values))
+    assert median is not None  # the median of measured numbers is one
+    return median, rounds
 
 
 def _datetime(value: Any) -> datetime | None:

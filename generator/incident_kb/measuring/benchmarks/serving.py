@@ -4,17 +4,17 @@ SGLang (`python -m sglang.bench_serving --output-file X.jsonl`) appends one obje
 `tag` (its `--tag`), `backend`, `dataset_name`, `request_rate` (`Infinity` for the default
 unlimited rate: Python's JSON), `max_concurrency`, `server_info` (with the server's `version`)
 and the results (`output_throughput`, `median_ttft_ms`...). vLLM's (`--save-result`, or
-`--append-result` for one object per line) writes `date` (YYYYMMDD-HHMMSS), `label`, `model_id`,
-`request_rate` ("inf" when unlimited), `burstiness`, `max_concurrency` and the results.
+`--append-result` for one object per line) writes `date` (YYYYMMDD-HHMMSS: the benchmark machine's
+local time, with no zone, so only its day is recorded), `label`, `model_id`, `request_rate` ("inf"
+when unlimited), `burstiness`, `max_concurrency` and the results.
 """
 
 from __future__ import annotations
 
-import math
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
-from .samples import BenchmarkFile, BenchmarkFileError, Sample, json_lines, number, parse_json
+from .samples import BenchmarkFile, BenchmarkFileError, Sample, json_lines, number, parse_json, why_not_measured
 
 # Fields that change what a run measures: runs that differ in one cannot be pooled unless it is a
 # condition of the measurement.
@@ -49,7 +49,7 @@ def _read(text: str, shown: str, metric: str, tool: str, label_field: str) -> Be
             raise BenchmarkFileError(shown, line, f"this run has no '{metric}' (--metric); its numbers are: {known}")
         value = number(run[metric])
         if value is None:
-            raise BenchmarkFileError(shown, line, f"'{metric}' is {_shown(run[metric])}, not a measured number")
+            raise BenchmarkFileError(shown, line, f"'{metric}' is {why_not_measured(run[metric])}")
         label = run.get(label_field)
         samples.append(Sample(line, (label,) if isinstance(label, str) and label else (), run, (value,),
                               when=_date(run.get("date"))))
@@ -57,8 +57,14 @@ def _read(text: str, shown: str, metric: str, tool: str, label_field: str) -> Be
         if isinstance(server, dict) and isinstance(server.get("version"), str):
             versions.append(f"{tool} {server['version']}")
     unit, higher = direction_and_unit(metric)
-    return BenchmarkFile(shown, tool, tuple(samples), unit, higher, software=", ".join(dict.fromkeys(versions)) or None,
-                         label_field=label_field, condition_fields=CONDITION_FIELDS)
+    return BenchmarkFile(shown, tool, tuple(samples), _RUN_IS[tool], unit, higher,
+                         software=", ".join(dict.fromkeys(versions)) or None, label_field=label_field,
+                         condition_fields=CONDITION_FIELDS, dated=_DATED.get(tool, "from the file"))
+
+
+_RUN_IS = {"sglang": "one line SGLang's bench_serving appended (one benchmark against the server)",
+           "vllm": "one result vLLM's serving benchmark wrote (one benchmark against the server)"}
+_DATED = {"vllm": "from the file: the benchmark machine's local day, as vLLM writes no time zone"}
 
 
 _NAMES = {"sglang": "SGLang's bench_serving", "vllm": "vLLM's serving benchmark"}
@@ -78,20 +84,12 @@ def direction_and_unit(metric: str) -> tuple[str | None, bool]:
     return None, not any(word in name for word in ("latency", "ttft", "tpot", "itl", "e2el"))
 
 
-def _date(value: Any) -> datetime | None:
-    """vLLM's 'date': YYYYMMDD-HHMMSS, the benchmark machine's local time."""
+def _date(value: Any) -> date | None:
+    """vLLM's 'date' (YYYYMMDD-HHMMSS, from `datetime.now()`): the benchmark machine's local time, in a
+    zone the file does not say. A time without a zone reads as UTC in a record, so only the day is kept."""
     if not isinstance(value, str):
         return None
     try:
-        return datetime.strptime(value, "%Y%m%d-%H%M%S")
+        return datetime.strptime(value, "%Y%m%d-%H%M%S").date()
     except ValueError:
         return None
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value).replace("inf", "Infinity")
-    if value is None:
-        return "null"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
