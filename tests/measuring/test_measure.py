@@ -83,10 +83,15 @@ def test_value_in_the_command_is_one_shell_word_and_the_environment_holds_it(kb,
 @pytest.mark.parametrize("args, words", [
     (["--command", f"[ \"${NAME}\" = 256 ]"], "the command exited with 1 in run 2 of 4 (warm-up, candidate"),
     (["--command", "echo nothing here", "--parse", r"throughput: (\d+)"], "matches nothing"),
-    (["--command", "echo 'throughput: lots'", "--parse", r"throughput: (\w+)"], "not a finite number"),
+    (["--command", "echo 'throughput: lots'", "--parse", r"throughput: (\w+)"], "'lots', not a measured number"),
     (["--command", "echo '{\"a\": {\"b\": 1}}'", "--json", "a.c"], "has no a.c (no 'c')"),
     (["--command", "echo not json", "--json", "a"], "is not JSON"),
-    (["--command", "echo '{\"a\": true}'", "--json", "a"], "is no number"),
+    (["--command", "echo '{\"a\": true}'", "--json", "a"], "True, not a measured number"),
+    (["--command", "echo '{\"a\": 1e400}'", "--json", "a"], "beyond 1e+15 in size"),
+    (["--command", "python3 -c \"print('{\\\"a\\\": ' + '9' * 5001 + '}')\"", "--json", "a"],
+     "(5,001 characters), beyond 1e+15"),
+    (["--command", "echo 'throughput: 2e16'", "--parse", r"throughput: (\S+)"], "beyond 1e+15 in size"),
+    (["--command", "echo '{\"a\": \"nan\"}'", "--json", "a"], "'nan', not a measured number"),
 ])
 def test_a_run_that_fails_or_a_metric_it_cannot_read_stops_it_and_writes_nothing(kb, seed_kb, args, words):
     before = (seed_kb / SEED_KNOB).read_bytes()

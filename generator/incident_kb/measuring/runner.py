@@ -8,7 +8,6 @@ were done (a run that failed, an interrupt). Writing the measurement is `measure
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import re
@@ -21,6 +20,7 @@ from typing import Any, TextIO
 
 from ..deploy.patterns import value_text
 from ..findings import KbError
+from .benchmarks.samples import JSON_NUMBERS, number, number_in_text, shown_value, why_not_measured
 
 SIDES = ("baseline", "candidate")
 _BAR = 20  # characters of the progress bar on a terminal
@@ -114,15 +114,18 @@ def _run_once(command: str, setting: str, value: Any, metric: Metric, step: Step
 
 
 def _read_metric(output: str, metric: Metric, what: str) -> float:
+    """The run's metric from its output, read as the imports read a benchmark's numbers
+    (benchmarks/samples.py): a number no float holds, or one beyond what a record keeps, is refused."""
     if metric.parse is not None:
         match = metric.parse.search(output)
         if match is None or not match.groups():
             raise MeasureStopped(f"--parse {metric.parse.pattern!r} matches nothing with a group in the output of "
                                  f"{what}; nothing was written")
-        return _number(match.group(1), what, f"--parse's first group ({match.group(1)!r})")
+        return _measured(number_in_text(match.group(1) or ""), match.group(1), what,
+                         f"--parse's first group ({shown_value(match.group(1))})")
     assert metric.json_field is not None
     try:
-        found: Any = json.loads(output)
+        found: Any = JSON_NUMBERS.decode(output.strip())
     except ValueError:
         raise MeasureStopped(f"the output of {what} is not JSON, so --json {metric.json_field} cannot be read; "
                              "nothing was written") from None
@@ -134,20 +137,17 @@ def _read_metric(output: str, metric: Metric, what: str) -> float:
         else:
             raise MeasureStopped(f"the JSON output of {what} has no {metric.json_field} (no '{part}'); "
                                  "nothing was written")
-    if isinstance(found, bool) or not isinstance(found, int | float | str):
-        raise MeasureStopped(f"{metric.json_field} in the output of {what} is no number; nothing was written")
-    return _number(str(found), what, metric.json_field)
+    if isinstance(found, str):
+        return _measured(number_in_text(found), found, what, metric.json_field)
+    return _measured(found, found, what, metric.json_field)
 
 
-def _number(text: str, what: str, where: str) -> float:
-    try:
-        value = float(text.strip())
-    except ValueError:
-        value = float("nan")
-    if value != value or value in (float("inf"), float("-inf")):
-        raise MeasureStopped(f"{where} in the output of {what} is {text.strip()[:40]!r}, not a finite number; "
-                             "nothing was written")
-    return value
+def _measured(value: Any, written: Any, what: str, where: str) -> float:
+    kept = number(value)
+    if kept is None:
+        said = why_not_measured(value) if value is not None else f"{shown_value(written)}, not a measured number"
+        raise MeasureStopped(f"{where} in the output of {what} is {said}; nothing was written")
+    return float(kept)
 
 
 def _report(stream: TextIO, step: Step, number: int, total: int, value: float, metric: Metric, elapsed: float,

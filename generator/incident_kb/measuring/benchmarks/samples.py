@@ -163,14 +163,14 @@ def _json_float(text: str) -> float | WrittenNumber:
 
 # Python's json, Infinity and NaN included (SGLang writes `"request_rate": Infinity`), but a number no
 # float holds stays its text: json.loads would raise on a 5,001-digit integer and read 1e400 as inf.
-_JSON = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float)
+JSON_NUMBERS = json.JSONDecoder(parse_int=_json_int, parse_float=_json_float)
 
 
 def parse_json(text: str, shown: str, what: str) -> Any:
     """One JSON document (`what` it should be, for messages), as Python's json reads it (Infinity and
     NaN included: SGLang writes `"request_rate": Infinity`)."""
     try:
-        return _JSON.decode(text)
+        return JSON_NUMBERS.decode(text)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data":
             raise BenchmarkFileError(shown, exc.lineno, f"not {what}: more than one JSON value (JSON lines, one "
@@ -187,7 +187,7 @@ def json_lines(text: str, shown: str) -> list[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            found.append((number_, _JSON.decode(line)))
+            found.append((number_, JSON_NUMBERS.decode(line)))
         except json.JSONDecodeError as exc:
             raise BenchmarkFileError(shown, number_, f"not a JSON object ({exc.msg}, column {exc.colno})") from None
         except RecursionError:
@@ -252,7 +252,7 @@ def _position(text: str, path: tuple[str | int, ...]) -> int:
 
 def _after_value(text: str, pos: int) -> int:
     """Past the value at `pos`, its comma and the whitespace after."""
-    _, end = _JSON.raw_decode(text, pos)
+    _, end = JSON_NUMBERS.raw_decode(text, pos)
     end = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
     if text.startswith(",", end):
         end = _WHITESPACE.match(text, end + 1).end()  # type: ignore[union-attr]
@@ -271,7 +271,7 @@ def detect_format(text: str, shown: str, parsed: Any = None) -> str:
         raise BenchmarkFileError(shown, 1, _FOREIGN)
     if parsed is None:
         try:
-            parsed = _JSON.decode(text)
+            parsed = JSON_NUMBERS.decode(text)
         except (ValueError, RecursionError):
             parsed = None
     if parsed is None:  # JSON lines: the first object says
