@@ -121,7 +121,7 @@ def test_records_depend_on_each_other_only_through_the_ids_they_name(tmp_path):
     today = reference_date()
     parts_checked = 0
     for name, root in fixture_roots(tmp_path).items():
-        whole = pipeline.check_knowledge_base(root, ledger=True, cache=False)
+        whole = pipeline.check_knowledge_base(root, pipeline.CheckMode(ledger=True, cache=False))
         ledger = whole.ledger
         assert ledger is not None, name
         by_key = recheck._files_by_key(ledger.files)
@@ -144,7 +144,7 @@ def test_records_depend_on_each_other_only_through_the_ids_they_name(tmp_path):
 def test_the_random_knowledge_bases_link_records_across_kinds(tmp_path):
     """The property above proves something only if parts hold several records that name each other."""
     random_kb(tmp_path / "kb", 0)
-    ledger = pipeline.check_knowledge_base(tmp_path / "kb", ledger=True, cache=False).ledger
+    ledger = pipeline.check_knowledge_base(tmp_path / "kb", pipeline.CheckMode(ledger=True, cache=False)).ledger
     assert ledger is not None
     by_key = recheck._files_by_key(ledger.files)
     sizes = [len(recheck._connected(ledger.files, by_key, [path])) for path in ledger.files if ledger.files[path].valid]

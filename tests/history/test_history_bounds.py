@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.check.pipeline import CheckMode, check_knowledge_base
 from incident_kb.history.gitio import Oversized, open_repository, read_blobs
 
 from ..conftest import SEED_KNOB
@@ -55,9 +55,9 @@ def test_a_blob_over_the_limit_is_passed_over_not_held(huge_version):
 
 def test_a_huge_old_version_of_a_record_costs_no_memory_in_a_check(huge_version):
     root, _ = huge_version
-    peak = peak_while(lambda: check_knowledge_base(root, timelines=True))
+    peak = peak_while(lambda: check_knowledge_base(root, CheckMode(timelines=True)))
     assert peak < HUGE // 2, peak
-    kb = check_knowledge_base(root, timelines=True)
+    kb = check_knowledge_base(root, CheckMode(timelines=True))
     assert not [f for f in kb.findings if f.severity.value == "error"]
 
 

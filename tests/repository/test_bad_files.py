@@ -137,9 +137,9 @@ def test_a_linked_folder_of_docs_inside_the_repository_is_read(seed_kb):
     (seed_kb / "runbooks").mkdir()
     (seed_kb / "runbooks/tuning.md").write_text("Set SGLANG_SM120_MMA_TARGET_CTAS with care.\n")
     (seed_kb / "docs/ops").symlink_to("../runbooks")
-    from incident_kb.check.pipeline import check_knowledge_base
+    from incident_kb.check.pipeline import CheckMode, check_knowledge_base
 
-    kb = check_knowledge_base(seed_kb, cache=False)
+    kb = check_knowledge_base(seed_kb, CheckMode(cache=False))
     assert ("docs/ops/tuning.md", "sglang-sm120-mma-target-ctas") in {(r.doc, r.record_id) for r in kb.references}
     assert not [f for f in kb.findings if f.path.startswith("docs/ops")]
 

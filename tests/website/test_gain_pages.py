@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.check.pipeline import CheckMode, check_knowledge_base
 from incident_kb.website.core.pages import render_site
 
 from ..conftest import REPO, SEED_KNOB, break_seed_story, edit
@@ -22,7 +22,7 @@ FIXTURES = REPO / "tests" / "fixtures" / "benchmarks"
 def pages(root: Path, today: str = "2026-11-08") -> dict[str, str]:
     from datetime import date
 
-    return render_site(check_knowledge_base(root, today=date.fromisoformat(today)), SETTINGS).files
+    return render_site(check_knowledge_base(root, CheckMode(today=date.fromisoformat(today))), SETTINGS).files
 
 
 def gains_section(page: str) -> str:

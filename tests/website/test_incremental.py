@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.check.pipeline import CheckMode, check_knowledge_base
 from incident_kb.website.core import incremental
 from incident_kb.website.core.incremental import SiteRender, render_site_again
 from incident_kb.website.core.links import SiteSettings
@@ -174,7 +174,7 @@ def _diff(full: dict[str, str], again: dict[str, str]) -> str:
 
 
 def _render_again(root: Path, previous: SiteRender | None, site_settings: SiteSettings = SETTINGS) -> SiteRender:
-    kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+    kb = check_knowledge_base(root, CheckMode(timelines=True, allow_shallow=True))
     full = render_site(kb, site_settings)
     again = render_site_again(kb, site_settings, previous)
     assert again.site.files == full.files, _diff(full.files, again.site.files)

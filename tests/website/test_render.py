@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 from incident_kb.findings import finding
-from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.check.pipeline import CheckMode, check_knowledge_base
 from incident_kb.website.core.bundle import Bundle
 from incident_kb.website.core.pages import render_site
 from incident_kb.website.core.site_config import read_site_settings, settings_from_config
@@ -178,7 +178,7 @@ def test_last_change_is_the_records_own_with_the_commit_second(tmp_path):
 
     root = tmp_path / "kb"
     repo, ids = story_until(root, 4)  # step 4 restores the knob, committed 2026-11-07 15:00 UTC
-    site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
+    site = render_site(check_knowledge_base(root, CheckMode(timelines=True)), SETTINGS)
     knob_row = next(line for line in site.files["knobs/index.md"].splitlines() if KNOB in line)
     assert "2026-11-07" in untagged(knob_row) and "reverted -&gt; restored" in untagged(knob_row)
     assert "committed" not in knob_row
@@ -193,7 +193,7 @@ def test_last_change_is_the_records_own_with_the_commit_second(tmp_path):
         ("| 2026-11-02", "active |")]  # newest first, each saying what changed
 
     (root / SEED_KNOB).write_text((root / SEED_KNOB).read_text().replace("value: 512", "value: 1024"))
-    site = render_site(check_knowledge_base(root, timelines=True), SETTINGS)
+    site = render_site(check_knowledge_base(root, CheckMode(timelines=True)), SETTINGS)
     assert ("- **Last change:** 2026-11-07, reverted -&gt; restored; not committed yet: value 512 -&gt; 1024"
             in untagged(site.files[KNOB_PAGE]))
 

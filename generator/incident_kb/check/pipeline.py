@@ -180,23 +180,37 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
 
 
 @collector_paused
-def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
-                         rev: str | None = None, pending: PendingTree | None = None, timelines: bool = False,
-                         replaced: Mapping[str, str] | None = None, today: date | None = None,
-                         cache: bool = True, ledger: bool = False) -> KnowledgeBase:
-    """Validation plus every rule, the git-based ones included.
+@dataclass(frozen=True, slots=True)
+class CheckMode:
+    """How one check runs, as one value that the stages read (no flag threaded through them)."""
 
-    `repo_folder` and `rev` read git history from elsewhere (PR mode), and `pending` adds the commit
-    being made to it (pre-commit mode: `root` holds the index's files); `timelines` reads every
-    record's material changes (the site shows them), not only those that docs refer to; `today` is
-    the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
-    and the history pass in the knowledge base's store in the user's cache folder (`incident_kb.cache`;
-    never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`:
-    keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`."""
-    today = reference_date(today)
-    loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
+    today: date | None = None  # the date rules count from (default: `reference_date()`)
+    allow_shallow: bool = False  # check a shallow clone with the history it has
+    # Where history comes from: HEAD and the work tree (the default); the repository at `repo_folder`
+    # at commit `rev` (PR mode: `kb check --base`); or HEAD plus the commit being made, `pending`
+    # (pre-commit mode: the root holds the index's files).
+    repo_folder: Path | None = None
+    rev: str | None = None
+    pending: PendingTree | None = None
+    timelines: bool = False  # every record's material changes (the site shows them), not only those docs name
+    # Reuse and keep parsed records and the history pass in the knowledge base's store in the user's
+    # cache folder (`incident_kb.cache`; never changing a result); off in PR mode, whose knowledge
+    # base is a temporary copy.
+    cache: bool = True
+    ledger: bool = False  # keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`
+
+
+SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every timeline, shallow clones too
+
+
+def check_knowledge_base(root: Path, mode: CheckMode = CheckMode(),
+                         replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+    """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
+    `load_knowledge_base`."""
+    today = reference_date(mode.today)
+    loaded = load_records(root, replaced or {}, mode.cache, with_facts=mode.ledger)
     catalog, config = loaded.catalog, loaded.config
-    with versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+    with versions_from(mode.repo_folder, mode.rev) if mode.repo_folder is not None else contextlib.nullcontext():
         consulted = run_rules(loaded, root, today)
     docs = loaded.settings.docs.rel_path
     others: list[Finding] = [item for item in (loaded.settings.docs_finding,) if item is not None]
@@ -208,9 +222,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
-    history, notes = _read_history(root, catalog, loaded.settings, traced, every_record=timelines,
-                                   repo_folder=repo_folder, rev=rev, pending=pending, allow_shallow=allow_shallow,
-                                   cache=cache)
+    history, notes = _read_history(root, catalog, loaded.settings, traced, mode, every_record=mode.timelines)
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
 
@@ -218,7 +230,7 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
         others.extend(_missing_history(history.missing))
     findings = configured(config, [*loaded.findings, *others])
     kb = KnowledgeBase(root, catalog, loaded.settings, findings, notes, references, history, today)
-    if ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
+    if mode.ledger and set(loaded.by_file) <= set(loaded.facts):  # else a finding lies outside the records: no ledger
         kb = dataclasses.replace(kb, ledger=Ledger(
             loaded.facts, {path: tuple(found) for path, found in loaded.by_file.items()},
             (*loaded.config_findings, *others), dict(catalog.broken_ids), references, kb.summary, notes,
@@ -240,7 +252,8 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
     unless `allow_shallow`."""
     if catalog is None:
         catalog = load_records(root, {}, cache=True).catalog
-    history, _ = _read_history(root, catalog, read_settings(root), (), every_record=True, allow_shallow=allow_shallow)
+    history, _ = _read_history(root, catalog, read_settings(root), (), CheckMode(allow_shallow=allow_shallow),
+                               every_record=True)
     return history.changes if history is not None else {}
 
 
@@ -333,10 +346,8 @@ def _seen_by_docs(record: Knob | Incident) -> str:
     return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 
-def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference], *,
-                  every_record: bool, repo_folder: Path | None = None, rev: str | None = None,
-                  pending: PendingTree | None = None, allow_shallow: bool = False, cache: bool = True
-                  ) -> tuple[History | None, tuple[str, ...]]:
+def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference],
+                  mode: CheckMode, every_record: bool) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from ..history.timelines import HistoryUnavailable, read_history
 
@@ -345,8 +356,8 @@ def _read_history(root: Path, catalog: Catalog, settings: Settings, references: 
     records = {catalog.source(*key).rel_path: key for key in wanted}
     try:
         history = read_history(root, records, settings.folders, settings.outside_docs(r.doc for r in references),
-                               repo_folder=repo_folder, rev=rev, pending=pending, allow_shallow=allow_shallow,
-                               cache=cache)
+                               repo_folder=mode.repo_folder, rev=mode.rev, pending=mode.pending,
+                               allow_shallow=mode.allow_shallow, cache=mode.cache)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

@@ -48,7 +48,7 @@ from ..repository.files import is_folder
 from ..settings.config_files import CONFIG_FILES
 from ..settings.kb_settings import read_settings
 from ..wording import plural
-from .pipeline import KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .pipeline import CheckMode, KnowledgeBase, check_knowledge_base, load_knowledge_base
 from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                 base_root = Path(folder)
                 if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
                     return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
-                kb = check_knowledge_base(base_root, allow_shallow=allow_shallow, repo_folder=root, rev=commit,
-                                          today=today, cache=False)
+                kb = check_knowledge_base(base_root, CheckMode(today, allow_shallow, repo_folder=root, rev=commit,
+                                                               cache=False))
                 return commit, _relocated(kb, base_root)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "
@@ -136,8 +136,8 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                 if not any(is_own_file(path, docs) for path in paths) and \
                         not set(paths) & files_named_by_records(catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
-                kb = check_knowledge_base(staged_root, allow_shallow=allow_shallow, repo_folder=root,
-                                          pending=pending, today=today, cache=False)
+                kb = check_knowledge_base(staged_root, CheckMode(today, allow_shallow, repo_folder=root,
+                                                                 pending=pending, cache=False))
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
     except NotARepository as exc:

@@ -84,7 +84,7 @@ def run_check(args: argparse.Namespace) -> int:
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
                                    lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return _print_result(result, args.format)
-    from ..check.pipeline import check_knowledge_base
+    from ..check.pipeline import CheckMode, check_knowledge_base
     from ..check.pr_mode import check_at_base, check_staged, mark_pre_existing, pre_existing_summary
 
     if args.staged:  # the index, never the work tree (see pr_mode.check_staged)
@@ -98,7 +98,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
-    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=args.today, cache=args.base is None)
+    kb = check_knowledge_base(root, CheckMode(args.today, args.allow_shallow, cache=args.base is None))
     findings: Sequence[Finding] = kb.findings
     if args.verbose:
         for doc in sorted({reference.doc for reference in kb.references}):
@@ -112,9 +112,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
-    from ..check.pipeline import check_knowledge_base
+    from ..check.pipeline import CheckMode, check_knowledge_base
 
-    kb = check_knowledge_base(root, allow_shallow=args.allow_shallow, today=today, ledger=True)
+    kb = check_knowledge_base(root, CheckMode(today, args.allow_shallow, ledger=True))
     return Result(kb.findings, kb.summary, kb.notes), ledger_text(kb.ledger.to_json()) if kb.ledger else None
 
 

@@ -27,7 +27,7 @@ import stat
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
-from ...check.pipeline import check_knowledge_base
+from ...check.pipeline import SITE, check_knowledge_base
 from ...findings import KbError
 from ...records.vocabulary import RENDER_MANIFEST
 from ...repository.files import UnreadableFile, read_bounded
@@ -79,7 +79,7 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
     if prefix == ".":
         raise KbError(f"kb render: {out} is the docs folder itself; write into a folder of its own inside it "
                       f"(e.g. --out {out / 'kb'}), so that generated pages never mix with hand-written ones")
-    kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+    kb = check_knowledge_base(root, SITE)
     notes: list[str] = []
     if prefix is None:  # a whole docs folder: the generated pages beside copies of the docs, never over one
         hand_written, asked = _docs_files(docs), settings

@@ -26,7 +26,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs_gen_files.editor import FilesEditor
 
-from ...check.pipeline import KnowledgeBase, check_knowledge_base
+from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
 from ...repository.files import Probes, probes_recorded
@@ -174,7 +174,7 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
 def check(root: Path) -> KnowledgeBase:
     try:
         # The site builds in shallow clones too: what history there is still dates the changes.
-        kb = check_knowledge_base(root, timelines=True, allow_shallow=True)
+        kb = check_knowledge_base(root, SITE)
     except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
         raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
                           "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None
