@@ -8,10 +8,16 @@ bounded, through the repository's reader (so a cached check's key sees every byt
 A file that cannot be read or parsed is kept with its error: each setting that reads it says what
 the error means for it (a `bad-config` finding, the default docs folder with the problem said).
 The site configuration is read as data: tags such as `!!python/name:` read as nothing.
+
+Every path a configuration names (a docs folder, Zensical's `docs_dir` and `theme.custom_dir` that
+`kb render` writes into) is held to the repository by `repository_path`, decided here once: a
+configuration file is changed by pull requests like any other.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..repository.files import UnreadableFile, lexists, read_bounded
+from ..repository.files import UnreadableFile, lexists, read_bounded, real_path
 
 SETTINGS_FILE = "pyproject.toml"
 ZENSICAL_TOML = "zensical.toml"
@@ -128,3 +134,27 @@ class Tagged:
 
     tag: str
     text: str
+
+
+def repository_path(root: Path, value: object, source: str) -> tuple[str, None] | tuple[None, str]:
+    """(the root-relative '/'-separated path, None) for a path a configuration names (`source`, for
+    the message: "docs_dir in zensical.toml"), or (None, why it cannot be used): not a path, or
+    outside the knowledge base at `root`, by `..`, as an absolute path, or through a symbolic link
+    that leads out."""
+    if not isinstance(value, str) or not value.strip() or "\0" in value:
+        return None, f"{source} is {value!r}, not a folder's name"
+    real_root = Path(real_path(root))
+    path = Path(os.path.normpath(value if os.path.isabs(value) else root / value))
+    rel = next((path.relative_to(top) for top in (Path(os.path.normpath(root.absolute())), real_root)
+                if path.is_relative_to(top)), None)
+    if rel is None:
+        return None, f"{source} is {value}, outside the knowledge base ({root})"
+    if not Path(real_path(root / rel)).is_relative_to(real_root):
+        return None, f"{source} is {value}, which leads out of the knowledge base through a symbolic link"
+    return rel.as_posix(), None
+
+
+def line_of(config: ConfigFile, key: str) -> int:
+    """The line (1-based) where `key` is first set in a configuration file's text, else 1."""
+    match = re.search(rf"^[ \t]*[\"']?{re.escape(key)}[\"']?[ \t]*[:=]", config.text or "", re.MULTILINE)
+    return (config.text or "").count("\n", 0, match.start()) + 1 if match else 1

@@ -65,8 +65,13 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
             raise KbError(f"kb render: say where with --out DIR; without it kb render writes where a Zensical set-up "
                           f"expects the pages, and {root / ZENSICAL_TOML} does not exist (kb init --site zensical "
                           "writes one)")
+        if isinstance(setup.docs_folder, str):
+            raise KbError(setup.docs_folder)
         out = setup.docs_folder
-    theme = setup.theme_folder if setup is not None and out.resolve() == setup.docs_folder.resolve() else None
+    theme = setup.theme_folder if setup is not None and isinstance(setup.docs_folder, Path) \
+        and out.resolve() == setup.docs_folder.resolve() else None
+    if isinstance(theme, str):
+        raise KbError(theme)
     settings = read_site_settings(root, kb_settings)
     docs = (root / settings.docs_dir).resolve()
     try:
