@@ -76,7 +76,7 @@ def docs_folder_of(root: Path, files: ConfigFiles) -> DocsFolder:
 
 def _checked(root: Path, value: object, source: str, config_file: str) -> DocsFolder:
     """`value` as a folder inside the knowledge base, or the default with the problem said."""
-    rel, problem = repository_path(root, value, source)
+    rel, problem = repository_path(root, value, source, through_links=False)
     if rel is None:
         return _problem(DEFAULT_DOCS, problem or "", config_file)
     return DocsFolder(rel, source, config_file)
