@@ -18,7 +18,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TextIO
 
-from .cache import user_cache_folder
+from .cache import user_cache_folder, user_store
 from .check.formats import displayable
 from .commands import COMMANDS
 from .commands.command import Command, Parser
@@ -101,20 +101,16 @@ def _write_log(text: str, root: Path | None) -> str:
     from datetime import datetime
 
     header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(UTC).isoformat()} (Python {sys.version.split()[0]})\n"
+    folder = user_cache_folder()
+    here = Path(os.path.realpath(root or Path.cwd()))
+    store = None if is_inside(folder, repository_top(here) or here) else user_store()
+    if store is not None and store.write_text("kb.log", header + text):  # the store's checks: see cache.py
+        return str(folder / "kb.log")
     try:
-        folder = user_cache_folder()
-        here = Path(os.path.realpath(root or Path.cwd()))
-        if is_inside(folder, repository_top(here) or here):
-            raise OSError("the cache folder is inside the repository")
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = folder / "kb.log"
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        try:
-            descriptor, name = tempfile.mkstemp(prefix="kb-crash-", suffix=".log")
-            path = Path(name)
-        except OSError as exc:
-            return f"no file (none could be written: {exc.strerror or exc})"
+        descriptor, name = tempfile.mkstemp(prefix="kb-crash-", suffix=".log")
+        path = Path(name)
+    except OSError as exc:
+        return f"no file (none could be written: {exc.strerror or exc})"
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace") as log:
             log.write(header + text)
