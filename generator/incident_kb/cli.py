@@ -1,7 +1,8 @@
 """The `kb` command: mounts the commands each stage declares, runs one, and turns the one error
 that stops the tool into a line on stderr and exit 2.
 
-Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run, 3 kb crashed
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run (and changed
+nothing: output that fails after a write keeps the command's own code), 3 kb crashed
 (an exception it did not expect: one line names the log file that holds the traceback, as
 pre-commit does, so CI never reads a crash as findings).
 """
@@ -24,6 +25,7 @@ from .commands import COMMANDS
 from .commands.command import Command, Parser
 from .findings import KbError
 from .places import is_inside, repository_top
+from .repository.writes import changes_made
 
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
@@ -61,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit code, or 2 with one line on stderr when the tool could not run
     (bad arguments, an unusable root, output that cannot be written), or 3 when it crashed."""
     args: argparse.Namespace | None = None
+    changes, code = changes_made(), None
     try:
         if sys.stdout is None:  # started with stdout closed (`kb check >&-`)
             raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
@@ -79,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_output_error(exc):
             return _crashed(exc, args)
         _discard_output()
+        if changes_made() > changes:  # the change is made: exit 2 would say nothing changed
+            _say(f"kb: the command's changes were written, but not all of its output ({_output_problem(exc)})")
+            return code if code is not None else 0
         _say(f"kb: cannot write the output ({_output_problem(exc)}); nothing more was written")
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug: one line and a log, never a traceback read as findings
