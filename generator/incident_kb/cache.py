@@ -95,6 +95,14 @@ def cache_folder_warning(root: Path, said: bool = False) -> str | None:
     return warning
 
 
+def user_store() -> Store | None:
+    """The user's cache folder itself as a store (for the crash log): None unless it is a folder of
+    this user's that nobody else may write to and no link; its files written as the store writes them
+    (a new file renamed into place: a FIFO or link at the name is replaced, never opened)."""
+    base = user_cache_folder()
+    return Store(base) if _own_folder(base) else None
+
+
 def _say(line: str) -> None:
     try:
         print(f"kb: {line}", file=sys.stderr, flush=True)

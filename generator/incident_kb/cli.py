@@ -1,7 +1,8 @@
 """The `kb` command: mounts the commands each stage declares, runs one, and turns the one error
 that stops the tool into a line on stderr and exit 2.
 
-Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run, 3 kb crashed
+Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 the tool could not run (and changed
+nothing: output that fails after a write keeps the command's own code), 3 kb crashed
 (an exception it did not expect: one line names the log file that holds the traceback, as
 pre-commit does, so CI never reads a crash as findings).
 """
@@ -18,12 +19,13 @@ from datetime import UTC
 from pathlib import Path
 from typing import TextIO
 
-from .cache import user_cache_folder
+from .cache import user_cache_folder, user_store
 from .check.formats import displayable
 from .commands import COMMANDS
 from .commands.command import Command, Parser
 from .findings import KbError
 from .places import is_inside, repository_top
+from .repository.writes import changes_made
 
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
@@ -61,6 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: its exit code, or 2 with one line on stderr when the tool could not run
     (bad arguments, an unusable root, output that cannot be written), or 3 when it crashed."""
     args: argparse.Namespace | None = None
+    changes, code = changes_made(), None
     try:
         if sys.stdout is None:  # started with stdout closed (`kb check >&-`)
             raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
@@ -79,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not _is_output_error(exc):
             return _crashed(exc, args)
         _discard_output()
+        if changes_made() > changes:  # the change is made: exit 2 would say nothing changed
+            _say(f"kb: the command's changes were written, but not all of its output ({_output_problem(exc)})")
+            return code if code is not None else 0
         _say(f"kb: cannot write the output ({_output_problem(exc)}); nothing more was written")
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug: one line and a log, never a traceback read as findings
@@ -101,20 +107,16 @@ def _write_log(text: str, root: Path | None) -> str:
     from datetime import datetime
 
     header = f"kb {' '.join(sys.argv[1:])}\n{datetime.now(UTC).isoformat()} (Python {sys.version.split()[0]})\n"
+    folder = user_cache_folder()
+    here = Path(os.path.realpath(root or Path.cwd()))
+    store = None if is_inside(folder, repository_top(here) or here) else user_store()
+    if store is not None and store.write_text("kb.log", header + text):  # the store's checks: see cache.py
+        return str(folder / "kb.log")
     try:
-        folder = user_cache_folder()
-        here = Path(os.path.realpath(root or Path.cwd()))
-        if is_inside(folder, repository_top(here) or here):
-            raise OSError("the cache folder is inside the repository")
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path = folder / "kb.log"
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        try:
-            descriptor, name = tempfile.mkstemp(prefix="kb-crash-", suffix=".log")
-            path = Path(name)
-        except OSError as exc:
-            return f"no file (none could be written: {exc.strerror or exc})"
+        descriptor, name = tempfile.mkstemp(prefix="kb-crash-", suffix=".log")
+        path = Path(name)
+    except OSError as exc:
+        return f"no file (none could be written: {exc.strerror or exc})"
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8", errors="backslashreplace") as log:
             log.write(header + text)

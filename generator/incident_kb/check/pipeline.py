@@ -61,7 +61,7 @@ class KnowledgeBase:
     references: tuple[DocReference, ...] = ()  # which docs refer to which records (after checking)
     history: History | None = None  # read once by check_knowledge_base; None without git
     today: date | None = None  # the reference date the rules were checked against
-    ledger: Ledger | None = None  # where the findings came from (check_knowledge_base(ledger=True))
+    ledger: Ledger | None = None  # where the findings came from (CheckMode(ledger=True))
 
     @property
     def config(self) -> Config:

@@ -3,8 +3,9 @@ r"""What a deploy file sets a setting to, in the forms deploy files are written 
 `read_settings(text, name)` finds every line that names the setting (as a whole token, see
 `setting_names`) outside a comment, and reads the value it sets, trying each form in turn:
 
-- a name/value pair: Kubernetes env lists (`- name: X` then `value: "20"`, on the next lines or one),
-  ECS and Ansible alike (`{"name": "X", "value": "20"}`, `name = "X"` then `value = "20"`);
+- a name/value pair: Kubernetes env lists (`- name: X` then `value: "20"`, on the next lines or one,
+  in either order), ECS and Ansible alike (`{"name": "X", "value": "20"}`, `name = "X"` then
+  `value = "20"`, CloudFormation's `Name`/`Value`, JSON with escaped quotes inside a string);
 - `NAME=VALUE` and `NAME = VALUE`: shell (`export`), `.env`, systemd `Environment=`, docker-compose
   lists, HCL/terraform, sysctl.conf, `sysctl -w`, JVM `-XX:Name=V`, `--flag=V`, quoted or not;
 - `NAME: VALUE`: YAML and JSON keys (helm values), and a dotted name written as nested YAML or JSON
@@ -38,10 +39,13 @@ from dataclasses import dataclass
 
 from ..records.setting_names import name_positions, stands_with_value, takes_attached_value
 from .nesting import nested_keys
-from .values import SettingLine, Where, bare, is_quote, resolved, unquoted, value_at
+from .values import SettingLine, Where, bare, is_in_flow, is_quote, resolved, unquoted, value_at, yaml_value_at
 
-_PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])["']?name["']?\s*[:=]\s*["']?$""")
-_PAIR_VALUE = re.compile(r"""(?<![\w-])["']?(value|valueFrom)["']?\s*[:=]\s*""")
+# A name/value pair's keys: `name`, or CloudFormation's `Name`; quoted, or with escaped quotes inside a string.
+_PAIR_NAME = re.compile(r"""(?:^|[\s{,(\[])\\?["']?[Nn]ame\\?["']?\s*[:=]\s*\\?["']?$""")
+_PAIR_VALUE = re.compile(r"""(?<![\w-])\\?["']?([Vv]alue(?:From)?)\\?["']?\s*[:=]\s*""")
+_VALUE_KEYS = ("value", "valuefrom")  # a pair's value keys, lower-cased
+_NAME_KEY = re.compile(r"""(?:^|[\s{,])\\?["']?[Nn]ame\\?["']?\s*[:=]""")
 _KEY_LINE = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#=]+)["']?\s*[:=](?:\s|$)\s*(.*)$""")
 _JVM = re.compile(r"^-XX:[+-]?([A-Za-z0-9_]+)$")
 _REFERENCE_BEFORE = ("$", "${", "$(", "%")
@@ -167,6 +171,8 @@ def _read_at(lines: list[str], index: int, at: int, variant: _Variant) -> Settin
         return here.reads(bare(line, end) or None, "JVM option")
     quote = before[-1:] if is_quote(before[-1:]) else ""
     after = end + 1 if quote and line[end:end + 1] == quote else end
+    if quote and before[-2:-1] == "\\" and line[end:end + 2] == "\\" + quote:
+        after = end + 2  # \"NAME\": JSON inside a string
     if variant.implied is not None and line[after:after + 1] != "=":
         return here.reads(variant.implied, "JVM flag")
     if _PAIR_NAME.search(before):
@@ -225,7 +231,8 @@ def _assignment(line: str, at: int, here: Where, name: str, quoted: bool) -> Set
         return here.unreadable()  # 'NAME:x' with no space is no YAML key (JSON's "NAME":1 is quoted)
     if separator == "=" and rest.startswith("="):
         return here.unreadable()  # '==': a comparison, not a setting
-    value = value_at(rest)
+    flow = is_in_flow(line[:here.column - 1])
+    value = yaml_value_at(rest, flow) if separator == ":" else value_at(rest, flow)
     if value is None or (separator == ":" and value == "" and not is_quote(rest.strip()[:1])):
         return here.unreadable()  # a block scalar, or 'NAME:' opening a nested block: no value on this line
     if value in (f"${name}", f"${{{name}}}"):
@@ -280,20 +287,63 @@ def _pair(lines: list[str], index: int, at: int, here: Where) -> SettingLine:
     """A name/value pair whose name is the setting: its `value` on the same line (a flow mapping), or
     a sibling key of the same mapping on the lines around it."""
     line = lines[index]
-    same = _PAIR_VALUE.search(line, at)
+    opened = _open_object(line, at)
+    same = _PAIR_VALUE.search(line, at, _object_end(line, at)) or \
+        (_PAIR_VALUE.search(line, opened, at) if opened is not None else None)
     if same:
-        if same.group(1) == "valueFrom":
+        if same.group(1).lower() == "valuefrom":
             return here.unreadable()
-        return here.reads(value_at(line[same.end():]), "Kubernetes env")
+        return here.reads(yaml_value_at(line[same.end():], True), "Kubernetes env")
+    if opened is not None:  # `[{ name = "K"` with `value = ...` on a line below, before the object closes
+        return _pair_below(lines, index, here)
     start = re.match(r"^(\s*)(-\s+)?", line)
     assert start is not None
     column = len(start.group(0))
     siblings = list(_siblings(lines, index, column, first=bool(start.group(2))))
     for sibling_index, key, rest in siblings:
-        if key in ("value", "valueFrom"):
+        if key.lower() in _VALUE_KEYS:
             where = Where(sibling_index + 1, column + 1, lines[sibling_index].strip())
-            value = None if key == "valueFrom" else value_at(rest)
+            value = None if key.lower() == "valuefrom" else yaml_value_at(rest)
             return where.reads(value, "Kubernetes env", name_line=index + 1, name_text=line.strip())
+    return here.unreadable()
+
+
+def _open_object(line: str, at: int) -> int | None:
+    """Where the flow object holding the text at `at` opens on its line (`{ "value": "256", "name": `),
+    None when none is open there."""
+    opens = line.rfind("{", 0, at)
+    return opens if opens != -1 and is_in_flow(line[opens:at]) else None
+
+
+def _object_end(line: str, at: int) -> int:
+    """Where the flow object holding the text at `at` closes on its line (the line's end when it does not)."""
+    depth, quote = 0, ""
+    for i in range(at, len(line)):
+        char = line[i]
+        if quote:
+            quote = "" if char == quote else quote
+        elif is_quote(char):
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            if not depth:
+                return i
+            depth -= 1
+    return len(line)
+
+
+def _pair_below(lines: list[str], index: int, here: Where) -> SettingLine:
+    """The value of a pair whose object opens on the name's line: a `value` key on a line below,
+    before the object closes."""
+    for j in range(index + 1, min(len(lines), index + 20)):
+        found = _PAIR_VALUE.search(lines[j])
+        if found:
+            value = None if found.group(1).lower() == "valuefrom" else yaml_value_at(lines[j][found.end():], True)
+            return Where(j + 1, found.start() + 1, lines[j].strip()).reads(
+                value, "Kubernetes env", name_line=index + 1, name_text=here.text)
+        if "}" in lines[j] or _NAME_KEY.search(lines[j]):
+            break
     return here.unreadable()
 
 

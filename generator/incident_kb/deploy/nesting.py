@@ -11,7 +11,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from .values import SettingLine, Where, value_at
+from .values import SettingLine, Where, value_at, yaml_value_at
 
 _YAML_KEY = re.compile(r"""^(\s*)(-\s+)?["']?([^\s"':#{}\[\],]+)["']?\s*:(?:\s+(.*))?$""")
 _JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+')
@@ -34,7 +34,7 @@ def _json_nested_keys(text: str, lines: list[str], candidates: set[int], name: s
             continue
         line_start = text.rfind("\n", 0, key_at) + 1
         rest = text[value_at_:].lstrip()
-        value = None if rest[:1] in ("{", "[") else value_at(rest.split("\n", 1)[0])
+        value = None if rest[:1] in ("{", "[") else value_at(rest.split("\n", 1)[0], flow=True)
         yield Where(index + 1, key_at - line_start + 1, lines[index].strip()).reads(value, "nested JSON keys")
 
 
@@ -84,6 +84,6 @@ def _yaml_nested_keys(lines: list[str], candidates: list[int], name: str) -> Ite
                 break
         if ".".join(path) == name:
             rest = match.group(4) or ""
-            value = value_at(rest) if rest.strip() else None
+            value = yaml_value_at(rest) if rest.strip() else None
             yield Where(index + 1, len(match.group(1)) + len(match.group(2) or "") + 1,
                          line.strip()).reads(value, "nested YAML keys")

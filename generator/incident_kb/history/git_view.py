@@ -32,8 +32,12 @@ from pathlib import Path
 from ..findings import KbError
 from ..repository.files import UnreadableFile, read_bounded, real_path, signature
 
-# The environment of every git command kb runs (gitio too).
+# The environment of every git command kb runs (gitio too): see `kb_git_environment`.
 GIT_ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_NO_LAZY_FETCH": "1"}
+# Settings every git command kb runs is given, as `git -c` gives them: `git log` opens the work tree's
+# .mailmap (log.mailmap is on by default) with a blocking open, and kb needs no mapped name: a FIFO there
+# would hang every history read. Off, git opens no mailmap at all.
+GIT_SETTINGS = ("log.mailmap=false",)
 _MAX_BOUNDARY = 64 << 20
 
 
@@ -64,8 +68,16 @@ def git_command(*args: str) -> list[str]:
     return ["git", "--no-optional-locks", *args]
 
 
+def kb_git_environment() -> dict[str, str]:
+    """What kb adds to the environment of every git command: GIT_ENVIRONMENT, and GIT_SETTINGS after
+    any settings the environment gives already (GIT_CONFIG_PARAMETERS is where `git -c` puts them)."""
+    given = os.environ.get("GIT_CONFIG_PARAMETERS", "")
+    ours = " ".join("'{}'='{}'".format(*setting.split("=", 1)) for setting in GIT_SETTINGS)
+    return {**GIT_ENVIRONMENT, "GIT_CONFIG_PARAMETERS": f"{given} {ours}".strip()}
+
+
 def git_environment() -> dict[str, str]:
-    return {**os.environ, **GIT_ENVIRONMENT}
+    return {**os.environ, **kb_git_environment()}
 
 
 def run_git(folder: Path, *args: str) -> tuple[int, str, str]:

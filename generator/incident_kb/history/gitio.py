@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import IO
 
 from ..repository.files import copy_if_there, resolved
-from .git_reads import refuse_what_git_would_wait_on
-from .git_view import GIT_ENVIRONMENT, config_entries, ignore_and_attributes_files, refuse_dubious_ownership
+from .git_reads import refuse_what_git_opens_at_top, refuse_what_git_would_wait_on
+from .git_view import config_entries, ignore_and_attributes_files, kb_git_environment, refuse_dubious_ownership
 
 try:  # gitpython refuses to import when no git executable can be found
     import git
@@ -109,7 +109,7 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
     except GitCommandNotFound as exc:
         raise NotARepository(f"git cannot run here ({exc})") from None
     with repo:
-        repo.git.update_environment(**GIT_ENVIRONMENT)  # --no-optional-locks: reading never rewrites .git/index
+        repo.git.update_environment(**kb_git_environment())  # --no-optional-locks: reading never rewrites .git/index
         try:
             repo.git.rev_parse("--git-dir")
         except GitCommandError as exc:
@@ -117,6 +117,7 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
             raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") from None
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
+        refuse_what_git_opens_at_top(resolved(Path(str(repo.working_tree_dir))))
         yield repo
 
 

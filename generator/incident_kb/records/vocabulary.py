@@ -133,9 +133,6 @@ RECORD_SUFFIXES = (".yaml", ".yml")
 # What MkDocs renders as a page (`mkdocs.utils.markdown_extensions`, case as written): each is a doc
 # the check reads, or a page on the site would never be checked for staleness.
 DOC_SUFFIXES = (".md", ".markdown", ".mdown", ".mkdn", ".mkd")
-# The manifest `kb render` keeps in a folder it writes: a folder that holds one inside the docs
-# folder (`kb render --out docs/kb`) is generated pages, never docs the check reads.
-RENDER_MANIFEST = ".incident-kb-render"
 
 
 def record_kind_of(rel_path: str) -> RecordKind | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..places import is_inside
 
+_changes = 0  # files this process wrote or removed: see `changes_made`
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -144,6 +145,7 @@ def write_file(boundary: Path, path: Path, data: bytes, *, replace: bool = False
                 os.replace(temporary, path.name, src_dir_fd=folder, dst_dir_fd=folder)
             else:
                 _link_new(folder, temporary, path)
+            _count_change()
         except FileExistsError:
             raise Unwritable(path, "exists; kb writes a new file only where there is none") from None
         except OSError as exc:
@@ -153,6 +155,17 @@ def write_file(boundary: Path, path: Path, data: bytes, *, replace: bool = False
                 os.unlink(temporary, dir_fd=folder)
             except FileNotFoundError:
                 pass  # renamed into place
+
+
+def changes_made() -> int:
+    """How many files this process has written or removed through this writer: whether a command
+    changed anything before it failed (the CLI's exit code says "nothing changed" only when so)."""
+    return _changes
+
+
+def _count_change() -> None:
+    global _changes
+    _changes += 1
 
 
 def _link_new(folder: int, temporary: str, path: Path) -> None:
@@ -205,6 +218,7 @@ def remove_file(boundary: Path, path: Path, *, links: bool = True) -> None:
     with opened_folder(boundary, path.parent, links=links) as folder:
         try:
             os.unlink(path.name, dir_fd=folder)
+            _count_change()
         except OSError as exc:
             raise Unwritable(path, f"cannot be removed ({_words(exc)})") from None
 

@@ -28,9 +28,10 @@ from pathlib import Path
 
 from ..records.model import Catalog
 from ..records.setting_names import stands_whole, stands_with_value, takes_attached_value, unmatchable_reason
-from ..records.vocabulary import DOC_SUFFIXES, RENDER_MANIFEST, RecordKey, RecordKind
+from ..records.vocabulary import DOC_SUFFIXES, RecordKey, RecordKind
 from ..records.yaml_source import parse_yaml
 from ..repository.files import TooLarge, UnreadableFile, folder_entries, is_file, is_folder, read_bounded
+from ..repository.written_pages import MANIFEST, rendered_files
 
 # A word: letters (of any script), digits and '_', joined by single '-' or '.' (ids, env names,
 # sysctl names, file names). Each repetition starts with a separator, so matching is linear.
@@ -54,7 +55,8 @@ class DocReference:
 def doc_paths(root: Path, catalog: Catalog, folder: str, skipped: list[tuple[str, str]] | None = None) -> list[str]:
     """Markdown files (each suffix MkDocs renders) under the docs folder `folder` (docs/, or the one the
     site renders: see settings/docs_folder.py; anything so named but a folder: reading refuses what is not a
-    regular file inside the repository; nothing in a folder `kb render` wrote), plus any other file a
+    regular file inside the repository; no page `kb render` wrote and its manifest vouches for, see
+    repository/written_pages.py), plus any other file a
     record lists under `docs`. Subfolders reached through a link inside the repository are walked;
     each folder under the docs folder that is not (a link out, to nothing or back, one that cannot be listed)
     goes into `skipped` as (path, why)."""
@@ -66,11 +68,11 @@ def doc_paths(root: Path, catalog: Catalog, folder: str, skipped: list[tuple[str
         if skipped is not None:  # (a link named like a doc is read as one, and refused there)
             skipped.extend((f"{docs}/{rel}" if rel else docs, why) for rel, why in passed
                            if not rel.endswith(DOC_SUFFIXES))
-        rendered = [rel.rpartition("/")[0] for rel, _ in entries  # kb render's pages, not docs
-                    if rel == RENDER_MANIFEST or rel.endswith("/" + RENDER_MANIFEST)]
-        found = {f"{docs}/{rel}" for rel, is_dir in entries
-                 if rel.endswith(DOC_SUFFIXES) and not is_dir and not is_folder(root / docs / rel)
-                 and not any(folder == "" or rel.startswith(folder + "/") for folder in rendered)}
+        candidates = [rel for rel, is_dir in entries if rel.endswith(DOC_SUFFIXES) and not is_dir
+                      and not is_folder(root / docs / rel)]
+        rendered = rendered_files(root, docs, [*candidates, *(rel for rel, _ in entries  # kb render's pages
+                                                              if rel.endswith("/" + MANIFEST))], MAX_DOC_BYTES)
+        found = {f"{docs}/{rel}" for rel in candidates if rel not in rendered}
     for records in (catalog.knobs, catalog.incidents):
         for record in records.values():
             found.update(d for d in record.docs if is_file(root / d))

@@ -19,13 +19,10 @@ docs_dir given by `!ENV` is a problem (it depends on the environment), never the
 
 from __future__ import annotations
 
-import os
-import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..repository.files import real_path
-from .config_files import SETTINGS_FILE, ZENSICAL_TOML, ConfigFiles, Tagged, read_config_files
+from .config_files import SETTINGS_FILE, ZENSICAL_TOML, ConfigFiles, Tagged, read_config_files, repository_path
 
 DEFAULT_DOCS = "docs"
 SETTING = "docs-dir"  # under [tool.incident-kb]
@@ -79,17 +76,9 @@ def docs_folder_of(root: Path, files: ConfigFiles) -> DocsFolder:
 
 def _checked(root: Path, value: object, source: str, config_file: str) -> DocsFolder:
     """`value` as a folder inside the knowledge base, or the default with the problem said."""
-    if not isinstance(value, str) or not value.strip():
-        return _problem(DEFAULT_DOCS, f"{source} is {value!r}, not a folder's name", config_file)
-    if os.path.isabs(value):
-        inside = Path(os.path.normpath(value))
-        resolved_root = Path(real_path(root))
-        if not (inside == resolved_root or resolved_root in inside.parents):
-            return _problem(DEFAULT_DOCS, f"{source} is {value}, outside the knowledge base ({root})", config_file)
-        value = inside.relative_to(resolved_root).as_posix()
-    rel = posixpath.normpath(value.replace(os.sep, "/"))
-    if rel == ".." or rel.startswith("../"):
-        return _problem(DEFAULT_DOCS, f"{source} is {value}, outside the knowledge base", config_file)
+    rel, problem = repository_path(root, value, source, through_links=False)
+    if rel is None:
+        return _problem(DEFAULT_DOCS, problem or "", config_file)
     return DocsFolder(rel, source, config_file)
 
 

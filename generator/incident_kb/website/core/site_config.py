@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from ...settings.config_files import ConfigFiles
+from ...settings.config_files import ConfigFile, ConfigFiles, line_of, repository_path
 from ...settings.kb_settings import Settings, read_settings
 from .links import SiteSettings
 
@@ -45,23 +45,33 @@ def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
 
 @dataclass(frozen=True, slots=True)
 class ZensicalSetup:
-    """What zensical.toml says about where the site's files go."""
+    """What zensical.toml says about where the site's files go: folders inside the repository, or
+    why one cannot be used (`config_files.repository_path`), said as `zensical.toml:LINE: ...`."""
 
-    docs_folder: Path  # its docs_dir: the folder kb render writes when given no --out
-    theme_folder: Path | None  # its theme.custom_dir: where kb render writes the theme overrides
+    docs_folder: Path | str  # its docs_dir: the folder kb render writes when given no --out (str: the problem)
+    theme_folder: Path | str | None  # its theme.custom_dir: where kb render writes the theme overrides
 
 
 def read_zensical_setup(root: Path, files: ConfigFiles) -> ZensicalSetup | None:
     """The Zensical set-up of root/zensical.toml (as read in `files`); None when there is none (or it
     cannot be read)."""
     project = _zensical_project(files)
-    if project is None:
+    if project is None or files.zensical is None:
         return None
     docs_dir = project.get("docs_dir")
     docs_dir = docs_dir if isinstance(docs_dir, str) and docs_dir else "docs"
     theme = project.get("theme")
     custom_dir = theme.get("custom_dir") if isinstance(theme, dict) else None
-    return ZensicalSetup(root / docs_dir, root / custom_dir if isinstance(custom_dir, str) and custom_dir else None)
+    return ZensicalSetup(_folder(root, files.zensical, "docs_dir", docs_dir),
+                         _folder(root, files.zensical, "custom_dir", custom_dir) if custom_dir is not None else None)
+
+
+def _folder(root: Path, config: ConfigFile, key: str, value: object) -> Path | str:
+    rel, problem = repository_path(root, value, f"{key} in {config.name}")
+    if rel is None:
+        return (f"{config.name}:{line_of(config, key)}: {problem}; kb render writes only inside the repository: "
+                f"name a folder inside it, or say where with --out DIR")
+    return root / rel
 
 
 def _zensical_project(files: ConfigFiles) -> dict[str, Any] | None:

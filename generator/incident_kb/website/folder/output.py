@@ -29,9 +29,9 @@ from pathlib import Path, PurePosixPath
 
 from ...check.pipeline import SITE, check_knowledge_base
 from ...findings import KbError
-from ...records.vocabulary import RENDER_MANIFEST
 from ...repository.files import UnreadableFile, read_bounded
 from ...repository.writes import Unwritable, remove_file, write_file
+from ...repository.written_pages import MANIFEST, MAX_MANIFEST, named_in_manifest, parse_manifest, plain_parts
 from ...settings.config_files import ZENSICAL_TOML
 from ...settings.kb_settings import read_settings
 from ..core.bundle import Bundle
@@ -41,10 +41,7 @@ from ..core.placement import kept_pages_message, place_bundle, place_settings
 from ..core.site_config import read_site_settings, read_zensical_setup
 from .zensical import theme_files
 
-MANIFEST = RENDER_MANIFEST
-_ENTRY = re.compile(r"^([0-9a-f]{64}) (.+)$")
 _MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
-_MAX_MANIFEST = 64 << 20  # 64 MiB: a manifest line per page, at ~100 bytes a line
 _HOW_TO_PLACE = ("Move those pages, or add the knowledge base's home to the site's nav; a site with a home page of "
                  "its own can also take the generated pages as a folder of its docs (kb render --out DOCS/kb).")
 
@@ -68,8 +65,13 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
             raise KbError(f"kb render: say where with --out DIR; without it kb render writes where a Zensical set-up "
                           f"expects the pages, and {root / ZENSICAL_TOML} does not exist (kb init --site zensical "
                           "writes one)")
+        if isinstance(setup.docs_folder, str):
+            raise KbError(setup.docs_folder)
         out = setup.docs_folder
-    theme = setup.theme_folder if setup is not None and out.resolve() == setup.docs_folder.resolve() else None
+    theme = setup.theme_folder if setup is not None and isinstance(setup.docs_folder, Path) \
+        and out.resolve() == setup.docs_folder.resolve() else None
+    if isinstance(theme, str):
+        raise KbError(theme)
     settings = read_site_settings(root, kb_settings)
     docs = (root / settings.docs_dir).resolve()
     try:
@@ -208,33 +210,23 @@ def _read_manifest(manifest: Path) -> dict[str, str] | None:
     if manifest.is_symlink() or not manifest.is_file():
         return None
     try:
-        text = read_bounded(manifest, _MAX_MANIFEST).decode("utf-8", errors="replace")
+        text = read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="replace")
     except UnreadableFile as exc:
         raise KbError(f"{manifest}: cannot read kb render's manifest ({exc}); remove it, or choose an empty or "
                       "new folder") from None
-    return {match.group(2): match.group(1) for match in map(_ENTRY.match, text.splitlines()) if match}
+    return parse_manifest(text)
 
 
 def _named(manifest: Path) -> set[str]:
     """Every path the manifest names, with a digest or without (an older kb's manifest): files kb
     wrote, which it may write again (though it removes only those whose digest matches)."""
-    text = read_bounded(manifest, _MAX_MANIFEST).decode("utf-8", errors="replace")
-    return {match.group(2) if (match := _ENTRY.match(line)) else line.strip() for line in text.splitlines()}
-
-
-def _parts(rel_path: str) -> list[str] | None:
-    """The names along a manifest path; None unless it is a plain relative path ('a/b.md')."""
-    parts = rel_path.split("/")
-    if rel_path.startswith("/") or "\\" in rel_path or "\0" in rel_path or re.match(r"^[a-zA-Z]:", rel_path) \
-            or any(part in ("", ".", "..") for part in parts):
-        return None
-    return parts
+    return named_in_manifest(read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="replace"))
 
 
 def _remove_if_written(out: Path, rel_path: str, digest: str) -> None:
     """Remove a page kb wrote earlier: a regular file inside `out`, reached through no link, whose
     bytes still match the digest kb recorded; anything else named in the manifest is left alone."""
-    parts = _parts(rel_path)
+    parts = plain_parts(rel_path)
     if parts is None:
         return
     folder = out
@@ -264,7 +256,7 @@ def _sha256(path: Path) -> str | None:
 
 def _write_atomically(out: Path, rel_path: str, data: bytes) -> None:
     """Write `out/rel_path` through a temporary file, creating folders, never through a link."""
-    parts = _parts(rel_path)
+    parts = plain_parts(rel_path)
     if parts is None:  # pragma: no cover - kb names its pages itself
         raise KbError(f"kb render: {rel_path!r} is not a plain relative path; this is a bug in kb")
     try:
