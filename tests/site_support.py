@@ -11,8 +11,6 @@ import io
 import json
 import logging
 import os
-import shutil
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass

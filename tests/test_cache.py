@@ -14,8 +14,8 @@ import pytest
 
 from incident_kb import cache
 from incident_kb.check import pipeline
-from incident_kb.history import memo
 from incident_kb.check.pipeline import check_knowledge_base, material_changes
+from incident_kb.history import memo
 from incident_kb.records import record_cache
 
 from .conftest import REPO, one_fast

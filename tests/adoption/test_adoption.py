@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from ..console import BLOCK, run_block
-from ..website.test_browser import browser  # noqa: F401 - the fixture
 from ..conftest import REPO
+from ..console import BLOCK, run_block
 from ..gitrepo import GIT_ENV
 from ..golden import updating
 from ..site_support import search_pages
+from ..website.test_browser import browser  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.slow  # builds a wheel and a venv, and real sites: left out of `make test-fast`
 

@@ -16,15 +16,13 @@ from __future__ import annotations
 import io
 import os
 import signal
-import stat
 import subprocess
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from incident_kb.adoption.init import IGNORED
 from incident_kb.cli import main

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ..console import BLOCK, run_block
 from ..conftest import REPO
+from ..console import BLOCK, run_block
 from ..gitrepo import git_environment
 from ..golden import updating
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import ast
 import functools
-from pathlib import Path
-
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..conftest import REPO
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import REPO, SEED
+from ..conftest import SEED
 from ..golden import assert_golden, file_diff, snapshot
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -7,8 +7,8 @@ from datetime import date, datetime
 
 import pytest
 
-from incident_kb.authoring.yaml_splice import Editor, EditError
 from incident_kb.authoring.yaml_emit import Flow, FlowList, Quoted
+from incident_kb.authoring.yaml_splice import EditError, Editor
 from incident_kb.records.yaml_source import parse_yaml
 
 TRICKY = [
@@ -136,8 +136,13 @@ def test_a_file_ending_inside_a_block_without_a_line_break_is_refused_plainly():
 
 from difflib import SequenceMatcher  # noqa: E402
 
-from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import (  # noqa: E402
+    HealthCheck,
+    assume,
+    given,
+    settings,
+    strategies as st,  # noqa: E402
+)
 
 from incident_kb.authoring.line_ends import LineEnds  # noqa: E402
 from incident_kb.authoring.yaml_emit import render_scalar  # noqa: E402

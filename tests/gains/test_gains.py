@@ -103,4 +103,4 @@ def test_the_summary_after_an_edit_is_what_kb_check_reports(kb, seed_kb):
     assert "kb check now reports:" in out and "knob-drift" in out
     edit(seed_kb / "deploy/decode.sh", "exec python", "export SGLANG_SM120_MMA_TARGET_CTAS=512\nexec python")
     assert kb("check", "--root", seed_kb).out == "all good: 1 knob, 1 incident checked\n"
-    assert f"(SGLANG_SM120_MMA_TARGET_CTAS=512)" in out and "+26.2%" not in out
+    assert "(SGLANG_SM120_MMA_TARGET_CTAS=512)" in out and "+26.2%" not in out

@@ -9,10 +9,10 @@ import sys
 
 import pytest
 
-from ..conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
+from ..conftest import SEED, SEED_INCIDENT, SEED_KNOB
 
 K = SEED_KNOB
-I = SEED_INCIDENT
+I = SEED_INCIDENT  # noqa: E741 - K and I name the seed's two record files, as the cases below write them
 GOOD_KNOB = (SEED / SEED_KNOB).read_text()
 GOOD_INCIDENT = (SEED / SEED_INCIDENT).read_text()
 
@@ -45,7 +45,7 @@ CASES: list[tuple[str, str, str | bytes, str, int]] = [
     ("python tag", "knobs/k.yaml", "id: !!python/object/apply:os.system ['true']\n", "yaml-syntax", 1),
     ("two documents", "incidents/i.yaml", "id: i\n---\nid: j\n", "yaml-syntax", 3),
     ("binary file", "knobs/k.yaml", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "unreadable-file", 0),
-    ("not UTF-8", "knobs/k.yaml", "id: k\nsummary: caf".encode() + b"\xe9\n", "unreadable-file", 2),
+    ("not UTF-8", "knobs/k.yaml", b"id: k\nsummary: caf" + b"\xe9\n", "unreadable-file", 2),
     ("5 MB file", "knobs/k.yaml", "id: k\n" + "# padding\n" * 500_000, "unreadable-file", 0),
     ("empty file", "knobs/k.yaml", "", "not-a-mapping", 1),
     ("only comments", "incidents/i.yaml", "# nothing yet\n", "not-a-mapping", 1),
@@ -102,7 +102,7 @@ def _fix_cases() -> list[tuple[str, str, str | bytes, str, int]]:
             content = GOOD_INCIDENT.replace("        stance: for\n", "        stance: for\n        weight: 3\n", 1)
             line = line_of(content, "        weight: 3")
         elif name == "missing required field":
-            content = "\n".join(l for l in GOOD_KNOB.splitlines() if not l.startswith("summary:")) + "\n"
+            content = "\n".join(row for row in GOOD_KNOB.splitlines() if not row.startswith("summary:")) + "\n"
             line = line_of(content, "id:")
         elif name == "id differs from file name":
             content, code, line = GOOD_KNOB, "id-mismatch", line_of(GOOD_KNOB, "id:")

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from incident_kb.rules.references import find_doc_references
 from incident_kb.check.pipeline import load_knowledge_base
+from incident_kb.rules.references import find_doc_references
 
 from ..gitrepo import GitRepo
 

@@ -5,7 +5,7 @@ zone; `kb refute`, `kb confirm` and `kb evidence add` take --date and keep its z
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
@@ -31,7 +31,7 @@ def found(kb, root, *extra):
     (date(2026, 11, 5), "2026-11-05"),
     (datetime(2021, 10, 30, 15, 51, tzinfo=PACIFIC), "2021-10-30 15:51:00 -07:00"),
     (datetime(2021, 10, 30, 15, 51, tzinfo=timezone(timedelta(hours=5, minutes=30))), "2021-10-30 15:51:00 +05:30"),
-    (datetime(2021, 10, 30, 22, 51, tzinfo=timezone.utc), "2021-10-30 22:51:00 UTC"),
+    (datetime(2021, 10, 30, 22, 51, tzinfo=UTC), "2021-10-30 22:51:00 UTC"),
     (datetime(2021, 10, 30, 22, 51), "2021-10-30 22:51:00 UTC"),  # no zone written: UTC, labelled
 ])
 def test_one_format_with_its_zone(moment, text):
@@ -111,8 +111,8 @@ def test_without_a_date_refute_writes_no_decided(kb, seed_kb):
 
 def test_a_page_shows_the_zone_as_written(seed_kb):
     from incident_kb.check.pipeline import check_knowledge_base
-    from incident_kb.website.core.pages import render_site
     from incident_kb.website.core.links import SiteSettings
+    from incident_kb.website.core.pages import render_site
 
     edit(seed_kb / SEED_INCIDENT, "  - at: 2026-11-05T20:25:00\n", "  - at: 2026-11-05T13:25:00-07:00\n")
     pages = render_site(check_knowledge_base(seed_kb), SiteSettings(site_name="kb", docs_dir="docs", edit_base=None))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB, edit
+from ..conftest import SEED, SEED_INCIDENT, SEED_KNOB, edit
 
 
 def codes_at(kb, root):

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from incident_kb.check.pipeline import KnowledgeBase, check_knowledge_base
-from incident_kb.records.vocabulary import KnobStatus
 from incident_kb.records.verdicts import current_revert
+from incident_kb.records.vocabulary import KnobStatus
 from incident_kb.website.core.context import gather_site_context
 from incident_kb.website.core.incident_pages import incident_view
 from incident_kb.website.core.knob_pages import knob_view
@@ -153,7 +153,7 @@ def test_the_fixtures_cover_every_verdict(tmp_path, git_env):
     """The agreement above is only worth something if the fixtures reach each verdict."""
     seen_codes: set[str] = set()
     seen_words: set[str] = set()
-    for i, (name, build) in enumerate(BUILDERS.items()):
+    for i, build in enumerate(BUILDERS.values()):
         kb = build(tmp_path / str(i))
         context = gather_site_context(kb, SETTINGS)
         seen_codes |= {f.code for f in kb.findings}

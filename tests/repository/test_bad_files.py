@@ -18,6 +18,7 @@ import pytest
 from ..conftest import REPO, SEED_KNOB
 from ..records.test_bad_input import GOOD_KNOB, MINIMAL, line_of
 
+
 def run_kb(*args: str | os.PathLike[str], timeout: float = 60, **kwargs) -> subprocess.CompletedProcess[str]:
     """The real command in a process of its own: a hang fails the test instead of blocking it."""
     return subprocess.run([sys.executable, "-m", "incident_kb.cli", *map(str, args)], capture_output=True, text=True,

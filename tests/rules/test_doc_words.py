@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from incident_kb.rules.references import DocReference, find_doc_references, word_candidates
 from incident_kb.check.pipeline import load_knowledge_base
+from incident_kb.rules.references import DocReference, find_doc_references, word_candidates
 
 from ..conftest import SEED_KNOB, edit
 from ..story import story_until

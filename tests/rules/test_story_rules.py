@@ -10,7 +10,7 @@ import pytest
 
 from incident_kb.findings import CODES
 
-from ..conftest import SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
+from ..conftest import SEED_INCIDENT, SEED_KNOB, edit
 from .test_rules import _seed_mid_investigation
 
 KNOB = "sglang-sm120-mma-target-ctas"

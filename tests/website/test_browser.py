@@ -5,12 +5,11 @@ and filter, and no request leaves 127.0.0.1. In CI (CI=true) a missing browser f
 from __future__ import annotations
 
 import contextlib
-
 import os
 import re
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
-from incident_kb.website.core.changes import record_changes
 from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core.changes import record_changes
 
 from ..conftest import SEED_INCIDENT, edit
 
@@ -24,7 +24,7 @@ def test_a_later_timeline_entry_is_the_incidents_last_change(seed_kb):
     edit(seed_kb / SEED_INCIDENT, "follow_ups:", "  - at: 2026-11-09T08:30:00Z\n    event: Post-mortem held.\nfollow_ups:")
     log = record_changes(check_knowledge_base(seed_kb).catalog)
     last = log.last_change("incident", "multi-round-harness-hang")
-    assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30, tzinfo=timezone.utc), "Post-mortem held.")
+    assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30, tzinfo=UTC), "Post-mortem held.")
     assert log.recent(1)[0] == last
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
-from incident_kb.website.core import charts
 from incident_kb.check.pipeline import check_knowledge_base
+from incident_kb.website.core import charts
 
 from ..conftest import SEED_KNOB, edit
 

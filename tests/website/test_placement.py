@@ -12,9 +12,8 @@ import pytest
 from incident_kb.website.core.links import SiteSettings
 from incident_kb.website.core.placement import place_settings
 
-from ..site_support import copy_knowledge_base, try_build_site
+from ..site_support import Site, copy_knowledge_base, try_build_site
 from .test_site_build import local_links
-from ..site_support import Site
 
 KNOB = "knobs/sglang-sm120-mma-target-ctas"
 TEAM_HOME = "# Payments\n\nOur own home page.\n"

@@ -13,7 +13,7 @@ import pytest
 from incident_kb.website.core.overview_pages import INDEX_PAGE_SIZE
 from incident_kb.website.core.pages import ASSETS
 
-from ..site_support import EXTRA, RECLAIMABLE, serve, many_knobs_site as site  # noqa: F401
+from ..site_support import EXTRA, RECLAIMABLE, many_knobs_site as site, serve  # noqa: F401
 from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`

@@ -6,13 +6,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-
-from incident_kb.findings import finding
 from incident_kb.check.pipeline import CheckMode, check_knowledge_base
+from incident_kb.findings import finding
 from incident_kb.website.core.bundle import Bundle
+from incident_kb.website.core.links import SiteSettings
 from incident_kb.website.core.pages import render_site
 from incident_kb.website.core.site_config import read_site_settings, settings_from_config
-from incident_kb.website.core.links import SiteSettings
 
 from ..conftest import REPO, SEED_INCIDENT, SEED_KNOB, break_seed_story, edit
 from ..golden import assert_golden
