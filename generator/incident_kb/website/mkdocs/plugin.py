@@ -41,7 +41,7 @@ import re
 import sysconfig
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jinja2 import Environment
 from mkdocs.config import config_options as opt
@@ -60,6 +60,11 @@ from ..core.bundle import SEARCH_SEPARATOR, site_needs
 from . import site_search
 from .idle_collection import IdleCollection
 from .live_reload import fresh_module
+
+if TYPE_CHECKING:
+    from .glue import InputsLooked, SiteOptions
+    from .preview import Preview
+    from .reloaded import GlueModule, PreviewModule
 from .save_watch import SaveWatch
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
@@ -131,14 +136,14 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._banners: dict[str, str] = {}
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
-        self._preview: Any = None  # preview.Preview, kept between the builds of one serve
-        self._previewer: Any = None  # the preview module as this build imported it
+        self._preview: Preview | None = None  # kept between the builds of one serve
+        self._previewer: PreviewModule | None = None  # the preview module as this build imported it
         self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
         # `mkdocs serve`: every input of a build is watched until the next, and the search index is
         # written beside the preview, not before it
         self._serving = False
-        self._looked: Any = None  # glue.InputsLooked: what this build looked at
+        self._looked: InputsLooked | None = None  # what this build looked at
         self._last_config: MkDocsConfig | None = None
         self._save_watch: SaveWatch | None = None  # watches what the last build looked at
         self._theme_names: dict[object, list[str]] = {}  # the theme's files, listed once for the live preview
@@ -225,7 +230,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         self._cleanup()
-        glue: Any = fresh_module(_GLUE)
+        glue = cast("GlueModule", fresh_module(_GLUE))
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
                                    findings=self._serving or not self.config.public)
@@ -235,9 +240,9 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                 return self._generate(glue, files, config, options)
         return self._generate(glue, files, config, options)
 
-    def _generate(self, glue: Any, files: Files, config: MkDocsConfig, options: Any) -> Files:
+    def _generate(self, glue: GlueModule, files: Files, config: MkDocsConfig, options: SiteOptions) -> Files:
         if self._live:
-            previewer: Any = fresh_module(_PREVIEW)
+            previewer = cast("PreviewModule", fresh_module(_PREVIEW))
             self._previewer = previewer
             stamp = site_stamp(config, previewer)
             if self._preview is None or self._preview.stamp != stamp:
@@ -259,12 +264,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._preview.navigation = nav
 
     def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.note_read(self._preview, page)
 
     @event_priority(100)  # the markdown as read, before other plugins change it
     def on_page_markdown(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.note_markdown(self._preview, page, markdown)
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
@@ -285,29 +290,29 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     @event_priority(200)  # before the tags plugin (100) reads the pages' tags
     def _restore_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.restore_pages(self._preview, env, config, files)
 
     @event_priority(99)  # right after the tags plugin (100) rendered its listings
     def _give_back_pages(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.give_back_pages(self._preview, config)
 
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.mark_changed_outputs(self._preview, files)
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
     def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.note_built(self._preview, page)
 
     @event_priority(50)  # before Material's search plugin (0) writes its index
     def _merge_search_index(self, config: MkDocsConfig) -> None:
-        if self._preview is not None:
+        if self._preview is not None and self._previewer is not None:
             self._previewer.merge_search_index(self._preview, config)
 
     @event_priority(-100)  # after every other plugin has read the generated files
