@@ -192,7 +192,7 @@ def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
     indexes = standing_revert_indexes(knob)
     if not indexes:
         return None
-    reasons = tuple(RevertReason(knob.history[i], i, catalog.incidents.get(knob.history[i].incident or ""),
+    reasons = tuple(RevertReason(knob.history[i], i, catalog.incident(knob.history[i].incident),
                                  catalog.hypothesis(knob.history[i].incident, knob.history[i].hypothesis))
                     for i in indexes)
     return Revert(knob, reasons)
@@ -233,7 +233,7 @@ def unsettled_change(catalog: Catalog, knob: Knob) -> UnsettledChange | None:
     entry = knob.history[-1]
     if entry.status in (HistoryStatus.RESTORED, HistoryStatus.REVERTED):
         return None
-    incident = catalog.incidents.get(entry.incident or "")
+    incident = catalog.incident(entry.incident)
     hypothesis = catalog.hypothesis(entry.incident, entry.hypothesis)
     if incident is None or hypothesis is None:
         return None
