@@ -183,7 +183,8 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
 def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder: Path | None = None,
                          rev: str | None = None, pending: PendingTree | None = None, timelines: bool = False,
                          replaced: Mapping[str, str] | None = None, today: date | None = None,
-                         cache: bool = True, ledger: bool = False) -> KnowledgeBase:
+                         cache: bool = True, ledger: bool = False,
+                         neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included.
 
     `repo_folder` and `rev` read git history from elsewhere (PR mode), and `pending` adds the commit
@@ -192,9 +193,11 @@ def check_knowledge_base(root: Path, *, allow_shallow: bool = False, repo_folder
     the date rules count from (default: `reference_date()`). `cache`: reuse and keep parsed records
     and the history pass in the knowledge base's store in the user's cache folder (`incident_kb.cache`;
     never changing a result; off in PR mode, whose knowledge base is a temporary copy). `ledger`:
-    keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`."""
+    keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`. `neighbourhood`: the
+    knowledge base's name in an organisation and the other knowledge bases' catalogs by name, among
+    which its `NAME:ID` references resolve (`kb org check`, the org site)."""
     today = reference_date(today)
-    loaded = load_records(root, replaced or {}, cache, with_facts=ledger)
+    loaded = load_records(root, replaced or {}, cache, with_facts=ledger, neighbourhood=neighbourhood)
     catalog, config = loaded.catalog, loaded.config
     with versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
         consulted = run_rules(loaded, root, today)
@@ -273,7 +276,7 @@ class Loaded:
 
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False) -> Loaded:
+                 with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
@@ -322,7 +325,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
-    catalog = Catalog.of(records, broken)
+    catalog = Catalog.of(records, broken, *(neighbourhood or ()))
     for item in check_consistency(catalog, root):
         by_file.setdefault(item.path, []).append(item)
     return Loaded(catalog, settings, [*settings.config_findings, *skipped], by_file, facts)

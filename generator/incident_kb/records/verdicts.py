@@ -208,7 +208,8 @@ def still_suspected_elsewhere(catalog: Catalog, revert: Revert) -> tuple[Suspici
     return tuple(item for item in catalog.suspicions(revert.knob.id)
                  if item.incident.status is not IncidentStatus.RESOLVED
                  and standing(item.incident, item.hypothesis) is Standing.OPEN
-                 and not revert.names(item.incident.id, item.hypothesis.id))
+                 and not revert.names(item.incident.id, item.hypothesis.id)
+                 and not any(reason.hypothesis is item.hypothesis for reason in revert.reasons))  # NAME:ID
 
 
 @dataclass(frozen=True, slots=True)
