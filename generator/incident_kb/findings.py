@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 class Severity(str, enum.Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"  # said, never a failure (a reference another knowledge base resolves)
 
     def __str__(self) -> str:
         return self.value
@@ -53,6 +54,10 @@ _CODES = (
     Code("id-mismatch", Severity.ERROR, "a record's id differs from its file name"),
     Code("duplicate-id", Severity.ERROR, "two records, hypotheses or entries share an id"),
     Code("dangling-ref", Severity.ERROR, "a reference names a record or hypothesis that does not exist"),
+    Code("unresolved-here", Severity.INFO,
+         "a NAME:ID reference to another knowledge base's record, which kb org check resolves (not an error here)"),
+    Code("unreadable-kb", Severity.ERROR,
+         "an organisation's knowledge base that cannot be read (missing folder, git URL or ref); the rest is checked"),
     Code("date-order", Severity.ERROR, "dates that must be in order are not"),
     Code("status-mismatch", Severity.ERROR, "a knob's status differs from its last history entry"),
     Code("root-cause", Severity.ERROR, "a resolved incident lacks a confirmed root cause"),

@@ -40,19 +40,24 @@ def count(findings: Sequence[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity is severity)
 
 
+def counts_text(findings: Sequence[Finding]) -> str:
+    """'1 error, 2 warnings', and ', 1 info' when there is any (info never fails a run)."""
+    text = f"{plural(count(findings, Severity.ERROR), 'error')}, {plural(count(findings, Severity.WARNING), 'warning')}"
+    infos = count(findings, Severity.INFO)
+    return text + (f", {infos} info" if infos else "")
+
+
 def format_text(findings: Sequence[Finding], summary: str) -> str:
     """Grouped by file, a blank line between files, and a closing count."""
     blocks = []
     for _, group in groupby(findings, key=lambda f: f.path):
         blocks.append("\n".join(displayable(f"{f.path}:{f.line}:{f.column}: {f.severity} {f.code}: {f.message}")
                                 for f in group))
-    errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
     if not findings:
         tail = f"all good: {displayable(summary)}"
     else:
         files = len({f.path for f in findings})
-        tail = (f"{plural(errors, 'error')}, {plural(warnings, 'warning')} in {plural(files, 'file')} "
-                f"({displayable(summary)})")
+        tail = f"{counts_text(findings)} in {plural(files, 'file')} ({displayable(summary)})"
     return "\n\n".join([*blocks, tail]) + "\n"
 
 
@@ -62,6 +67,7 @@ def format_json(findings: Sequence[Finding], summary: str) -> str:
                       "column": f.column, "subject": f.subject, "message": f.message} for f in findings],
         "errors": count(findings, Severity.ERROR),
         "warnings": count(findings, Severity.WARNING),
+        "info": count(findings, Severity.INFO),
     }
     return _json(document)
 
@@ -92,15 +98,17 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+_GITHUB_COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+
+
 def format_github(findings: Sequence[Finding], summary: str) -> str:
     """GitHub Actions workflow commands: one annotation per finding."""
     lines = []
     for f in findings:
-        command = "error" if f.severity is Severity.ERROR else "warning"
+        command = _GITHUB_COMMANDS[f.severity]
         props = f"file={_escape_property(f.path)},line={f.line},col={f.column},title={_escape_property(f.code)}"
         lines.append(f"::{command} {props}::{_escape_data(f.message)}")
-    errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines.append(f"kb: {plural(errors, 'error')}, {plural(warnings, 'warning')} ({displayable(summary)})")
+    lines.append(f"kb: {counts_text(findings)} ({displayable(summary)})")
     return "\n".join(lines) + "\n"
 
 
@@ -110,9 +118,7 @@ def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
     GitHub renders it as markdown with HTML, so record text in it is escaped as the pages escape
     it: text in `backticks` is code, everything else shows as the characters it is, never as an
     image, a link, emphasis, a heading or a table cell of its own."""
-    errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({_shown_text(summary)})",
-             ""]
+    lines = ["## kb check", "", f"{counts_text(findings)} ({_shown_text(summary)})", ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
         lines += [f"| {_code_span(f'{f.path}:{f.line}')} | {f.severity} | {_code_span(f.code)} | "
@@ -162,7 +168,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
             "description": f.message,
             "check_name": f.code,
             "fingerprint": fingerprint,
-            "severity": "major" if f.severity is Severity.ERROR else "minor",
+            "severity": {Severity.ERROR: "major", Severity.WARNING: "minor"}.get(f.severity, "info"),
             "location": {"path": f.path, "lines": {"begin": max(f.line, 1)}},
         })
     return _json(issues)

@@ -203,12 +203,14 @@ class CheckMode:
 SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every timeline, shallow clones too
 
 
-def check_knowledge_base(root: Path, mode: CheckMode = CheckMode(),
-                         replaced: Mapping[str, str] | None = None) -> KnowledgeBase:
+def check_knowledge_base(root: Path, mode: CheckMode = CheckMode(), replaced: Mapping[str, str] | None = None,
+                         neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
-    `load_knowledge_base`."""
+    `load_knowledge_base`. `neighbourhood`: the knowledge base's name in an organisation and the other
+    knowledge bases' catalogs by name, among which its `NAME:ID` references resolve (`kb org check`,
+    the org site)."""
     today = reference_date(mode.today)
-    loaded = load_records(root, replaced or {}, mode.cache, with_facts=mode.ledger)
+    loaded = load_records(root, replaced or {}, mode.cache, with_facts=mode.ledger, neighbourhood=neighbourhood)
     catalog, config = loaded.catalog, loaded.config
     with versions_from(mode.repo_folder, mode.rev) if mode.repo_folder is not None else contextlib.nullcontext():
         consulted = run_rules(loaded, root, today)
@@ -286,7 +288,7 @@ class Loaded:
 
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False) -> Loaded:
+                 with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger)."""
@@ -335,7 +337,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
-    catalog = Catalog.of(records, broken)
+    catalog = Catalog.of(records, broken, *(neighbourhood or ()))
     for item in check_consistency(catalog, root):
         by_file.setdefault(item.path, []).append(item)
     return Loaded(catalog, settings, [*settings.config_findings, *skipped], by_file, facts)

@@ -206,7 +206,8 @@ def _same_field(f: Finding) -> Hashable | None:
 
 
 def _as_pre_existing(f: Finding, ref: str) -> Finding:
-    return replace(f, severity=Severity.WARNING, message=f"pre-existing at {ref} ({f.severity}): {f.message}")
+    severity = Severity.INFO if f.severity is Severity.INFO else Severity.WARNING  # info stays info
+    return replace(f, severity=severity, message=f"pre-existing at {ref} ({f.severity}): {f.message}")
 
 
 def _relocated(kb: KnowledgeBase, base_root: Path) -> list[Finding]:

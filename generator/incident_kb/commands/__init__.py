@@ -4,7 +4,7 @@ when it runs (writing records, the site), not before: `kb check`, the PR check, 
 
 from __future__ import annotations
 
-from . import check, incident_edits, knob_edits, new
+from . import check, incident_edits, knob_edits, new, org_check
 from .command import Command
 from .fmt import FMT
 from .init import INIT
@@ -14,6 +14,7 @@ from .render import RENDER
 COMMANDS: tuple[Command, ...] = (
     INIT,
     *check.COMMANDS,
+    *org_check.COMMANDS,
     *new.COMMANDS,
     *incident_edits.COMMANDS,
     *knob_edits.COMMANDS,

@@ -34,7 +34,7 @@ def _day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-30") from None
 
 
-def _add_today(parser: argparse.ArgumentParser) -> None:
+def add_today(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--today", type=_day, metavar="DATE", default=None,
                         help=f"the date rules count from, e.g. for revert-overdue (default: ${TODAY_VARIABLE}, "
                              "else the clock's date), so a CI run can be reproduced")
@@ -43,7 +43,7 @@ def _add_today(parser: argparse.ArgumentParser) -> None:
 def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     add_root(parser)
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
-    _add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
+    add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -70,7 +70,7 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also say, on stderr, each doc stale-doc leaves alone and why (history-pages, "
                              "stale-doc-exclude); runs the whole check, without the remembered result")
-    _add_today(parser)
+    add_today(parser)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -83,7 +83,7 @@ def run_check(args: argparse.Namespace) -> int:
         today = reference_date(args.today)
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
                                    lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
-        return _print_result(result, args.format)
+        return print_result(result, args.format)
     from ..check.pipeline import CheckMode, check_knowledge_base
     from ..check.pr_mode import check_at_base, check_staged, mark_pre_existing, pre_existing_summary
 
@@ -94,7 +94,7 @@ def run_check(args: argparse.Namespace) -> int:
         if staged.note is not None:
             print(displayable(staged.note))
             return 0
-        return _print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
+        return print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
@@ -108,7 +108,7 @@ def run_check(args: argparse.Namespace) -> int:
     if args.base is not None:
         findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
         after = pre_existing_summary(pre_existing, args.base, commit)
-    return _print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
+    return print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
 
 
 def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
@@ -134,7 +134,7 @@ def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edi
     return Result(findings, ledger.summary, ledger.notes), ledger_text(ledger.to_json())
 
 
-def _print_result(result: Result, output_format: str) -> int:
+def print_result(result: Result, output_format: str) -> int:
     """Print a check's notes, findings and summary (and the step summary with --format github)."""
     for note in result.notes:
         print(f"kb: {displayable(note)}", file=sys.stderr)

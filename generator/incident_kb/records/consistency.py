@@ -23,7 +23,7 @@ from .model import MAX_CHANGE_PCT, Catalog, change_pct, sides, when_key
 from .schema import Incident, Knob, Measurement
 from .setting_names import unmatchable_reason
 from .validate import dotted
-from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind
+from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, RecordKind, split_reference
 from .yaml_source import Key
 
 
@@ -60,17 +60,18 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     yield from _check_order(report, [(("history", i, "date"), e.date) for i, e in enumerate(knob.history)],
                             "history entries")
     for i, entry in enumerate(knob.history):
-        if entry.incident is not None and not _exists(catalog, root, RecordKind.INCIDENT, entry.incident):
-            yield report("dangling-ref", ("history", i, "incident"),
-                         f"{dotted(('history', i, 'incident'))} names incident '{entry.incident}', but there is no "
-                         f"incidents/{entry.incident}.yaml; fix the id or add the incident")
+        key = ("history", i, "incident")
+        if entry.incident is not None:
+            yield from _check_reference(report, catalog, root, RecordKind.INCIDENT, entry.incident, key,
+                                        f"{dotted(key)} names incident '{entry.incident}'")
         if entry.hypothesis is not None:
+            under = catalog.incident(entry.incident)
             if entry.incident is None:
                 yield report("dangling-ref", ("history", i, "hypothesis"),
                              f"{dotted(('history', i))} names hypothesis '{entry.hypothesis}' but no incident; add "
                              "'incident:' with the id of the incident it belongs to")
-            elif entry.incident in catalog.incidents and catalog.hypothesis(entry.incident, entry.hypothesis) is None:
-                known = ", ".join(h.id for h in catalog.incidents[entry.incident].hypotheses) or "none yet"
+            elif under is not None and catalog.hypothesis(entry.incident, entry.hypothesis) is None:
+                known = ", ".join(h.id for h in under.hypotheses) or "none yet"
                 yield report("dangling-ref", ("history", i, "hypothesis"),
                              f"incident '{entry.incident}' has no hypothesis '{entry.hypothesis}' (it has: {known}); "
                              "fix the id or add the hypothesis to the incident")
@@ -157,10 +158,10 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                          f"hypothesis id '{hypothesis.id}' is used twice (also hypotheses[{seen[hypothesis.id]}]); "
                          "give each hypothesis its own id")
         seen.setdefault(hypothesis.id, i)
-        if hypothesis.suspect is not None and not _exists(catalog, root, RecordKind.KNOB, hypothesis.suspect.knob):
-            yield report("dangling-ref", ("hypotheses", i, "suspect", "knob"),
-                         f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}', but there is no "
-                         f"knobs/{hypothesis.suspect.knob}.yaml; fix the id or add the knob")
+        if hypothesis.suspect is not None:
+            yield from _check_reference(report, catalog, root, RecordKind.KNOB, hypothesis.suspect.knob,
+                                        ("hypotheses", i, "suspect", "knob"),
+                                        f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}'")
     cause = incident.root_cause
     if cause is not None:
         cause_hypothesis = catalog.hypothesis(incident.id, cause.hypothesis)
@@ -187,10 +188,38 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
     yield from _check_order(report, [(("timeline", i, "at"), e.at) for i, e in enumerate(incident.timeline)],
                             "timeline entries")
     for i, follow_up in enumerate(incident.follow_ups):
-        if follow_up.knob is not None and not _exists(catalog, root, RecordKind.KNOB, follow_up.knob):
-            yield report("dangling-ref", ("follow_ups", i, "knob"),
-                         f"follow_ups[{i}] names knob '{follow_up.knob}', but there is no knobs/{follow_up.knob}.yaml")
+        if follow_up.knob is not None:
+            yield from _check_reference(report, catalog, root, RecordKind.KNOB, follow_up.knob,
+                                        ("follow_ups", i, "knob"), f"follow_ups[{i}] names knob '{follow_up.knob}'",
+                                        fix="")
     yield from _check_paths(report, root, incident)
+
+
+def _check_reference(report: _Reporter, catalog: Catalog, root: Path, kind: RecordKind, reference: str, key: Key,
+                     said: str, fix: str | None = None) -> Iterator[Finding]:
+    """A reference resolves: to a record here, or (`NAME:ID`) to one of knowledge base NAME of the
+    organisation. Alone in its repository, a `NAME:ID` reference cannot be resolved: said as info
+    (`kb org check` and the org site resolve it), never as an error."""
+    kb_name, record_id = split_reference(reference)
+    if catalog.is_unresolved_here(reference):
+        yield report("unresolved-here", key,
+                     f"{said} of knowledge base '{kb_name}', which is not read here; `kb org check` (or the org "
+                     "site) resolves it among the knowledge bases of the organisation")
+        return
+    if kb_name is None or kb_name == catalog.name:
+        if not _exists(catalog, root, kind, record_id):
+            yield report("dangling-ref", key, f"{said}, but there is no {kind.folder}/{record_id}.yaml"
+                         + ("; fix the id or add the " + str(kind) if fix is None else fix))
+        return
+    if kb_name not in catalog.neighbours:
+        known = ", ".join(sorted(catalog.neighbours)) or "none"
+        yield report("dangling-ref", key,
+                     f"{said}, but the organisation has no knowledge base named '{kb_name}' (it has: {known}); fix "
+                     "the name, or add the knowledge base under knowledge_bases: in the org site's mkdocs.yml")
+    elif not catalog.exists(kind, reference):
+        yield report("dangling-ref", key,
+                     f"{said}, but knowledge base '{kb_name}' has no {kind.folder}/{record_id}.yaml; fix the id or "
+                     f"add the {kind} there")
 
 
 def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> bool:

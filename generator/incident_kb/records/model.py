@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from types import MappingProxyType
 from typing import Any
@@ -17,7 +17,7 @@ from ..deploy.patterns import value_text
 from ..gains import estimates
 from ..gains.estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
-from .vocabulary import HistoryStatus, KnobStatus, RecordKind, zoned
+from .vocabulary import HistoryStatus, KnobStatus, RecordKind, split_reference, zoned
 from .yaml_source import SourceMap
 
 
@@ -218,11 +218,32 @@ class Catalog:
     broken_ids: Mapping[RecordKind, frozenset[str]]
     _changes_under: Mapping[tuple[str, str | None], tuple[tuple[Knob, HistoryEntry], ...]]
     _suspicions: Mapping[str, tuple[Suspicion, ...]]
+    # In an organisation (`kb org check`, the org site): this knowledge base's name there, and the
+    # other knowledge bases' catalogs by name, which `NAME:ID` references resolve in. Alone: none.
+    name: str | None = None
+    neighbours: Mapping[str, Catalog] = field(default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def of(cls, records: Iterable[tuple[Knob | Incident, RecordSource]],
-           broken_ids: Mapping[RecordKind, Iterable[str]] | None = None) -> Catalog:
-        """A catalog of `records` (the first of two with one id wins; the loader reports the other)."""
+           broken_ids: Mapping[RecordKind, Iterable[str]] | None = None, name: str | None = None,
+           neighbours: Mapping[str, Catalog] | None = None) -> Catalog:
+        """A catalog of `records` (the first of two with one id wins; the loader reports the other);
+        `name` and `neighbours`: its place in an organisation (see `in_organisation`)."""
+        neighbours = MappingProxyType(dict(neighbours or {}))
+        local = name
+
+        def own(reference: str) -> str | None:
+            """The id a reference names in this catalog, or None when it names another knowledge base's."""
+            kb_name, record_id = split_reference(reference)
+            return record_id if kb_name is None or kb_name == local else None
+
+        def incident_named(reference: str) -> Incident | None:
+            kb_name, record_id = split_reference(reference)
+            if kb_name is None or kb_name == local:
+                return incidents.get(record_id)
+            other = neighbours.get(kb_name)
+            return other.incidents.get(record_id) if other is not None else None
+
         knobs: dict[str, Knob] = {}
         incidents: dict[str, Incident] = {}
         sources: dict[tuple[RecordKind, str], RecordSource] = {}
@@ -235,18 +256,23 @@ class Catalog:
         for incident in incidents.values():
             for hypothesis in incident.hypotheses:
                 if hypothesis.suspect is not None:
-                    suspicions.setdefault(hypothesis.suspect.knob, []).append(Suspicion(incident, hypothesis))
+                    suspected = own(hypothesis.suspect.knob)
+                    if suspected is not None:
+                        suspicions.setdefault(suspected, []).append(Suspicion(incident, hypothesis))
         for knob in knobs.values():
             for entry in knob.history:
                 if entry.incident is None:
                     continue
-                changes.setdefault((entry.incident, None), []).append((knob, entry))
+                under_id = own(entry.incident)
+                if under_id is not None:
+                    changes.setdefault((under_id, None), []).append((knob, entry))
                 if entry.hypothesis is None:
                     continue
-                changes.setdefault((entry.incident, entry.hypothesis), []).append((knob, entry))
+                if under_id is not None:
+                    changes.setdefault((under_id, entry.hypothesis), []).append((knob, entry))
                 # A change made under a hypothesis that does not name the knob as its suspect still
-                # puts the knob under suspicion there.
-                under = incidents.get(entry.incident)
+                # puts the knob under suspicion there (another knowledge base's hypothesis too).
+                under = incident_named(entry.incident)
                 acted_on = _hypothesis_of(under, entry.hypothesis)
                 found = suspicions.setdefault(knob.id, [])
                 if under is not None and acted_on is not None and not any(s.hypothesis is acted_on for s in found):
@@ -255,7 +281,38 @@ class Catalog:
         return cls(MappingProxyType(knobs), MappingProxyType(incidents), MappingProxyType(sources),
                    MappingProxyType(broken),
                    MappingProxyType({key: tuple(value) for key, value in changes.items()}),
-                   MappingProxyType({key: tuple(value) for key, value in suspicions.items()}))
+                   MappingProxyType({key: tuple(value) for key, value in suspicions.items()}),
+                   name, neighbours)
+
+    def in_organisation(self, name: str, neighbours: Mapping[str, Catalog]) -> Catalog:
+        """This catalog as knowledge base `name` of an organisation whose other knowledge bases are
+        `neighbours`: `NAME:ID` references resolve among them."""
+        records = [(record, self.sources[(kind, record.id)]) for kind in RecordKind
+                   for record in self.records(kind).values()]
+        return Catalog.of(records, self.broken_ids, name, {n: c for n, c in neighbours.items() if n != name})
+
+    def resolving(self, reference: str) -> tuple[Catalog | None, str]:
+        """The catalog a reference names a record of, and the record's id there: this one for a plain
+        id (or this knowledge base's own name), a neighbour's for `NAME:ID`; None when no knowledge
+        base of that name is known here (always so outside an organisation)."""
+        kb_name, record_id = split_reference(reference)
+        if kb_name is None or kb_name == self.name:
+            return self, record_id
+        return self.neighbours.get(kb_name), record_id
+
+    def is_unresolved_here(self, reference: str) -> bool:
+        """A `NAME:ID` reference this catalog cannot resolve because it stands alone (no organisation)."""
+        return split_reference(reference)[0] is not None and self.name is None and not self.neighbours
+
+    def incident(self, reference: str | None) -> Incident | None:
+        """The incident a reference names, here or in a neighbour."""
+        catalog, record_id = self.resolving(reference or "")
+        return catalog.incidents.get(record_id) if catalog is not None else None
+
+    def knob(self, reference: str | None) -> Knob | None:
+        """The knob a reference names, here or in a neighbour."""
+        catalog, record_id = self.resolving(reference or "")
+        return catalog.knobs.get(record_id) if catalog is not None else None
 
     def records(self, kind: RecordKind) -> Mapping[str, Knob] | Mapping[str, Incident]:
         return self.knobs if kind is RecordKind.KNOB else self.incidents
@@ -263,12 +320,15 @@ class Catalog:
     def source(self, kind: RecordKind, record_id: str) -> RecordSource:
         return self.sources[(RecordKind(kind), record_id)]
 
-    def exists(self, kind: RecordKind, record_id: str) -> bool:
+    def exists(self, kind: RecordKind, reference: str) -> bool:
         kind = RecordKind(kind)
-        return record_id in self.records(kind) or record_id in self.broken_ids[kind]
+        catalog, record_id = self.resolving(reference)
+        if catalog is None:
+            return False
+        return record_id in catalog.records(kind) or record_id in catalog.broken_ids[kind]
 
     def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None:
-        return _hypothesis_of(self.incidents.get(incident_id or ""), hypothesis_id)
+        return _hypothesis_of(self.incident(incident_id), hypothesis_id)
 
     def changes_under(self, incident_id: str,
                       hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:

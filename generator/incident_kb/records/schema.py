@@ -70,8 +70,11 @@ class RefersTo:
     kind: RecordKind
 
 
-KnobRef = Annotated[Slug, RefersTo(RecordKind.KNOB)]
-IncidentRef = Annotated[Slug, RefersTo(RecordKind.INCIDENT)]
+# A reference: a record's id, or `NAME:ID` for a record of another knowledge base of the organisation.
+REFERENCE_PATTERN = r"^([a-z0-9]+(-[a-z0-9]+)*:)?[a-z0-9]+(-[a-z0-9]+)*$"
+Reference = Annotated[str, Strict(), StringConstraints(pattern=REFERENCE_PATTERN, max_length=201)]
+KnobRef = Annotated[Reference, RefersTo(RecordKind.KNOB)]
+IncidentRef = Annotated[Reference, RefersTo(RecordKind.INCIDENT)]
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,8 @@ class HistoryEntry(Record):
     status: HistoryStatus = Field(description="The status from this date on.")
     value: Scalar | None = Field(default=None, description=(
         "The value set by this change, when it changed the value (kb set)."))
-    incident: IncidentRef | None = Field(default=None, description="Id of the incident that caused the change.")
+    incident: IncidentRef | None = Field(default=None, description=(
+        "Id of the incident that caused the change (NAME:ID for another knowledge base's, e.g. platform:edge-outage)."))
     hypothesis: Slug | None = Field(default=None, description=(
         "Id of the hypothesis (in that incident) the change acted on."))
     review_by: When | None = Field(default=None, description=(
@@ -224,7 +228,8 @@ class Evidence(Record):
 
 
 class Suspect(Record):
-    knob: KnobRef = Field(description="Id of the suspected knob.")
+    knob: KnobRef = Field(description=(
+        "Id of the suspected knob (NAME:ID for another knowledge base's, e.g. payments:db-pool-size)."))
 
 
 class Hypothesis(Record):

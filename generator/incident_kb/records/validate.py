@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..findings import Finding, finding
 from ..wording import article, day
-from .schema import MODELS, Record
+from .schema import MODELS, REFERENCE_PATTERN, Record
 from .vocabulary import RecordKind
 from .yaml_source import Key, LoadedYaml
 
@@ -103,6 +103,10 @@ def _explain(errors: list[dict[str, Any]], path: Key, raw: Any, model: type[Base
         close = difflib.get_close_matches(str(value), options, n=1, cutoff=0.5)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         return "bad-value", f"'{name}' is {_describe(value)}; expected one of {allowed}{hint}"
+    if kind == "string_pattern_mismatch" and error.get("ctx", {}).get("pattern") == REFERENCE_PATTERN:
+        return "bad-value", (f"'{name}' is {_describe(value)}; a reference is a record's id (a slug of lowercase "
+                             "letters, digits and dashes, e.g. 'db-pool-size') or, for a record of another "
+                             "knowledge base, NAME:ID, e.g. 'payments:db-pool-size'")
     if kind == "string_pattern_mismatch":
         return "bad-value", (f"'{name}' is {_describe(value)}; an id is a slug of lowercase letters, digits and "
                              "dashes, e.g. 'multi-round-harness-hang'")

@@ -192,7 +192,7 @@ def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
     indexes = standing_revert_indexes(knob)
     if not indexes:
         return None
-    reasons = tuple(RevertReason(knob.history[i], i, catalog.incidents.get(knob.history[i].incident or ""),
+    reasons = tuple(RevertReason(knob.history[i], i, catalog.incident(knob.history[i].incident),
                                  catalog.hypothesis(knob.history[i].incident, knob.history[i].hypothesis))
                     for i in indexes)
     return Revert(knob, reasons)
@@ -208,7 +208,8 @@ def still_suspected_elsewhere(catalog: Catalog, revert: Revert) -> tuple[Suspici
     return tuple(item for item in catalog.suspicions(revert.knob.id)
                  if item.incident.status is not IncidentStatus.RESOLVED
                  and standing(item.incident, item.hypothesis) is Standing.OPEN
-                 and not revert.names(item.incident.id, item.hypothesis.id))
+                 and not revert.names(item.incident.id, item.hypothesis.id)
+                 and not any(reason.hypothesis is item.hypothesis for reason in revert.reasons))  # NAME:ID
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +234,7 @@ def unsettled_change(catalog: Catalog, knob: Knob) -> UnsettledChange | None:
     entry = knob.history[-1]
     if entry.status in (HistoryStatus.RESTORED, HistoryStatus.REVERTED):
         return None
-    incident = catalog.incidents.get(entry.incident or "")
+    incident = catalog.incident(entry.incident)
     hypothesis = catalog.hypothesis(entry.incident, entry.hypothesis)
     if incident is None or hypothesis is None:
         return None

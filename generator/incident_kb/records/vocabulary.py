@@ -128,6 +128,18 @@ class RecordKind(str, enum.Enum):
 
 RecordKey = tuple[RecordKind, str]  # (kind, record id): a record, however it is referred to
 
+# A reference to a record of another knowledge base of the organisation: `NAME:ID` (`payments:db-pool-size`).
+# Inside its own repository it is unresolved there (kb check says so, as info); an org (`kb org check`,
+# the org site) resolves it among the knowledge bases its configuration names.
+KB_NAME_SEPARATOR = ":"
+
+
+def split_reference(reference: str) -> tuple[str | None, str]:
+    """(knowledge base name or None, id) of a reference as written: 'payments:db-pool' ->
+    ('payments', 'db-pool'); 'db-pool' -> (None, 'db-pool')."""
+    name, separator, record_id = reference.rpartition(KB_NAME_SEPARATOR)
+    return (name, record_id) if separator else (None, reference)
+
 
 RECORD_SUFFIXES = (".yaml", ".yml")
 # What MkDocs renders as a page (`mkdocs.utils.markdown_extensions`, case as written): each is a doc

@@ -160,6 +160,11 @@ def parse_yaml(text: str) -> LoadedYaml:
             line, column = tab
             problem = ("a tab character indents this line; YAML indents with spaces only: replace the tab with "
                        f"spaces ({problem})")
+        elif "found unexpected ':'" in problem and "{" in text.split("\n")[line - 1][:column]:
+            # libyaml (YAML 1.1) ends a plain value in {braces} at a ':' that YAML 1.2 would keep in it
+            problem += ("; inside {braces} a value with a ':' (a NAME:ID reference) needs quotes, e.g. "
+                        "{knob: 'payments:db-pool-size'}, or write it as a block: 'suspect:' then 'knob: "
+                        "payments:db-pool-size' on the next line, indented")
         loaded.error = LoadError(f"invalid YAML: {problem}", line, column)
     except (YAMLError, ValueError, TypeError, OverflowError) as exc:
         loaded.error = LoadError(f"invalid YAML: {exc}", 1, 1)

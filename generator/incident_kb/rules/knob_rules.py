@@ -87,13 +87,14 @@ class Reclaimable:
 def _fallen(reason: RevertReason) -> str:
     assert reason.incident is not None and reason.hypothesis is not None
     incident, hypothesis = reason.incident, reason.hypothesis
+    named = reason.entry.incident or incident.id  # as the revert names it: 'platform:edge-outage' across
     if standing(incident, hypothesis) is Standing.REFUTED:
         on = f" on {day(hypothesis.decided)}" if hypothesis.decided is not None else ""
         cause = incident.root_cause
         actual = f" (root cause: {cause.hypothesis})" if cause and cause.hypothesis != hypothesis.id else ""
-        return f"hypothesis '{hypothesis.id}' of incident '{incident.id}' was refuted{on}{actual}"
+        return f"hypothesis '{hypothesis.id}' of incident '{named}' was refuted{on}{actual}"
     cause = incident.root_cause
-    return (f"incident '{incident.id}' was resolved on another root cause "
+    return (f"incident '{named}' was resolved on another root cause "
             f"('{cause.hypothesis if cause else '?'}'), not hypothesis '{hypothesis.id}'")
 
 

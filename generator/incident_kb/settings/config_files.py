@@ -111,13 +111,13 @@ def site_yaml(text: str) -> Any:
     import yaml  # type: ignore[import-untyped]  # PyYAML, installed with MkDocs: what reads mkdocs.yml
 
     try:
-        return yaml.load(text, Loader=_lenient_loader())  # noqa: S506 - a safe loader, tags read as nothing
+        return yaml.load(text, Loader=lenient_loader())  # noqa: S506 - a safe loader, tags read as nothing
     except yaml.YAMLError as exc:
         raise ValueError(f"it is not valid YAML ({' '.join(str(exc).split())[:200]})") from None
 
 
 @lru_cache(maxsize=1)
-def _lenient_loader() -> Any:
+def lenient_loader() -> Any:
     import yaml
 
     class Lenient(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]

@@ -102,11 +102,11 @@ class SiteContext:
     # --- records -----------------------------------------------------------------------------
     @query
     def knob(self, knob_id: str) -> Knob | None:
-        return self._kb.catalog.knobs.get(knob_id)
+        return self._kb.catalog.knob(knob_id)  # another knowledge base's, on an org site
 
     @query
     def incident(self, incident_id: str) -> Incident | None:
-        return self._kb.catalog.incidents.get(incident_id)
+        return self._kb.catalog.incident(incident_id)
 
     @query
     def hypothesis(self, incident_id: str | None, hypothesis_id: str | None) -> Hypothesis | None:

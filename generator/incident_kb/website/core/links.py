@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -17,7 +18,7 @@ from typing import Protocol
 from markupsafe import Markup
 
 from ...records.schema import Hypothesis, Incident, Knob
-from ...records.vocabulary import RecordKind
+from ...records.vocabulary import RecordKind, split_reference
 from ...repository.files import is_file
 from .markup import breakable, code, plain, record_inline
 
@@ -40,8 +41,19 @@ GENERATED_PAGES = (HOME_PAGE, ACTION_PAGE, TAGS_PAGE, FINDINGS_PAGE, KNOB_INDEX,
 _URL_SAFE = ":/?#@!$&'()*+,;=%~"
 
 
-knob_page = RecordKind.KNOB.page_path
-incident_page = RecordKind.INCIDENT.page_path
+def _page_of(kind: RecordKind) -> Callable[[str], str]:
+    def page(reference: str) -> str:
+        """The record's page: a `NAME:ID` reference's on knowledge base NAME's part of an org site
+        (each knowledge base's pages under its name, beside this one's)."""
+        kb_name, record_id = split_reference(reference)
+        if kb_name is None:
+            return kind.page_path(record_id)
+        return posixpath.join("..", kb_name, kind.page_path(record_id))
+    return page
+
+
+knob_page = _page_of(RecordKind.KNOB)
+incident_page = _page_of(RecordKind.INCIDENT)
 
 
 def hypothesis_anchor(hypothesis_id: str) -> str:

@@ -172,7 +172,7 @@ def finding_title(item: Finding) -> str:
 
 def finding_box(item: Finding) -> Markup:
     """One finding as a warning box; kept out of the search index."""
-    kind = "danger" if item.severity is Severity.ERROR else "warning"
+    kind = {Severity.ERROR: "danger", Severity.WARNING: "warning"}.get(item.severity, "info")
     return Markup(
         f'<div class="admonition {kind} kb-finding" data-search-exclude>\n'
         f'<p class="admonition-title">{html.escape(finding_title(item))}</p>\n'

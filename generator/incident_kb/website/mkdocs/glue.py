@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import re
 import time
 from collections.abc import Iterable
@@ -33,6 +34,7 @@ from ...repository.files import Probes, probes_recorded
 from ...settings.docs_folder import DocsFolder
 from ..core.bundle import Bundle, PageMeta
 from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from ..core.org_home import ORG_HOME, render_org_home
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
 from ..core.site_config import settings_from_config
@@ -83,6 +85,53 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     log_findings(kb, options.findings)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
+
+
+def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
+    """An org site (the plugin's `knowledge_bases:`): every knowledge base read and checked together
+    (`org.organisation`), each rendered under its name (`NAME/knobs/ID/`...), and one home page with
+    the organisation's ledger and findings. A knowledge base that cannot be read is logged, and left out."""
+    from ...org.configuration import read_org_config
+    from ...org.organisation import check_organisation
+
+    try:
+        org_config = read_org_config(Path(str(config.config_file_path)))
+        assert org_config is not None  # required: KbError when it lists none
+        organisation = check_organisation(org_config, timelines=True, allow_shallow=True)
+    except KbError as exc:
+        raise PluginError(f"incident-kb: {exc}") from None
+    hand_written = hand_written_pages(files, config)
+    generated: dict[str, str] = {}
+    pages: dict[str, PageMeta] = {}
+    for member in organisation.members:
+        if member.kb is None or member.root is None:
+            continue
+        # Each knowledge base's own docs stay in its own site; its pages here edit nothing in this repository.
+        asked = replace(settings_from_config({"site_name": member.name, "docs_dir": config.docs_dir}, member.root),
+                        tags=False, charts=options.charts, prefix=member.name, findings=options.findings)
+        settings = place_settings(asked, hand_written, config.use_directory_urls)
+        placed = place_bundle(render_site(member.kb, settings), settings, hand_written, asked,
+                              config.use_directory_urls)
+        generated.update(placed.bundle.files)
+        for shared in (*placed.bundle.needs.stylesheets, *placed.bundle.needs.scripts):  # linked from every page
+            if posixpath.join(member.name, shared) in placed.bundle.files:
+                generated[shared] = placed.bundle.files[posixpath.join(member.name, shared)]
+        pages.update({path: replace(meta, banner=None) for path, meta in placed.bundle.pages.items() if meta.generated})
+    if ORG_HOME not in hand_written:
+        generated[ORG_HOME] = render_org_home(organisation, config.site_name, options.findings)
+        pages[ORG_HOME] = PageMeta(title=config.site_name)
+    with FilesEditor(files, config, scratch) as editor:
+        for path, text in generated.items():
+            with editor.open(path, "w") as handle:
+                handle.write(text)
+        built = editor.files
+    apply_page_meta(built, Bundle(generated, pages))
+    for item in organisation.findings:
+        if item.code in ("unreadable-kb", "bad-config"):  # the rest are on the pages, as for one knowledge base
+            log.warning("incident-kb: %s:%d: %s", item.path, item.line, item.message)
+    log.info("kb org check: %d finding(s) in %d knowledge base(s)", len(organisation.findings),
+             len(organisation.members))
+    return Generated(built, {}, pages)
 
 
 class InputsLooked:

@@ -127,6 +127,9 @@ class IncidentKbConfig(Config):
     # A site for readers outside the team: `mkdocs build` leaves kb check's findings out of the pages
     # (banners on docs, boxes on records, the findings page); `mkdocs serve` still shows them.
     public = opt.Type(bool, default=False)
+    # An org site: the organisation's knowledge bases ({name, path} or {name, git, ref}), each
+    # rendered under its name, with one home page and one search (read by org.configuration).
+    knowledge_bases = opt.Optional(opt.Type(list))
 
 
 class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
@@ -252,7 +255,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             generated = previewer.preview_files(self._preview, files, config, options)
         else:
             self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
-            generated = glue.generate_files(files, config, options, self._scratch.name)
+            generate = glue.generate_org_files if self.config.knowledge_bases is not None else glue.generate_files
+            generated = generate(files, config, options, self._scratch.name)
         self._banners = generated.banners
         self._pages = generated.pages
         self._files = generated.files

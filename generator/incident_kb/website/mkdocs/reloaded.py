@@ -27,6 +27,9 @@ class GlueModule(Protocol):
 
     def generate_files(self, files: Files, config: MkDocsConfig, options: _SiteOptions, scratch: str) -> Generated: ...
 
+    def generate_org_files(self, files: Files, config: MkDocsConfig, options: _SiteOptions,
+                           scratch: str) -> Generated: ...
+
 
 class PreviewModule(Protocol):
     """The live preview of `mkdocs serve --dirty` (preview.py)."""

@@ -1,0 +1,176 @@
+"""`kb org check`: the knowledge bases an org site's mkdocs.yml names, checked together; NAME:ID
+references resolved (dangling ones are errors), verdicts across knowledge bases, an unreadable
+knowledge base named and the rest checked. Real folders and real local git repositories."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ..org_support import committed, write_org, write_payments, write_platform
+
+
+@pytest.fixture
+def org(tmp_path, user_cache):
+    """payments (a folder) and platform (a folder), with the org site beside them."""
+    write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    return write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                        {"name": "platform", "path": "../platform"}])
+
+
+def org_check(kb, config, *more):
+    return kb("org", "check", "--config", config, *more)
+
+
+def codes(result):
+    return [(f["path"], f["code"], f["severity"]) for f in json.loads(result.out)["findings"]]
+
+
+def test_a_knob_reverted_under_another_teams_refuted_hypothesis_is_reclaimable(kb, org):
+    result = org_check(kb, org)
+    assert result.code == 1, result.out
+    assert ("payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob: knob 'db-pool-size' (DB_POOL_SIZE=64) is "
+            "still reverted, but hypothesis 'pool-exhaustion' of incident 'platform:edge-outage' was refuted on "
+            "2026-11-04. Restoring it reclaims +9.5% checkout throughput.") in result.out
+    assert "unresolved-here" not in result.out
+    assert result.out.endswith("(2 knowledge bases: 1 knob, 1 incident checked)\n")
+
+
+def test_while_the_hypothesis_is_open_nothing_is_reclaimable(kb, org, tmp_path):
+    write_platform(tmp_path / "platform", status="open")
+    result = org_check(kb, org, "--format", "json")
+    assert result.code == 0, result.out
+    assert ("payments/knobs/db-pool-size.yaml", "reclaimable-knob", "error") not in codes(result)
+
+
+def test_a_dangling_reference_across_is_an_error_at_its_line(kb, org, tmp_path):
+    write_platform(tmp_path / "platform", suspect="payments:no-such-knob")
+    result = org_check(kb, org)
+    assert result.code == 1
+    assert ("platform/incidents/edge-outage.yaml:12:7: error dangling-ref: hypotheses[0] suspects knob "
+            "'payments:no-such-knob', but knowledge base 'payments' has no knobs/no-such-knob.yaml") in result.out
+
+
+def test_a_reference_to_a_knowledge_base_the_org_lacks_is_an_error(kb, org, tmp_path):
+    write_platform(tmp_path / "platform", suspect="billing:db-pool-size")
+    result = org_check(kb, org)
+    assert result.code == 1
+    assert "the organisation has no knowledge base named 'billing' (it has: payments, platform)" in result.out
+
+
+def test_a_missing_hypothesis_of_another_knowledge_base_is_dangling(kb, org, tmp_path):
+    write_payments(tmp_path / "payments", hypothesis="no-such-hypothesis")
+    result = org_check(kb, org)
+    assert "incident 'platform:edge-outage' has no hypothesis 'no-such-hypothesis' (it has: pool-exhaustion)" \
+        in result.out
+
+
+def test_a_missing_folder_is_a_finding_naming_it_and_the_rest_is_checked(kb, org, tmp_path):
+    write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                 {"name": "platform", "path": "../platform"},
+                                 {"name": "search", "path": "../search"}])
+    result = org_check(kb, org)
+    assert result.code == 1
+    assert "mkdocs.yml:13:11: error unreadable-kb: knowledge base 'search' (path ../search) cannot be read" \
+        in result.out
+    assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in result.out
+    assert "(3 knowledge bases (1 not read): 1 knob, 1 incident checked)" in result.out
+
+
+def test_a_folder_with_no_records_is_named(kb, org, tmp_path):
+    (tmp_path / "empty").mkdir()
+    write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"}, {"name": "empty", "path": "../empty"}])
+    result = org_check(kb, org)
+    assert "knowledge base 'empty' (path ../empty) cannot be read: " in result.out
+    assert "has no knobs/ or incidents/ folder, so it is not a knowledge base" in result.out
+    assert "--root" not in result.out
+
+
+def test_records_that_fail_validation_are_that_knowledge_bases_findings(kb, org, tmp_path):
+    (tmp_path / "platform/incidents/broken.yaml").write_text("id: broken\ntitle: [\n")
+    result = org_check(kb, org)
+    assert "platform/incidents/broken.yaml:" in result.out and "yaml-syntax" in result.out
+    assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in result.out
+
+
+def test_the_github_format_names_the_knowledge_base_in_the_file(kb, org):
+    result = org_check(kb, org, "--format", "github")
+    assert "::error file=payments/knobs/db-pool-size.yaml,line=5,col=1,title=reclaimable-knob::" in result.out
+
+
+def test_no_configuration_is_exit_2_in_one_line(kb, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = kb("org", "check")
+    assert result.code == 2
+    assert result.err.startswith("kb: no properdocs.yml or mkdocs.yml in ") and result.err.count("\n") == 1
+
+
+def test_a_site_without_knowledge_bases_is_exit_2(kb, tmp_path):
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\nplugins:\n  - search\n  - incident-kb\n")
+    result = kb("org", "check", "--config", tmp_path / "mkdocs.yml")
+    assert result.code == 2
+    assert "configures no knowledge bases" in result.err
+
+
+@pytest.mark.parametrize(("entries", "message", "line"), [
+    ([{"name": "payments", "path": "../p"}, {"name": "payments", "path": "../q"}],
+     "the name 'payments' is used twice (also at line 9)", 11),
+    ([{"name": "Payments", "path": "../p"}], "has the name 'Payments'; a name is a slug", 9),
+    ([{"name": "payments", "path": "../p", "git": "file:///x"}], "needs one of 'path' (a folder) and 'git'", 9),
+    ([{"name": "payments"}], "not neither", 9),
+    ([{"name": "payments", "pth": "../p"}], "'pth' is not a field of a knowledge base entry; did you mean 'path'?", 10),
+    ([{"name": "payments", "path": "../p", "ref": "main"}], "a ref belongs to a 'git' entry", 9),
+])
+def test_a_malformed_entry_is_a_finding_at_its_line(kb, tmp_path, user_cache, entries, message, line):
+    config = write_org(tmp_path / "org", entries)
+    result = org_check(kb, config, "--format", "json")
+    found = [f for f in json.loads(result.out)["findings"] if f["code"] == "bad-config"]
+    assert [(f["path"], f["line"]) for f in found] == [("mkdocs.yml", line)], result.out
+    assert message in found[0]["message"]
+    assert result.code == 1
+
+
+def test_properdocs_yml_is_found_by_default(kb, org, monkeypatch):
+    org.rename(org.with_name("properdocs.yml"))
+    monkeypatch.chdir(org.parent)
+    assert kb("org", "check").code == 1
+
+
+def test_a_git_knowledge_base_is_cloned_into_the_cache_at_its_ref(kb, tmp_path, user_cache):
+    payments = write_payments(tmp_path / "payments")
+    committed(payments)
+    platform = write_platform(tmp_path / "platform-src", status="open")
+    repo = committed(platform)
+    repo.git("checkout", "-q", "-b", "refuted")
+    write_platform(platform, status="refuted")
+    repo.commit("Refute", "2026-11-06T10:00:00Z")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "git": f"file://{platform}", "ref": "main"}])
+    result = org_check(kb, config, "--format", "json")
+    assert result.code == 0, result.out
+    clones = list((user_cache / "clones").iterdir())
+    assert len(clones) == 1 and not clones[0].is_relative_to(tmp_path / "org")
+    # another ref: fetched into the same clone
+    write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                 {"name": "platform", "git": f"file://{platform}", "ref": "refuted"}])
+    result = org_check(kb, config)
+    assert result.code == 1
+    assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in result.out
+    assert list((user_cache / "clones").iterdir()) == clones
+
+
+@pytest.mark.parametrize(("url", "ref", "said"), [
+    ("file:///nowhere/at/all", "main", "cannot fetch git file:///nowhere/at/all at main: "),
+    (None, "no-such-branch", "the ref 'no-such-branch' is no branch, tag or commit of the repository"),
+    ("--upload-pack=touch /tmp/x", "main", "starts with '-'"),
+])
+def test_an_unreachable_git_knowledge_base_is_a_finding(kb, tmp_path, user_cache, url, ref, said):
+    payments = write_payments(tmp_path / "payments")
+    committed(payments)
+    config = write_org(tmp_path / "org", [{"name": "payments", "git": url or f"file://{payments}", "ref": ref}])
+    result = org_check(kb, config, "--format", "json")
+    (found,) = [f for f in json.loads(result.out)["findings"] if f["code"] == "unreadable-kb"]
+    assert said in found["message"] and found["subject"] == "payments"
+    assert result.code == 1

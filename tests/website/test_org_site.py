@@ -1,0 +1,61 @@
+"""The org site: a real `mkdocs build --strict` of an org repository whose mkdocs.yml lists two
+knowledge bases; record pages under each knowledge base's name, one home page with the org-wide
+ledger and findings, one search index over all of them."""
+
+from __future__ import annotations
+
+import pytest
+
+from ..org_support import write_org, write_payments, write_platform
+from ..site_support import search_pages, try_build_site
+
+
+@pytest.fixture
+def org_site(tmp_path, user_cache):
+    write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"},
+                                          {"name": "search", "path": "../search-missing"}])
+    out = tmp_path / "site"
+    failure, logged = try_build_site(config.parent, out, strict=False)
+    assert failure is None, logged
+    return out, logged
+
+
+@pytest.mark.slow
+def test_every_record_page_lives_under_its_knowledge_base(org_site):
+    out, _ = org_site
+    assert (out / "payments/knobs/db-pool-size/index.html").is_file()
+    assert (out / "platform/incidents/edge-outage/index.html").is_file()
+    knob = (out / "payments/knobs/db-pool-size/index.html").read_text()
+    # the revert's hypothesis links to the other knowledge base's incident page
+    assert 'href="../../../platform/incidents/edge-outage/#hypothesis-pool-exhaustion"' in knob
+
+
+@pytest.mark.slow
+def test_the_home_page_holds_the_org_ledger_and_findings(org_site):
+    out, logged = org_site
+    home = (out / "index.html").read_text()
+    assert "1 knob reclaimable in total" in home and "payments 1, platform 0" in home
+    assert 'href="payments/knobs/db-pool-size/"' in home
+    assert "unreadable-kb" in home and "search" in home
+    assert "knowledge base 'search' (path ../search-missing) cannot be read" in logged
+
+
+@pytest.mark.slow
+def test_one_search_covers_every_knowledge_base(org_site):
+    out, _ = org_site
+    pages = search_pages(out)
+    urls = " ".join(pages)
+    assert "payments/knobs/db-pool-size" in urls and "platform/incidents/edge-outage" in urls
+
+
+@pytest.mark.slow
+def test_the_org_site_builds_strict_when_every_knowledge_base_is_read(tmp_path, user_cache):
+    write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    failure, logged = try_build_site(config.parent, tmp_path / "site", strict=True)
+    assert failure is None, logged
