@@ -13,6 +13,7 @@ from itertools import groupby
 
 from ..findings import Finding, Severity
 from ..wording import plural
+from .owners import Ownership, by_owner
 
 # What a terminal or a log would act on instead of showing: control characters (escape sequences
 # can clear the screen or hide text; a newline would split a finding), bidirectional overrides
@@ -40,7 +41,7 @@ def count(findings: Sequence[Finding], severity: Severity) -> int:
     return sum(1 for f in findings if f.severity is severity)
 
 
-def format_text(findings: Sequence[Finding], summary: str) -> str:
+def format_text(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """Grouped by file, a blank line between files, and a closing count."""
     blocks = []
     for _, group in groupby(findings, key=lambda f: f.path):
@@ -56,7 +57,7 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
     return "\n\n".join([*blocks, tail]) + "\n"
 
 
-def format_json(findings: Sequence[Finding], summary: str) -> str:
+def format_json(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     document = {
         "findings": [{"code": f.code, "severity": f.severity.value, "path": f.path, "line": f.line,
                       "column": f.column, "subject": f.subject, "message": f.message} for f in findings],
@@ -92,7 +93,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def format_github(findings: Sequence[Finding], summary: str) -> str:
+def format_github(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """GitHub Actions workflow commands: one annotation per finding."""
     lines = []
     for f in findings:
@@ -104,19 +105,32 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
+def format_github_summary(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None,
+                          notices: Sequence[str] = ()) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step).
 
     GitHub renders it as markdown with HTML, so record text in it is escaped as the pages escape
     it: text in `backticks` is code, everything else shows as the characters it is, never as an
-    image, a link, emphasis, a heading or a table cell of its own."""
+    image, a link, emphasis, a heading or a table cell of its own. With `ownership`, a section "Who
+    to tell" follows: per owner, the findings on what they own. `notices` (one line each, such as
+    the exoneration notice of PR mode) come before the findings."""
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
     lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({_shown_text(summary)})",
              ""]
+    for notice in notices:
+        lines += [_shown_message(notice), ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
         lines += [f"| {_code_span(f'{f.path}:{f.line}')} | {f.severity} | {_code_span(f.code)} | "
                   f"{_shown_message(f.message)} |" for f in findings]
+        lines.append("")
+    if findings and ownership is not None:
+        lines += ["### Who to tell", ""]
+        for owner, owned in by_owner(findings, ownership):
+            lines.append(f"- {_code_span(owner)}:" if owner is not None else "- owned by nobody:")
+            for f in owned:
+                nobody = "" if owner is not None else f" ({_shown_text(ownership.of_finding(f).why_nobody)})"
+                lines.append(f"  - {_code_span(f'{f.path}:{f.line}')} {_code_span(f.code)}{nobody}")
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -148,9 +162,10 @@ def _shown_message(text: str) -> str:
     return "".join(_code_span(part) if i % 2 else _shown_text(part) for i, part in enumerate(parts))
 
 
-def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
+def format_gitlab(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """A GitLab Code Quality report (artifacts:reports:codequality). Fingerprints leave out line
-    numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number."""
+    numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number.
+    With `ownership`, each description ends with who owns what the finding is about."""
     seen: dict[str, int] = {}
     issues = []
     for f in findings:
@@ -159,7 +174,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
         fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode("utf-8", "surrogatepass"),
                                   usedforsecurity=False).hexdigest()
         issues.append({
-            "description": f.message,
+            "description": f.message if ownership is None else f"{f.message}; {ownership.of_finding(f).said}",
             "check_name": f.code,
             "fingerprint": fingerprint,
             "severity": "major" if f.severity is Severity.ERROR else "minor",
@@ -168,7 +183,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
     return _json(issues)
 
 
-FORMATS: dict[str, Callable[[Sequence[Finding], str], str]] = {
+FORMATS: dict[str, Callable[[Sequence[Finding], str, Ownership | None], str]] = {
     "text": format_text,
     "json": format_json,
     "github": format_github,
