@@ -115,22 +115,22 @@ def format_github_summary(findings: Sequence[Finding], summary: str, ownership: 
     to tell" follows: per owner, the findings on what they own. `notices` (one line each, such as
     the exoneration notice of PR mode) come before the findings."""
     errors, warnings = count(findings, Severity.ERROR), count(findings, Severity.WARNING)
-    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({_shown_text(summary)})",
+    lines = ["## kb check", "", f"{plural(errors, 'error')}, {plural(warnings, 'warning')} ({shown_text(summary)})",
              ""]
     for notice in notices:
-        lines += [_shown_message(notice), ""]
+        lines += [shown_message(notice), ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
-        lines += [f"| {_code_span(f'{f.path}:{f.line}')} | {f.severity} | {_code_span(f.code)} | "
-                  f"{_shown_message(f.message)} |" for f in findings]
+        lines += [f"| {code_span(f'{f.path}:{f.line}')} | {f.severity} | {code_span(f.code)} | "
+                  f"{shown_message(f.message)} |" for f in findings]
         lines.append("")
     if findings and ownership is not None:
         lines += ["### Who to tell", ""]
         for owner, owned in by_owner(findings, ownership):
-            lines.append(f"- {_code_span(owner)}:" if owner is not None else "- owned by nobody:")
+            lines.append(f"- {code_span(owner)}:" if owner is not None else "- owned by nobody:")
             for f in owned:
-                nobody = "" if owner is not None else f" ({_shown_text(ownership.of_finding(f).why_nobody)})"
-                lines.append(f"  - {_code_span(f'{f.path}:{f.line}')} {_code_span(f.code)}{nobody}")
+                nobody = "" if owner is not None else f" ({shown_text(ownership.of_finding(f).why_nobody)})"
+                lines.append(f"  - {code_span(f'{f.path}:{f.line}')} {code_span(f.code)}{nobody}")
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -141,11 +141,11 @@ def format_github_summary(findings: Sequence[Finding], summary: str, ownership: 
 _MARKUP = str.maketrans({char: f"&#{ord(char)};" for char in "&<>\\\"'`*_[](){}#!|~:@$."})
 
 
-def _shown_text(text: str) -> str:
+def shown_text(text: str) -> str:
     return displayable(text.replace("\r", " ").replace("\n", " ")).translate(_MARKUP)
 
 
-def _code_span(text: str) -> str:
+def code_span(text: str) -> str:
     """`text` as a code span in a table cell: shown literally (only '|' needs its backslash there),
     fenced by more backticks than any run of them inside."""
     body = displayable(text.replace("\r", " ").replace("\n", " ")).replace("|", "\\|")
@@ -154,12 +154,12 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
-def _shown_message(text: str) -> str:
+def shown_message(text: str) -> str:
     """A finding's message: its `backticked` parts as code spans, the rest as text (as on the pages)."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick is just a character
         parts[-2:] = [parts[-2] + "`" + parts[-1]]
-    return "".join(_code_span(part) if i % 2 else _shown_text(part) for i, part in enumerate(parts))
+    return "".join(code_span(part) if i % 2 else shown_text(part) for i, part in enumerate(parts))
 
 
 def format_gitlab(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:

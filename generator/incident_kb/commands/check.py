@@ -35,7 +35,7 @@ def _day(text: str) -> date:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date; give e.g. 2026-11-30") from None
 
 
-def _add_today(parser: argparse.ArgumentParser) -> None:
+def add_today(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--today", type=_day, metavar="DATE", default=None,
                         help=f"the date rules count from, e.g. for revert-overdue (default: ${TODAY_VARIABLE}, "
                              "else the clock's date), so a CI run can be reproduced")
@@ -44,7 +44,7 @@ def _add_today(parser: argparse.ArgumentParser) -> None:
 def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     add_root(parser)
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
-    _add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
+    add_today(parser)  # no validation depends on the date today; accepted so both commands take the same flags
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -71,7 +71,7 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also say, on stderr, each doc stale-doc leaves alone and why (history-pages, "
                              "stale-doc-exclude); runs the whole check, without the remembered result")
-    _add_today(parser)
+    add_today(parser)
 
 
 def run_check(args: argparse.Namespace) -> int:
