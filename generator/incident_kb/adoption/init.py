@@ -4,7 +4,8 @@ Writes the record folders, a first doc (so git keeps docs/), the JSON Schemas wh
 modelines point, the site's configuration (`--site mkdocs`, the default: a mkdocs.yml that uses the
 `incident-kb` plugin; `--site zensical`: a zensical.toml that builds what `kb render` writes),
 `.gitignore` entries for what the build and a killed edit leave, and, at the top of the git
-repository (where GitHub and pre-commit look for them), the PR workflow and a pre-commit hook. DIR
+repository (where GitHub and pre-commit look for them), the PR workflow, the weekly report's workflow
+(an issue of what needs action) and a pre-commit hook. DIR
 may be a subfolder of a larger repository. A file that exists is never overwritten: it is kept and
 named in the output (only missing lines are added to .gitignore), so running it twice is safe.
 
@@ -38,6 +39,7 @@ from .site_merge import CannotMerge, SiteSetup, read_site_setup
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
 WORKFLOW = ".github/workflows/kb-check.yml"
+REPORT_WORKFLOW = ".github/workflows/kb-report.yml"  # the weekly issue of what needs action (kb report)
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
 # What `mkdocs build` writes, tools' caches (kb keeps its own outside the repository), and the
 # temporary files a killed edit leaves.
@@ -118,12 +120,16 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
                                                       else f" -f {first_files.shell_quoted(setup.config_name)}")
         workflow = workflow.replace("run: mkdocs build --strict\n", f"run: {build}\n")
     files[layout.top / WORKFLOW] = workflow
+    files[layout.top / REPORT_WORKFLOW] = first_files.fill("kb-report.yml", {"kb_dir": values["kb_dir"],
+                                                                             "install": values["install"]})
     files[layout.top / PRE_COMMIT_CONFIG] = first_files.fill("pre-commit-config.yaml", {"entry": values["entry"]})
     first_files.check_reads_back(files, [
         *([(layout.root / "mkdocs.yml", ("site_name",), values["site_name"])]
           if setup.generator == "mkdocs" and not setup.existing else []),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "defaults", "run", "working-directory"), values["kb_dir"]),
         (layout.top / WORKFLOW, ("jobs", "kb-check", "steps", 2, "run"), values["install"]),
+        (layout.top / REPORT_WORKFLOW, ("jobs", "kb-report", "defaults", "run", "working-directory"), values["kb_dir"]),
+        (layout.top / REPORT_WORKFLOW, ("jobs", "kb-report", "steps", 2, "run"), values["install"]),
         (layout.top / PRE_COMMIT_CONFIG, ("repos", 0, "hooks", 0, "entry"), values["entry"])])
     if setup.generator == "zensical" and not setup.existing:
         first_files.check_toml_reads_back(str(files[layout.root / setup.config_name]), ("project", "site_name"),

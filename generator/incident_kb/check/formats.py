@@ -13,6 +13,7 @@ from itertools import groupby
 
 from ..findings import Finding, Severity
 from ..wording import plural
+from .owners import Ownership, by_owner
 
 # What a terminal or a log would act on instead of showing: control characters (escape sequences
 # can clear the screen or hide text; a newline would split a finding), bidirectional overrides
@@ -47,7 +48,7 @@ def counts_text(findings: Sequence[Finding]) -> str:
     return text + (f", {infos} info" if infos else "")
 
 
-def format_text(findings: Sequence[Finding], summary: str) -> str:
+def format_text(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """Grouped by file, a blank line between files, and a closing count."""
     blocks = []
     for _, group in groupby(findings, key=lambda f: f.path):
@@ -61,7 +62,7 @@ def format_text(findings: Sequence[Finding], summary: str) -> str:
     return "\n\n".join([*blocks, tail]) + "\n"
 
 
-def format_json(findings: Sequence[Finding], summary: str) -> str:
+def format_json(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     document = {
         "findings": [{"code": f.code, "severity": f.severity.value, "path": f.path, "line": f.line,
                       "column": f.column, "subject": f.subject, "message": f.message} for f in findings],
@@ -101,7 +102,7 @@ def _escape_property(text: str) -> str:
 _GITHUB_COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
-def format_github(findings: Sequence[Finding], summary: str) -> str:
+def format_github(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """GitHub Actions workflow commands: one annotation per finding."""
     lines = []
     for f in findings:
@@ -112,17 +113,30 @@ def format_github(findings: Sequence[Finding], summary: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
+def format_github_summary(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None,
+                          notices: Sequence[str] = ()) -> str:
     """Markdown for $GITHUB_STEP_SUMMARY: every finding (annotations stop at 10 of a kind per step).
 
     GitHub renders it as markdown with HTML, so record text in it is escaped as the pages escape
     it: text in `backticks` is code, everything else shows as the characters it is, never as an
-    image, a link, emphasis, a heading or a table cell of its own."""
-    lines = ["## kb check", "", f"{counts_text(findings)} ({_shown_text(summary)})", ""]
+    image, a link, emphasis, a heading or a table cell of its own. With `ownership`, a section "Who
+    to tell" follows: per owner, the findings on what they own. `notices` (one line each, such as
+    the exoneration notice of PR mode) come before the findings."""
+    lines = ["## kb check", "", f"{counts_text(findings)} ({shown_text(summary)})", ""]
+    for notice in notices:
+        lines += [shown_message(notice), ""]
     if findings:
         lines += ["| where | severity | code | message |", "|---|---|---|---|"]
-        lines += [f"| {_code_span(f'{f.path}:{f.line}')} | {f.severity} | {_code_span(f.code)} | "
-                  f"{_shown_message(f.message)} |" for f in findings]
+        lines += [f"| {code_span(f'{f.path}:{f.line}')} | {f.severity} | {code_span(f.code)} | "
+                  f"{shown_message(f.message)} |" for f in findings]
+        lines.append("")
+    if findings and ownership is not None:
+        lines += ["### Who to tell", ""]
+        for owner, owned in by_owner(findings, ownership):
+            lines.append(f"- {code_span(owner)}:" if owner is not None else "- owned by nobody:")
+            for f in owned:
+                nobody = "" if owner is not None else f" ({shown_text(ownership.of_finding(f).why_nobody)})"
+                lines.append(f"  - {code_span(f'{f.path}:{f.line}')} {code_span(f.code)}{nobody}")
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -133,11 +147,11 @@ def format_github_summary(findings: Sequence[Finding], summary: str) -> str:
 _MARKUP = str.maketrans({char: f"&#{ord(char)};" for char in "&<>\\\"'`*_[](){}#!|~:@$."})
 
 
-def _shown_text(text: str) -> str:
+def shown_text(text: str) -> str:
     return displayable(text.replace("\r", " ").replace("\n", " ")).translate(_MARKUP)
 
 
-def _code_span(text: str) -> str:
+def code_span(text: str) -> str:
     """`text` as a code span in a table cell: shown literally (only '|' needs its backslash there),
     fenced by more backticks than any run of them inside."""
     body = displayable(text.replace("\r", " ").replace("\n", " ")).replace("|", "\\|")
@@ -146,17 +160,18 @@ def _code_span(text: str) -> str:
     return f"{fence}{pad}{body}{pad}{fence}"
 
 
-def _shown_message(text: str) -> str:
+def shown_message(text: str) -> str:
     """A finding's message: its `backticked` parts as code spans, the rest as text (as on the pages)."""
     parts = text.split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick is just a character
         parts[-2:] = [parts[-2] + "`" + parts[-1]]
-    return "".join(_code_span(part) if i % 2 else _shown_text(part) for i, part in enumerate(parts))
+    return "".join(code_span(part) if i % 2 else shown_text(part) for i, part in enumerate(parts))
 
 
-def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
+def format_gitlab(findings: Sequence[Finding], summary: str, ownership: Ownership | None = None) -> str:
     """A GitLab Code Quality report (artifacts:reports:codequality). Fingerprints leave out line
-    numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number."""
+    numbers, so a finding that only moved keeps its fingerprint; repeats get an occurrence number.
+    With `ownership`, each description ends with who owns what the finding is about."""
     seen: dict[str, int] = {}
     issues = []
     for f in findings:
@@ -165,7 +180,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
         fingerprint = hashlib.md5(f"{identity}\0{seen[identity]}".encode("utf-8", "surrogatepass"),
                                   usedforsecurity=False).hexdigest()
         issues.append({
-            "description": f.message,
+            "description": f.message if ownership is None else f"{f.message}; {ownership.of_finding(f).said}",
             "check_name": f.code,
             "fingerprint": fingerprint,
             "severity": {Severity.ERROR: "major", Severity.WARNING: "minor"}.get(f.severity, "info"),
@@ -174,7 +189,7 @@ def format_gitlab(findings: Sequence[Finding], summary: str) -> str:
     return _json(issues)
 
 
-FORMATS: dict[str, Callable[[Sequence[Finding], str], str]] = {
+FORMATS: dict[str, Callable[[Sequence[Finding], str, Ownership | None], str]] = {
     "text": format_text,
     "json": format_json,
     "github": format_github,

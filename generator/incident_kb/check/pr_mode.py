@@ -19,6 +19,7 @@ compares two checks.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tempfile
 from collections.abc import Hashable, Iterable, Mapping, Sequence
@@ -44,7 +45,8 @@ from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
 from ..records.vocabulary import RecordKind
-from ..repository.files import is_folder
+from ..repository.files import UnreadableFile, is_folder
+from ..rules.references import read_doc
 from ..settings.config_files import CONFIG_FILES
 from ..settings.kb_settings import read_settings
 from ..wording import plural
@@ -62,6 +64,27 @@ _NUMBER = re.compile(r"\b\d+\b")
 def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
                   today: date | None = None) -> tuple[str, list[Finding]]:
     """(commit id, findings) of the knowledge base at `root` as it stood at commit `ref`."""
+    base = check_base(root, ref, allow_shallow=allow_shallow, today=today)
+    return base.commit, base.findings
+
+
+@dataclass(frozen=True)
+class BaseCheck:
+    """The knowledge base as it stood at the base: its findings, records, and its docs' digests."""
+
+    commit: str
+    findings: list[Finding]
+    catalog: Catalog  # empty when there was no knowledge base there
+    doc_digests: Mapping[str, str]  # each doc that referred to a record there -> a digest of its text
+
+    def unchanged_docs(self, kb: KnowledgeBase) -> dict[str, bool]:
+        """For each doc of `kb` that refers to a record: whether its text is as it was at the base."""
+        return {doc: self.doc_digests.get(doc) == _doc_digest(kb.root, doc)
+                for doc in sorted({reference.doc for reference in kb.references})}
+
+
+def check_base(root: Path, ref: str, *, allow_shallow: bool = False, today: date | None = None) -> BaseCheck:
+    """The knowledge base at `root` as it stood at commit `ref`, checked."""
     try:
         with open_repository(root) as repo:
             state = repository_state(repo, root)
@@ -72,13 +95,23 @@ def check_at_base(root: Path, ref: str, *, allow_shallow: bool = False,
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder, loads_shared():
                 base_root = Path(folder)
                 if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
-                    return commit, []  # no knowledge base there yet (or not in this folder): everything today is new
+                    # no knowledge base there yet (or not in this folder): everything today is new
+                    return BaseCheck(commit, [], Catalog.of(()), {})
                 kb = check_knowledge_base(base_root, CheckMode(today, allow_shallow, repo_folder=root, rev=commit,
                                                                cache=False))
-                return commit, _relocated(kb, base_root)
+                digests = {doc: digest for doc in {reference.doc for reference in kb.references}
+                           if (digest := _doc_digest(base_root, doc)) is not None}
+                return BaseCheck(commit, _relocated(kb, base_root), kb.catalog, digests)
     except NotARepository as exc:
         raise KbError(f"--base needs the git history: {exc}; run kb check --base inside a clone of the "
                       "repository") from None
+
+
+def _doc_digest(root: Path, doc: str) -> str | None:
+    try:
+        return hashlib.sha256(read_doc(root, doc).encode("utf-8", "surrogatepass")).hexdigest()
+    except (UnreadableFile, UnicodeDecodeError):
+        return None
 
 
 def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,

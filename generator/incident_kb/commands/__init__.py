@@ -10,11 +10,13 @@ from .fmt import FMT
 from .init import INIT
 from .measure import MEASURE
 from .render import RENDER
+from .report import REPORT
 
 COMMANDS: tuple[Command, ...] = (
     INIT,
     *check.COMMANDS,
     *org_check.COMMANDS,
+    REPORT,
     *new.COMMANDS,
     *incident_edits.COMMANDS,
     *knob_edits.COMMANDS,

@@ -18,6 +18,7 @@ from pathlib import Path
 from ..cache import cache_enabled, cache_folder_warning
 from ..check.formats import FORMATS, displayable, format_github_summary
 from ..check.memo import Checked, Result, check_remembering, ledger_text
+from ..check.owners import Ownership
 from ..findings import CODES, Finding, KbError, Severity
 from ..records.vocabulary import RecordKind
 from ..settings.reference_date import TODAY_VARIABLE, reference_date
@@ -50,7 +51,7 @@ def run_validate(args: argparse.Namespace) -> int:
     from ..check.pipeline import load_knowledge_base
 
     kb = load_knowledge_base(root_of(args))
-    return _report(kb.findings, kb.summary, args.format)
+    return _report(kb.findings, kb.summary, args.format, Ownership.of(kb))
 
 
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,14 +79,17 @@ def run_check(args: argparse.Namespace) -> int:
     warning = cache_folder_warning(root, said=True)  # said by every run, cached or cold: the same bytes
     if warning is not None:
         print(f"kb: {displayable(warning)}", file=sys.stderr)
-    if args.base is None and not args.staged and not args.verbose and cache_enabled():
+    # The github and gitlab formats name owners, from the checked records: CI's formats, run cold there anyway.
+    if args.base is None and not args.staged and not args.verbose and cache_enabled() \
+            and args.format not in _WITH_OWNERS:
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
         result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
                                    lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return print_result(result, args.format)
+    from ..check.exoneration import find_exonerations
     from ..check.pipeline import CheckMode, check_knowledge_base
-    from ..check.pr_mode import check_at_base, check_staged, mark_pre_existing, pre_existing_summary
+    from ..check.pr_mode import check_base, check_staged, mark_pre_existing, pre_existing_summary
 
     if args.staged:  # the index, never the work tree (see pr_mode.check_staged)
         if args.base is not None:
@@ -96,7 +100,7 @@ def run_check(args: argparse.Namespace) -> int:
             return 0
         return print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
-        commit, base = check_at_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
+        base = check_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
     kb = check_knowledge_base(root, CheckMode(args.today, args.allow_shallow, cache=args.base is None))
     findings: Sequence[Finding] = kb.findings
@@ -105,10 +109,12 @@ def run_check(args: argparse.Namespace) -> int:
             if (why := kb.config.left_out_by(doc)) is not None:
                 print(f"kb: stale-doc leaves {displayable(doc)} alone ({displayable(why)})", file=sys.stderr)
     after = ""
+    notices: list[str] = []
     if args.base is not None:
-        findings, pre_existing = mark_pre_existing(kb.findings, base, args.base)
-        after = pre_existing_summary(pre_existing, args.base, commit)
-    return print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format)
+        findings, pre_existing = mark_pre_existing(kb.findings, base.findings, args.base)
+        after = pre_existing_summary(pre_existing, args.base, base.commit)
+        notices = [item.notice for item in find_exonerations(base.catalog, kb, base.unchanged_docs(kb))]
+    return print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format, Ownership.of(kb), notices)
 
 
 def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
@@ -134,13 +140,22 @@ def _rechecked(root: Path, args: argparse.Namespace, today: date, text: str, edi
     return Result(findings, ledger.summary, ledger.notes), ledger_text(ledger.to_json())
 
 
-def print_result(result: Result, output_format: str) -> int:
-    """Print a check's notes, findings and summary (and the step summary with --format github)."""
+_WITH_OWNERS = ("github", "gitlab")  # the formats that name who owns what each finding is about
+
+
+def print_result(result: Result, output_format: str, ownership: Ownership | None = None,
+                 notices: Sequence[str] = ()) -> int:
+    """Print a check's notes, findings and summary (and the step summary with --format github);
+    `notices` (PR mode's exonerations) go before the findings in the text output and the summary."""
     for note in result.notes:
         print(f"kb: {displayable(note)}", file=sys.stderr)
-    code = _report(result.findings, result.summary, output_format)
+    if output_format == "text":
+        for notice in notices:
+            print(displayable(notice))
+    code = _report(result.findings, result.summary, output_format, ownership)
     if output_format == "github" and os.environ.get("GITHUB_STEP_SUMMARY"):
-        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"], format_github_summary(result.findings, result.summary))
+        _append_step_summary(os.environ["GITHUB_STEP_SUMMARY"],
+                             format_github_summary(result.findings, result.summary, ownership, notices))
     return code
 
 
@@ -174,9 +189,9 @@ def run_codes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(findings: Sequence[Finding], summary: str, output_format: str) -> int:
+def _report(findings: Sequence[Finding], summary: str, output_format: str, ownership: Ownership | None = None) -> int:
     """Print the findings and the summary line; 1 if any finding is an error."""
-    sys.stdout.write(FORMATS[output_format](findings, summary))
+    sys.stdout.write(FORMATS[output_format](findings, summary, ownership))
     return 1 if any(f.severity is Severity.ERROR for f in findings) else 0
 
 

@@ -73,6 +73,7 @@ def _incident_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--summary", help="markdown summary")
     parser.add_argument("--system", action="append", default=[], help="a system involved (repeatable)")
     parser.add_argument("--symptom", action="append", default=[], help="what was seen (repeatable)")
+    parser.add_argument("--owner", action="append", default=[], help="an owner (repeatable)")
     parser.add_argument("--doc", action="append", default=[], help="a doc about it (repeatable)")
     add_root(parser)
 
@@ -80,11 +81,12 @@ def _incident_arguments(parser: argparse.ArgumentParser) -> None:
 def run_new_incident(args: argparse.Namespace) -> int:
     from ..authoring.outcome import Outcome
     from ..authoring.scaffold import create_record
+    from ..authoring.yaml_emit import FlowList
 
     root = root_of(args)
     values = {"title": args.title, "status": args.status, "started": today_unless(args.started),
               "severity": args.severity, "summary": args.summary, "systems": args.system,
-              "symptoms": args.symptom, "docs": args.doc}
+              "symptoms": args.symptom, "owners": FlowList(args.owner), "docs": args.doc}
     given = {k: v for k, v in values.items() if v is not None}
     return run_edit(args, lambda acts: Outcome(
         f"{create_record(root, RecordKind.INCIDENT, args.id, given)}: new incident '{args.id}' ({args.status})",

@@ -276,6 +276,7 @@ class Incident(Record):
     timeline: tuple[TimelineEntry, ...] = Field(default=(), description="What happened when, oldest first.")
     follow_ups: tuple[FollowUp, ...] = Field(default=(), description="Actions that came out of it.")
     lessons: tuple[Text, ...] = Field(default=(), description="What to do differently.")
+    owners: tuple[Text, ...] = Field(default=(), description="People or teams who own it.")
     docs: tuple[DocPath, ...] = Field(default=(), description="Repository-relative paths of docs about it.")
 
 

@@ -4,6 +4,7 @@ bounded, through the repository's reader (so a cached check's key sees every byt
     pyproject.toml                [tool.incident-kb]: severities, rule settings, docs-dir
     zensical.toml                 a Zensical site (its docs_dir)
     properdocs.yml ... mkdocs.yaml  the MkDocs family's configuration, the first that exists
+    .github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS   who owns a doc (codeowners.py), the first that exists
 
 A file that cannot be read or parsed is kept with its error: each setting that reads it says what
 the error means for it (a `bad-config` finding, the default docs folder with the problem said).
@@ -30,13 +31,14 @@ from pathlib import Path
 from typing import Any
 
 from ..repository.files import UnreadableFile, lexists, read_bounded, real_path
+from .codeowners import CODEOWNERS_FILES
 
 SETTINGS_FILE = "pyproject.toml"
 ZENSICAL_TOML = "zensical.toml"
 # The MkDocs family's configuration files, in the order ProperDocs looks for them (MkDocs: the last two).
 MKDOCS_CONFIGS = ("properdocs.yml", "properdocs.yaml", "mkdocs.yml", "mkdocs.yaml")
 SITE_CONFIGS = (*MKDOCS_CONFIGS, ZENSICAL_TOML)  # a site's configuration (kb init finds and never replaces it)
-CONFIG_FILES = (SETTINGS_FILE, *SITE_CONFIGS)  # every file the settings are read from
+CONFIG_FILES = (SETTINGS_FILE, *SITE_CONFIGS, *CODEOWNERS_FILES)  # every file the settings are read from
 MAX_CONFIG_BYTES = 1 << 20
 MAX_INHERIT = 8  # parents of parents: MkDocs has no bound, kb stops here
 INHERIT = "INHERIT"

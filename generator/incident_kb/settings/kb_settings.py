@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..findings import Finding, finding
 from ..records.vocabulary import RecordKind
+from .codeowners import CodeOwners, read_codeowners
 from .config_files import ConfigFiles, read_config_files
 from .docs_folder import DocsFolder, docs_folder_of
 from .rule_settings import RuleSettings
@@ -24,6 +25,7 @@ class Settings:
     config: Config  # severities and the rules' numbers, from [tool.incident-kb]
     config_findings: tuple[Finding, ...]  # what is wrong with [tool.incident-kb]
     docs: DocsFolder  # the folder of hand-written docs
+    codeowners: CodeOwners  # who owns a doc: the CODEOWNERS file that counts, parsed
 
     def rules(self, today: date) -> RuleSettings:
         """What the rules take, counting from `today`."""
@@ -55,4 +57,9 @@ def read_settings(root: Path) -> Settings:
     """The settings of the knowledge base at `root`: each configuration file read and parsed once."""
     files = read_config_files(root)
     config, findings = config_of(files.pyproject)
-    return Settings(files, config, tuple(findings), docs_folder_of(root, files))
+    codeowners = read_codeowners(root)
+    if codeowners.problem is not None and codeowners.rel_path is not None:
+        findings.append(finding("bad-config", codeowners.rel_path, 1, 1, None,
+                                f"{codeowners.problem}; so kb cannot say who owns the docs, and says they are owned "
+                                "by nobody: make it a readable UTF-8 file (GitHub's and GitLab's syntax)"))
+    return Settings(files, config, tuple(findings), docs_folder_of(root, files), codeowners)

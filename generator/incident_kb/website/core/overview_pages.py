@@ -85,9 +85,9 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
         title="Knobs",
         intro=f"{plural(len(knobs), 'knob')}{breakdown(Counter(k.status.value for k in knobs))}. "
               "Running is the value that runs now: a knob that is not active runs its default. "
-              "Click a column to sort; filter by status, component, tag, whether it is reclaimable or how "
-              "its restore was checked. The address keeps the filters and the order.",
-        tools=table_tools(("Status", "Component", "Tags", "Reclaimable", "Restore"), split=("Tags",)),
+              "Click a column to sort; filter by status, component, tag, owner, whether it is reclaimable or "
+              "how its restore was checked. The address keeps the filters and the order.",
+        tools=table_tools(("Status", "Component", "Tags", "Owner", "Reclaimable", "Restore"), split=("Tags",)),
         columns=("Name", "Component", "Status", "Running", "Default", "Best gain", "Last change", "Tags"),
         # _row calls `make` at once, in this turn of the loop (B023).
         rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob))  # noqa: B023
@@ -109,10 +109,15 @@ def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, .
     change = context.last_change(RecordKind.KNOB, knob.id)
     check = restore_check(knob, context.restore_verify_days(), context.min_gain_pct())
     row_facets = facets(reclaimable="yes" if context.reclaimable_knob(knob.id) is not None else "no",
-                        restore=check.state.value if check is not None else "")
+                        restore=check.state.value if check is not None else "", owner=_owner_facet(knob.owners))
     return (row_facets + links.knob_in_table(knob.id), plain(knob.component or ""), badge("status", knob.status.value),
             running_cell(knob), value_code(knob.default) if knob.default is not None else Markup(),
             best_text, _last_change_cell(change), plain(", ".join(knob.tags)))
+
+
+def _owner_facet(owners: tuple[str, ...]) -> str:
+    """The owner filter's values for a row ('|' separates them; a record with none matches no owner)."""
+    return "|".join(owner.replace("|", "/") for owner in owners)
 
 
 def _last_change_cell(change: Change | None) -> Markup:
@@ -131,9 +136,9 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
         path=INCIDENT_INDEX,
         title="Incidents",
         intro=f"{plural(len(incidents), 'incident')}{breakdown(Counter(i.status.value for i in incidents))}, "
-              "newest first. Click a column to sort; filter by status, severity, or whether a knob reverted "
-              "under its hypotheses is still to restore.",
-        tools=table_tools(("Status", "Severity", "Still reverted")),
+              "newest first. Click a column to sort; filter by status, severity, owner, or whether a knob "
+              "reverted under its hypotheses is still to restore.",
+        tools=table_tools(("Status", "Severity", "Owner", "Still reverted")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
         # _row calls `make` at once, in this turn of the loop (B023).
         rows=tuple(_row(context, rows, incident.id, lambda: _incident_row(context, links, incident))  # noqa: B023
@@ -146,7 +151,8 @@ def _incident_row(context: SiteContext, links: Links, incident: Incident) -> tup
     cause = links.root_cause(incident) or Markup()
     restorable = any(context.reclaimable_knob(revert.knob.id) is not None
                      for revert in context.reverts_under(incident.id))
-    row_facets = facets(status=incident.status.value, still_reverted="yes" if restorable else "no")
+    row_facets = facets(status=incident.status.value, still_reverted="yes" if restorable else "no",
+                        owner=_owner_facet(incident.owners))
     return (row_facets + links.incident(incident.id), status_badge(context, incident),
             plain("" if incident.severity is None else incident.severity), when_cell(incident.started),
             when_cell(incident.resolved), cause)

@@ -1,0 +1,170 @@
+"""CODEOWNERS as GitHub and GitLab read it: which file counts, its rules parsed once, and who owns
+a path. It reads the file through the repository's reader and nothing else; it judges no finding.
+
+Which file: the first of `.github/CODEOWNERS`, `CODEOWNERS`, `docs/CODEOWNERS` that exists (the
+order GitHub looks in), relative to the knowledge base's root.
+
+Rules, both hosts: one pattern and its owners per line, `#` comments, `\\#` and `\\ ` escapes. A
+pattern follows gitignore's shape: a leading or inner `/` anchors it at the root, else it matches
+at any depth; a trailing `/` means a folder and everything in it; `*` and `?` stay inside one path
+part, `**` crosses them; `docs/*` owns the files directly in docs/ only; a pattern that names a
+folder owns what lies below it. The last matching line wins, and a matching line with no owners
+leaves the path owned by nobody.
+
+GitLab's additions: `[Section]`, `^[Optional section]`, `[Section][2]` headers, each optionally
+followed by the section's default owners (for its lines that name none); lines before the first
+header form one unnamed section; headers with the same name (any case) are one section; `!pattern`
+excludes a path from its section. The last match wins within a section, and the owners of every
+section that owns a path are combined, as GitLab decides.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..repository.files import UnreadableFile, lexists, read_bounded
+
+CODEOWNERS_FILES = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")  # the order GitHub looks in
+MAX_CODEOWNERS_BYTES = 3 << 20  # GitHub ignores a CODEOWNERS file over 3 MB
+_SECTION = re.compile(r"^\^?\[(?P<name>[^\]]+)\](?:\[\d+\])?(?P<owners>(?:\s+.*)?)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    pattern: str  # as written (without the `!` of an exclusion)
+    line: int
+    owners: tuple[str, ...]
+    excludes: bool = False  # GitLab's `!pattern`
+
+    def matches(self, rel_path: str) -> bool:
+        return _compiled(self.pattern).match(rel_path) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    name: str  # "" for the lines before the first header
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CodeOwners:
+    """The CODEOWNERS file that counts (None: there is none), its sections, and why it could not be read."""
+
+    rel_path: str | None = None
+    sections: tuple[Section, ...] = ()
+    problem: str | None = None
+
+    def owners_of(self, rel_path: str) -> tuple[str, ...]:
+        """Who owns `rel_path` (repository-relative, `/`-separated): () when nobody does."""
+        found: list[str] = []
+        for section in self.sections:
+            last = next((rule for rule in reversed(section.rules) if rule.matches(rel_path)), None)
+            if last is not None and not last.excludes:
+                found.extend(owner for owner in last.owners if owner not in found)
+        return tuple(found)
+
+    @property
+    def where(self) -> str:
+        """How a message names the file: 'no CODEOWNERS file' when there is none."""
+        return self.rel_path if self.rel_path is not None else "no CODEOWNERS file"
+
+
+def read_codeowners(root: Path) -> CodeOwners:
+    """The knowledge base's CODEOWNERS, read once (bounded) and parsed."""
+    for name in CODEOWNERS_FILES:
+        path = root / name
+        if not lexists(path):  # a look written down even when missing: adding one changes the owners
+            continue
+        try:
+            text = read_bounded(path, MAX_CODEOWNERS_BYTES, root).decode("utf-8")
+        except (UnreadableFile, UnicodeDecodeError) as exc:
+            why = "it is not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)
+            return CodeOwners(name, (), f"cannot read {name}: {why}")
+        return CodeOwners(name, parse_codeowners(text))
+    return CodeOwners()
+
+
+def parse_codeowners(text: str) -> tuple[Section, ...]:
+    """The sections of a CODEOWNERS file's text, in order, same-named ones merged."""
+    order: list[str] = []
+    rules: dict[str, list[Rule]] = {"": []}
+    names: dict[str, str] = {"": ""}
+    current, defaults = "", tuple[str, ...]()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        header = _SECTION.match(line)
+        if header is not None:
+            current = header.group("name").strip().lower()
+            names.setdefault(current, header.group("name").strip())
+            rules.setdefault(current, [])
+            if current not in order:
+                order.append(current)
+            defaults = tuple(_owners(header.group("owners")))
+            continue
+        words = _split(line)
+        pattern, owners = words[0], tuple(words[1:])
+        excludes = pattern.startswith("!")
+        rules[current].append(Rule(pattern[1:] if excludes else pattern, number, owners or defaults, excludes))
+    return tuple(Section(names[key], tuple(rules[key])) for key in ("", *order) if rules[key])
+
+
+def _owners(text: str) -> list[str]:
+    return [word for word in text.split() if not word.startswith("#")]
+
+
+def _split(line: str) -> list[str]:
+    """A rule line's words: backslash escapes a space or '#'; an unescaped '#' starts a comment."""
+    words: list[str] = []
+    word = ""
+    escaped = False
+    for char in line:
+        if escaped:
+            word += char
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "#" and not word:
+            break
+        elif char.isspace():
+            if word:
+                words.append(word)
+            word = ""
+        else:
+            word += char
+    if word:
+        words.append(word)
+    return words
+
+
+@lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    folder_only = pattern.endswith("/")
+    direct_children = pattern.endswith("/*") and not pattern.endswith("/**/*")
+    body = pattern.strip("/")
+    anchored = pattern.startswith("/") or "/" in body
+    parts = []
+    i = 0
+    while i < len(body):
+        if body.startswith("**/", i):
+            parts.append("(?:.*/)?")
+            i += 3
+        elif body.startswith("**", i):
+            parts.append(".*")
+            i += 2
+        elif body[i] == "*":
+            parts.append("[^/]*")
+            i += 1
+        elif body[i] == "?":
+            parts.append("[^/]")
+            i += 1
+        else:
+            parts.append(re.escape(body[i]))
+            i += 1
+    start = "" if anchored else "(?:.*/)?"
+    end = "/.+" if folder_only else "" if direct_children else "(?:/.+)?"
+    return re.compile(f"{start}{''.join(parts)}{end}\\Z", re.DOTALL)
