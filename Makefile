@@ -62,9 +62,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m 'not slow' -n auto
 
 # Lint with ruff (the rules are in pyproject.toml's [tool.ruff]); `ruff check --fix` applies its safe fixes.
-# tests/ is not linted yet.
 lint: $(STAMP)
-	$(BIN)/ruff check generator bench
+	$(BIN)/ruff check generator bench tests
 
 check: $(STAMP)
 	$(BIN)/kb check

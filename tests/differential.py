@@ -274,7 +274,8 @@ class World:
             return f"doc {path.name} edited"
         if choice < 0.8:
             n = rng.randrange(10)
-            self.write(f"docs/more/doc-{n}.md", f"# More {n}\n\nknob-{rng.randrange(6)} and incident-{rng.randrange(3)}.\n")
+            self.write(f"docs/more/doc-{n}.md",
+                       f"# More {n}\n\nknob-{rng.randrange(6)} and incident-{rng.randrange(3)}.\n")
             return f"doc more/doc-{n}.md written"
         path = rng.choice(self.files("docs", ".md"))
         path.unlink()
@@ -325,7 +326,8 @@ class World:
         if not path.is_file():
             raise Skip("no deploy file")
         n = self.rng.randrange(3)
-        text = re.sub(rf"TEAM_KNOB_{n}_BLOCKS=\d+", f"TEAM_KNOB_{n}_BLOCKS={self.rng.choice((256, 512))}", path.read_text())
+        text = re.sub(rf"TEAM_KNOB_{n}_BLOCKS=\d+", f"TEAM_KNOB_{n}_BLOCKS={self.rng.choice((256, 512))}",
+                      path.read_text())
         path.write_text(text)
         return "deploy file edited"
 

@@ -73,7 +73,8 @@ def build_site(root: Path, out: Path) -> str:
     return logged
 
 
-def try_build_site(root: Path, out: Path, strict: bool = True, config_file: str = "mkdocs.yml") -> tuple[str | None, str]:
+def try_build_site(root: Path, out: Path, strict: bool = True,
+                   config_file: str = "mkdocs.yml") -> tuple[str | None, str]:
     """`build_site` that returns (why the build failed or None, MkDocs' log)."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
@@ -230,7 +231,8 @@ def zensical_repository(root: Path, kb: Callable[..., Any]) -> Path:
     assert kb("init", root, "--site", "zensical").code == 0
     for rel in (SEED_KNOB, SEED_INCIDENT):
         (root / rel).write_text((SEED / rel).read_text())
-    (root / "docs/runbook.md").write_text("---\ntitle: Decode runbook\n---\n# Decode runbook\n\nWe run TARGET_CTAS=512.\n")
+    (root / "docs/runbook.md").write_text("---\ntitle: Decode runbook\n---\n"
+                                          "# Decode runbook\n\nWe run TARGET_CTAS=512.\n")
     config = root / "zensical.toml"
     config.write_text(config.read_text().replace('# repo_url = "https://github.com/<owner>/<repository>"',
                                                  'repo_url = "https://git.example.invalid/team/kb"')

@@ -141,11 +141,13 @@ def test_a_reader_that_closes_the_pipe_gets_exit_2_and_one_line(seed_kb, args):
     assert_could_not_run(process.returncode, err, "the reader closed the pipe")
 
 
-@pytest.mark.parametrize("args", [("check",), ("codes",)])  # (kb render on a full disk: commands/test_output_after_changes.py)
+# (kb render on a full disk: commands/test_output_after_changes.py)
+@pytest.mark.parametrize("args", [("check",), ("codes",)])
 def test_stdout_closed_or_full_exits_2_with_one_line(seed_kb, tmp_path, args):
     args = tuple(a.replace("{out}", str(tmp_path / "out")) for a in args)
     root = ("--root", str(seed_kb)) if args[0] != "codes" else ()
-    closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "kb", sys.executable, "-m", "incident_kb.cli", *args, *root],
+    closed = subprocess.run(["bash", "-c", 'exec "$@" >&-', "kb", sys.executable, "-m", "incident_kb.cli",
+                             *args, *root],
                             cwd=REPO, capture_output=True, timeout=120)
     assert_could_not_run(closed.returncode, closed.stderr, "standard output is closed")
     with open("/dev/full", "wb") as full:
@@ -220,7 +222,8 @@ def test_a_step_summary_that_cannot_be_written_exits_2_with_one_line(seed_kb, tm
 
 def test_terminal_escapes_in_record_text_are_shown_escaped(kb, seed_kb):
     break_seed_story(seed_kb)
-    edit(seed_kb / SEED_KNOB, "name: SGLANG_SM120_MMA_TARGET_CTAS", 'name: "SGLANG\\e[2J\\e]0;pwned\\a\\u202eX\\u0085Y"')
+    edit(seed_kb / SEED_KNOB, "name: SGLANG_SM120_MMA_TARGET_CTAS",
+         'name: "SGLANG\\e[2J\\e]0;pwned\\a\\u202eX\\u0085Y"')
     result = kb("check", "--root", seed_kb)
     assert result.code == 1
     assert "\x1b" not in result.out and "\x07" not in result.out and "\u202e" not in result.out

@@ -119,7 +119,8 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     edit(root / "deploy/decode.sh", "exec python", DEPLOY_LINE + "\nexec python")
     timeline(6)
     for item in incident["follow_ups"]:
-        run("follow-up", "add", INCIDENT, "--action", item["action"], *(("--done",) if item["status"] == "done" else ()),
+        run("follow-up", "add", INCIDENT, "--action", item["action"],
+            *(("--done",) if item["status"] == "done" else ()),
             *(("--knob", item["knob"]) if "knob" in item else ()))
     for lesson in incident["lessons"]:
         run("lesson", "add", INCIDENT, lesson)

@@ -77,7 +77,8 @@ def adopter_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert pip_install == f"pip install dist/{wheel.name}", "the README installs another file than make wheel builds"
     with zipfile.ZipFile(wheel) as archive:
         metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = sorted(line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:"))
+        requires = sorted(line for line in archive.read(metadata).decode().splitlines()
+                          if line.startswith("Requires-Dist:"))
     key = hashlib.sha256("\n".join([sys.version, *requires]).encode()).hexdigest()[:16]
     venv = VENVS / key
     python = venv / "bin" / "python"

@@ -81,7 +81,8 @@ def test_init_in_a_subfolder_puts_workflow_and_hook_at_the_top(kb, here):
     assert workflow["jobs"]["kb-check"]["defaults"]["run"]["working-directory"] == "kb"
     hook = YAML(typ="safe").load((top / ".pre-commit-config.yaml").read_text())["repos"][0]["hooks"][0]
     assert hook["entry"] == "kb check --staged --root kb"
-    assert kb("new", "knob", "batch-size", "--name", "BATCH", "--summary", "s", "--value", "8", "--root", "kb").code == 0
+    assert kb("new", "knob", "batch-size", "--name", "BATCH", "--summary", "s", "--value", "8",
+              "--root", "kb").code == 0
     repo.commit("A knowledge base", "2026-11-02T00:00:00Z")
     # PR mode on the commit that adds the knowledge base: everything in it is new, nothing fails.
     result = kb("check", "--root", "kb", "--base", "HEAD~1")

@@ -110,7 +110,8 @@ def test_merge_adds_a_separator_only_where_none_is_set(kb, team, search, expecte
 
 
 def test_a_plugins_list_written_inline_is_refused_by_merge_and_shown_to_add_by_hand(kb, team):
-    (team / "mkdocs.yml").write_text(TEAM_CONFIG.replace("plugins:\n  - search\n  - tags   # our tags page lists them\n",
+    (team / "mkdocs.yml").write_text(TEAM_CONFIG.replace("plugins:\n  - search\n"
+                                                         "  - tags   # our tags page lists them\n",
                                                          "plugins: [search, tags]\n"))
     before = (team / "mkdocs.yml").read_text()
     refused = kb("init", "--merge")
@@ -129,7 +130,8 @@ def test_properdocs_yml_is_the_site_and_no_mkdocs_yml_is_written(kb, team):
     result = kb("init", "--merge")
     assert result.code == 0 and not (team / "mkdocs.yml").exists()
     assert "  - incident-kb:" in (team / "properdocs.yml").read_text()
-    assert result.out.splitlines()[-1] == "  properdocs serve   # the site (the knowledge base under kb/), rebuilt as you edit"
+    assert result.out.splitlines()[-1] == ("  properdocs serve   # the site (the knowledge base under kb/), "
+                                           "rebuilt as you edit")
 
 
 def test_a_new_site_is_unchanged_and_a_second_run_finds_nothing_to_add(kb, tmp_path, monkeypatch):
@@ -189,7 +191,8 @@ def test_merge_reads_back_as_the_team_wrote_it_plus_the_knowledge_base(kb, tmp_p
         {key: value for key, value in before.items() if key not in ("plugins", "nav")}
     plugins = after["plugins"]
     options = dict(plugins) if isinstance(plugins, dict) else \
-        {next(iter(item)) if isinstance(item, dict) else item: (next(iter(item.values())) if isinstance(item, dict) else {})
+        {next(iter(item)) if isinstance(item, dict) else item:
+         (next(iter(item.values())) if isinstance(item, dict) else {})
          for item in plugins}
     assert (options["search"] or {}).get("separator") == SEARCH_SEPARATOR
     assert options["incident-kb"] == {"prefix": "kb"} and "tags" in options

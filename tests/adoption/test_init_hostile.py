@@ -152,7 +152,8 @@ def test_links_that_stay_inside_the_repository_are_followed(kb, place):
     result = kb("init")
     assert result.code == 0, result.err
     assert (repo / "ci/github/workflows/kb-check.yml").is_file() and (repo / ".github").is_symlink()
-    assert (repo / "shared/ignore").read_text() == "*.pyc\nsite/\n.cache/\n.*.tmp\n" and (repo / ".gitignore").is_symlink()
+    assert (repo / "shared/ignore").read_text() == "*.pyc\nsite/\n.cache/\n.*.tmp\n" and \
+        (repo / ".gitignore").is_symlink()
     assert "  kept    docs/about.md (it exists)" in result.out.splitlines()
     assert (repo / "notes.md").read_text() == "ours\n"
 
@@ -205,7 +206,8 @@ def test_a_folder_name_that_is_not_utf8_is_refused_before_anything_is_written(kb
 
 
 @pytest.mark.parametrize("name", ["team kb", "it's", "a\nb", "x\u202ey", "$(touch pwned)", "yes", "null", "1.0",
-                                  "#hash", "- dash", "<img src=x onerror=alert(1)>", "a: b", "\u00e9t\u00e9 \U0001f600"])
+                                  "#hash", "- dash", "<img src=x onerror=alert(1)>", "a: b",
+                                  "\u00e9t\u00e9 \U0001f600"])
 def test_odd_folder_names_give_files_that_read_back_and_commands_that_run(kb, place, name):
     repo = place / "repo"
     result = kb("init", name)

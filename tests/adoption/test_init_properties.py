@@ -156,7 +156,8 @@ def check_init(name: str, in_git: bool, states: dict[str, str]) -> None:
                 assert os.path.isfile(root / rel), rel
             for rel in AT_TOP:
                 assert os.path.isfile(top / rel), rel
-            ignored = {line.strip().lstrip("/") for line in (root / ".gitignore").read_text(errors="replace").splitlines()}
+            ignored = {line.strip().lstrip("/")
+                       for line in (root / ".gitignore").read_text(errors="replace").splitlines()}
             assert set(IGNORED) <= ignored
             gitignore = os.path.relpath(os.path.realpath(root / ".gitignore"), base)
             changed = {path for path in before if after.get(path) != before[path]}

@@ -261,8 +261,8 @@ def test_the_check_looks_at_files_only_through_the_reader():
         if name in (READER, WRITER) or name == "incident_kb" or not 1 <= _stage(name)[0] <= _stage(CHECK)[0]:
             continue
         looks += _looks(path)
-    assert not looks, ("look at files through generator/incident_kb/repository/files.py (which writes each look down for the "
-                       "remembered result's key):\n" + "\n".join(looks))
+    assert not looks, ("look at files through generator/incident_kb/repository/files.py (which writes each look "
+                       "down for the remembered result's key):\n" + "\n".join(looks))
 
 
 def test_the_look_finder_sees_looks(tmp_path):

@@ -38,7 +38,8 @@ def test_an_unknown_hypothesis_is_refused_in_one_line_like_every_command(kb, com
     code, err = refused(kb, commented_kb, "revert", KNOB, "--incident", INCIDENT, "--hypothesis", "gpu-driver-bug")
     assert code == 2
     assert err == (f"kb: incident '{INCIDENT}' has no hypothesis 'gpu-driver-bug' (it has: target-ctas-causes-hang, "
-                   f"client-proxy-fault); add it with `kb hypothesis add {INCIDENT} gpu-driver-bug --statement '...'`\n")
+                   "client-proxy-fault); add it with "
+                   f"`kb hypothesis add {INCIDENT} gpu-driver-bug --statement '...'`\n")
     assert (commented_kb / KNOB_FILE).read_bytes() == before
 
 
@@ -153,7 +154,8 @@ def test_windows_line_ends_are_kept(kb, commented_kb):
 def test_the_date_defaults_to_today(kb, commented_kb):
     assert kb("evidence", "add", INCIDENT, PROXY, "--kind", "report", "--stance", "for", "--text", "found it",
               "--root", commented_kb).code == 0
-    assert f"        date: {date.today().isoformat()}\n        text: found it\n" in (commented_kb / INCIDENT_FILE).read_text()
+    assert f"        date: {date.today().isoformat()}\n        text: found it\n" in \
+        (commented_kb / INCIDENT_FILE).read_text()
 
 
 def test_a_file_changed_meanwhile_is_not_overwritten(tmp_path):
@@ -380,4 +382,5 @@ def test_a_record_file_that_is_no_regular_file_is_named_as_such_not_as_missing(k
     code, err = result.code, result.err
     rel = target.relative_to(commented_kb).as_posix()
     assert code == 2 and "does not exist" not in err and "kb new" not in err
-    assert err.startswith(f"kb: {rel} is ") and ("not a regular file" in err if what == "pipe" else "symbolic link" in err)
+    assert err.startswith(f"kb: {rel} is ") and \
+        ("not a regular file" in err if what == "pipe" else "symbolic link" in err)

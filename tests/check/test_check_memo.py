@@ -159,7 +159,8 @@ def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, re
     """What makes it fast: the models (pydantic), git's library and the YAML parser stay unimported."""
     first = kb("check", "--root", repo)
     code = ("import sys; from incident_kb.cli import main; code = main(['check', '--root', sys.argv[1]]); "
-            "print([m for m in ('pydantic', 'git', 'ruamel.yaml', 'jinja2', 'incident_kb.check.pipeline') if m in sys.modules])")
+            "print([m for m in ('pydantic', 'git', 'ruamel.yaml', 'jinja2', 'incident_kb.check.pipeline') "
+            "if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
                           env={**os.environ}, check=False)
     assert done.stdout == first.out + "[]\n"
@@ -216,8 +217,10 @@ GIT_VIEWS: dict[str, tuple[Callable[[Path], None], Callable[[Path, object, Path]
                                                     patch.setenv("GIT_CONFIG_VALUE_0", "false"))),
     "core.autocrlf": (_docs_crlf, lambda root, patch, tmp: git(root, "config", "core.autocrlf", "true")),
     ".gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / ".gitattributes").write_text("*.md text\n")),
-    "docs/.gitattributes": (_docs_crlf, lambda root, patch, tmp: (root / "docs/.gitattributes").write_text("*.md text\n")),
-    ".git/info/attributes": (_docs_crlf, lambda root, patch, tmp: (root / ".git/info/attributes").write_text("*.md text\n")),
+    "docs/.gitattributes": (_docs_crlf, lambda root, patch, tmp: (
+        root / "docs/.gitattributes").write_text("*.md text\n")),
+    ".git/info/attributes": (_docs_crlf, lambda root, patch, tmp: (
+        root / ".git/info/attributes").write_text("*.md text\n")),
     "the user's attributes file": (_docs_crlf, lambda root, patch, tmp: (
         _user_level(patch, tmp)[1] / "git/attributes").write_text("*.md text\n")),
 }

@@ -200,7 +200,8 @@ FOLLOWED = {
         _record(root, rng, "knobs"), r"^    status: \w+\n    incident: [\w-]+$",
         f"    status: reverted\n    incident: incident-{rng.randrange(8)}"),
     "a new revert under a hypothesis": lambda root, rng: _append(
-        _record(root, rng, "knobs"), f"  - date: 2026-10-30\n    status: reverted\n    incident: incident-{rng.randrange(8)}\n"
+        _record(root, rng, "knobs"), "  - date: 2026-10-30\n    status: reverted\n"
+                                     f"    incident: incident-{rng.randrange(8)}\n"
                                      f"    hypothesis: h{rng.randrange(3)}\n"),
     "the knob's status": lambda root, rng: _set(
         _record(root, rng, "knobs"), r"^status: \w+$", f"status: {rng.choice(('active', 'reverted'))}"),
@@ -293,7 +294,8 @@ def test_an_edit_that_moves_git_s_rename_pairing_is_checked_whole(kb, tmp_path, 
     runs = counting(monkeypatch)
     path = root / "knobs/knob-c.yaml"
     path.write_text(path.read_text().replace("description: Chosen after a sweep", "description: Picked by hand,\n"
-                                             "  not measured; see the notes from the October review. Chosen after a sweep"))
+                                             "  not measured; see the notes from the October review. "
+                                             "Chosen after a sweep"))
     after = kb("check", "--root", root)
     expected = cold(kb, root, monkeypatch)
     assert "knob 'knob-d'" in expected.out and "knob 'knob-c'" not in expected.out  # the pairing moved

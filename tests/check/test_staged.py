@@ -227,7 +227,8 @@ class _Mix:
         self.repo = GitRepo(top)
         self.repo.commit("The knowledge base", "2026-11-01T10:00:00Z")
         self.kb_path = "" if self.root == top else "team/kb/"
-        (self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").write_text((self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").read_text() + "\nReviewed again.\n")
+        (self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").write_text(
+            (self.root / "docs/design/DSV4_DECODE_PERF_PLAN.md").read_text() + "\nReviewed again.\n")
         self.repo.commit("Docs reviewed", "2026-11-02T10:00:00Z")
 
     def records(self) -> list[str]:
@@ -356,7 +357,8 @@ def test_staged_mode_agrees_with_a_check_of_the_commit_it_would_make(tmp_path, s
     code, out, err = _kb("check", "--staged", "--format", "json", "--root", mix.root)
     assert "Traceback" not in err
     made_code, made_out, made_err = _check_of_the_commit(mix, tmp_path)
-    context = f"seed {seed}, after: {', '.join(done)}\n--- staged ---\n{out}{err}\n--- the commit ---\n{made_out}{made_err}"
+    context = (f"seed {seed}, after: {', '.join(done)}\n--- staged ---\n{out}{err}\n"
+               f"--- the commit ---\n{made_out}{made_err}")
     if out.startswith("kb check --staged:"):  # nothing to check: the commit introduces nothing
         assert code == 0, context
         if "removes the whole" not in out:

@@ -90,7 +90,8 @@ def test_kb_follow_up_done_by_number_or_text(kb, seed_kb):
     assert ambiguous.code == 2 and "more than one follow-up contains 'the'" in ambiguous.err
     done = kb("follow-up", "done", INCIDENT, "1", "--root", seed_kb)
     assert (done.code, done.err) == (2, f"kb: follow-up 1 of incident '{INCIDENT}' ('Restore "
-                                        "SGLANG_SM120_MMA_TARGET_CTAS=512 in the decode service script.') is already done\n")
+                                        "SGLANG_SM120_MMA_TARGET_CTAS=512 in the decode service script.') "
+                                        "is already done\n")
     assert files(seed_kb) == before
 
 

@@ -97,7 +97,8 @@ def test_a_commit_with_any_date_line_on_the_mainline_stops_nothing(kb, tmp_path,
     assert result.code == 1, result.err
     assert "Traceback" not in result.err
     stale = [f for f in json.loads(result.out)["findings"] if f["code"] == "stale-doc"]
-    assert {f["path"] for f in stale} == {"docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md"}
+    assert {f["path"] for f in stale} == {"docs/design/DSV4_DECODE_PERF_PLAN.md",
+                                          "docs/design/DSV4_PD_DEADLOCK_ISSUE.md"}
     out = tmp_path / "site"
     rendered = kb("render", "--root", repo.root, "--out", out)
     assert rendered.code == 0, rendered.err

@@ -73,7 +73,8 @@ def test_sglang_runs_by_tag_and_concurrency(kb, seed_kb, bench):
 
 def test_sglang_one_file_per_side_and_a_latency(kb, seed_kb, bench):
     new = imported(kb, seed_kb, "--baseline-file", bench / "sglang-256.jsonl", "--candidate-file",
-                   bench / "sglang-512.jsonl", "--metric", "median_ttft_ms", "--condition", "concurrency=max_concurrency")
+                   bench / "sglang-512.jsonl", "--metric", "median_ttft_ms",
+                   "--condition", "concurrency=max_concurrency")
     assert [m["conditions"]["concurrency"] for m in new] == [64, 96]
     assert new[0]["higher_is_better"] is False and new[0]["unit"] == "ms"
     assert new[0]["source"] == "bench/sglang-256.jsonl, bench/sglang-512.jsonl"
@@ -228,8 +229,8 @@ def test_the_import_is_checked_like_any_edit(kb, seed_kb, bench):
                 "--date", "2026-11-08", "--root", seed_kb)
     assert result.code == 0
     lines = result.out.splitlines()
-    assert lines[0] == (f"{SEED_KNOB}: imported 3 measurements of output_throughput at SGLANG_SM120_MMA_TARGET_CTAS=512 "
-                        f"from {bench / 'sglang-ctas.jsonl'} (sglang)")
+    assert lines[0] == (f"{SEED_KNOB}: imported 3 measurements of output_throughput at "
+                        f"SGLANG_SM120_MMA_TARGET_CTAS=512 from {bench / 'sglang-ctas.jsonl'} (sglang)")
     assert lines[1].startswith("  concurrency 64: +1") and "% (5 runs vs 5 runs, 95% interval +" in lines[1]
     assert lines[1].endswith(", dated 2026-11-08 (--date)")
     # A second import of the same runs adds nothing.

@@ -27,7 +27,8 @@ def mentions(root, doc: str, knobs: dict[str, str]) -> list[tuple[str, str, int]
     (root / "docs/notes.md").write_text(doc)
     kb = load_knowledge_base(root)
     assert not kb.has_errors, kb.findings
-    return [(r.record_id, r.word, r.line) for r in find_doc_references(root, kb.catalog, kb.settings.docs.rel_path) if r.how == "mention"]
+    return [(r.record_id, r.word, r.line) for r in find_doc_references(root, kb.catalog, kb.settings.docs.rel_path)
+            if r.how == "mention"]
 
 
 NAMES = {
@@ -205,4 +206,5 @@ def test_a_name_with_no_letter_is_not_suggested_as_its_own_alias(kb, empty_kb):
 ])
 def test_a_jvm_option_is_named_with_its_value_glued_on(empty_kb, doc, found):
     """`-Xmx4g` names `-Xmx` as `-XX:MaxGCPauseMillis=200` names its flag (deploy files read it so too)."""
-    assert mentions(empty_kb, doc, {"heap": knob_text("heap", "-Xmx", "4g")}) == ([("heap", "-Xmx", 3)] if found else [])
+    assert mentions(empty_kb, doc, {"heap": knob_text("heap", "-Xmx", "4g")}) == \
+        ([("heap", "-Xmx", 3)] if found else [])

@@ -44,7 +44,8 @@ def test_measurement_needs_baseline_and_value_or_a_delta(kb, seed_kb):
     edit(seed_kb / SEED_KNOB, "    delta_pct: 12.8\n", "    baseline: 100\n")
     code, found = codes_at(kb, seed_kb)
     assert code == 1
-    assert found[0][0] == "missing-field" and "needs both sides: 'baseline' (or 'baseline_runs') and 'value' (or 'runs'), or else 'delta_pct'" in found[0][3]
+    assert found[0][0] == "missing-field" and ("needs both sides: 'baseline' (or 'baseline_runs') and 'value' "
+                                               "(or 'runs'), or else 'delta_pct'") in found[0][3]
 
 
 def test_enum_typo_suggests_the_closest_value(kb, seed_kb):
@@ -54,7 +55,8 @@ def test_enum_typo_suggests_the_closest_value(kb, seed_kb):
 
 
 def test_hypothesis_without_incident_in_history(kb, seed_kb):
-    edit(seed_kb / SEED_KNOB, "    incident: multi-round-harness-hang\n    hypothesis: target-ctas-causes-hang\n    note: >-\n      Removed",
+    edit(seed_kb / SEED_KNOB, "    incident: multi-round-harness-hang\n"
+                              "    hypothesis: target-ctas-causes-hang\n    note: >-\n      Removed",
          "    hypothesis: target-ctas-causes-hang\n    note: >-\n      Removed")
     _, found = codes_at(kb, seed_kb)
     assert [f[0] for f in found] == ["dangling-ref"]

@@ -226,7 +226,8 @@ CATASTROPHIC = ["(a+)+$", "(a|a)+$", "(a|aa)+$", "(.*a){20}$", "^(\\w+\\s?)+$"]
 def test_catastrophic_patterns_cannot_hang_the_check(seed_kb):
     (seed_kb / "deploy/decode.sh").write_text(("a" * 40 + "!\n") * 200)
     for n, pattern in enumerate(CATASTROPHIC):
-        knob = MINIMAL.replace("id: k", f"id: k{n}") + f"applies_to:\n  - path: deploy/decode.sh\n    pattern: '{pattern}'\n"
+        knob = MINIMAL.replace("id: k", f"id: k{n}") + \
+            f"applies_to:\n  - path: deploy/decode.sh\n    pattern: '{pattern}'\n"
         (seed_kb / f"knobs/k{n}.yaml").write_text(knob)
     proc = run_kb("check", "--root", seed_kb, "--format", "json", timeout=30)
     found = json.loads(proc.stdout)["findings"]
@@ -239,7 +240,8 @@ def test_catastrophic_patterns_cannot_hang_the_check(seed_kb):
 def with_pattern(pattern: str) -> str:
     """The seed knob with its own pattern for deploy/decode.sh (it relies on the default one)."""
     assert "  - path: deploy/decode.sh\n" in GOOD_KNOB
-    return GOOD_KNOB.replace("  - path: deploy/decode.sh\n", f"  - path: deploy/decode.sh\n    pattern: '{pattern}'\n", 1)
+    return GOOD_KNOB.replace("  - path: deploy/decode.sh\n",
+                             f"  - path: deploy/decode.sh\n    pattern: '{pattern}'\n", 1)
 
 
 @pytest.mark.parametrize("pattern", CATASTROPHIC[:2])

@@ -37,7 +37,8 @@ history:
 FIRST = "  - date: 2026-09-01\n    status: active\n"
 CHANGE = ("  - date: 2026-10-02\n    status: active\n    value: 50\n    incident: pool-exhaustion\n"
           "    hypothesis: pool-too-large\n")
-CHANGE_WITHOUT_VALUE = "  - date: 2026-10-02\n    status: active\n    incident: pool-exhaustion\n    hypothesis: pool-too-large\n"
+CHANGE_WITHOUT_VALUE = ("  - date: 2026-10-02\n    status: active\n    incident: pool-exhaustion\n"
+                        "    hypothesis: pool-too-large\n")
 
 
 def message(kb, root):

@@ -163,8 +163,10 @@ def test_a_measurement_before_the_change_or_at_another_value_does_not(kb, seed_k
     edit(seed_kb / SEED_KNOB, "    status: active\n    value: 512\n", "    status: active\n")
     _set_768(kb, seed_kb)
     text = (seed_kb / SEED_KNOB).read_text()
-    extra = ("  - metric: output throughput\n    conditions: {concurrency: 80}\n    delta_pct: 3.1\n    date: 2026-11-09\n"
-             "  - metric: output throughput\n    conditions: {concurrency: 80}\n    setting: 1024\n    delta_pct: 3.1\n")
+    extra = ("  - metric: output throughput\n    conditions: {concurrency: 80}\n    delta_pct: 3.1\n"
+             "    date: 2026-11-09\n"
+             "  - metric: output throughput\n    conditions: {concurrency: 80}\n    setting: 1024\n"
+             "    delta_pct: 3.1\n")
     (seed_kb / SEED_KNOB).write_text(text.replace("history:\n", extra + "history:\n"))
     [item] = found(kb, seed_kb, "2026-12-30")["unmeasured-value"]
     # kb set marked the story's measurements 'setting: 512'; the one dated 2026-11-09 was added after, without

@@ -53,7 +53,8 @@ def test_unrelated_words_are_not_references(seed_kb):
 
 
 def test_a_doc_can_say_its_mentions_are_examples(seed_kb):
-    (seed_kb / "docs/guide.md").write_text(f"---\nmentions: false\nknobs: [{KNOB}]\n---\nRevert TARGET_CTAS, then {INCIDENT}.\n")
+    (seed_kb / "docs/guide.md").write_text(f"---\nmentions: false\nknobs: [{KNOB}]\n---\n"
+                                           f"Revert TARGET_CTAS, then {INCIDENT}.\n")
     assert [(r.kind, r.how) for r in refs(seed_kb) if r.doc == "docs/guide.md"] == [("knob", "front-matter")]
 
 

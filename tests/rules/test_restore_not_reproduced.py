@@ -46,7 +46,8 @@ def test_a_newest_measurement_without_the_gain_is_said_where_it_stands(kb, seed_
     assert item["severity"] == "warning" and item["line"] == _line_of(seed_kb, "    date: 2026-11-09") - 2
     assert item["message"].startswith(f"knob '{KNOB}' was restored on 2026-11-07, and the newest measurement since "
                                       "(output throughput at concurrency 64, 2026-11-09) does not show its gain back: ")
-    assert says in item["message"] and "it was restored for +12.8% output throughput at concurrency 64" in item["message"]
+    assert says in item["message"] and \
+        "it was restored for +12.8% output throughput at concurrency 64" in item["message"]
     assert "kb measure sglang-sm120-mma-target-ctas" in item["message"]
     assert "restore-unverified" not in _codes(kb, seed_kb)  # something was measured
 

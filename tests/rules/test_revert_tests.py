@@ -97,7 +97,8 @@ def test_recording_evidence_for_it_changes_the_verdict_as_advised(kb, seed_kb):
     assert candidate(kb, seed_kb) is not None
     # ...evidence as strong as what decided, recorded after it, does.
     assert kb("evidence", "add", INCIDENT, HYP, "--kind", kind, "--stance", "for", "--text",
-              "Knob back in on one node: it hung; out again: fine.", "--date", "2026-11-08", "--root", seed_kb).code == 0
+              "Knob back in on one node: it hung; out again: fine.", "--date", "2026-11-08",
+              "--root", seed_kb).code == 0
     assert candidate(kb, seed_kb) is None
 
 

@@ -48,7 +48,8 @@ def _seed_mid_investigation(root):
     path = root / SEED_INCIDENT
     text = path.read_text()
     text = text.replace("status: resolved\n", "status: open\n").replace("resolved: 2026-11-07\n", "")
-    text = text.replace("    status: refuted\n", "    status: open\n").replace("    status: confirmed\n", "    status: open\n")
+    text = text.replace("    status: refuted\n", "    status: open\n").replace("    status: confirmed\n",
+                                                                               "    status: open\n")
     text = text[: text.index("root_cause:")] + text[text.index("timeline:"):]
     path.write_text(text)
 
@@ -129,7 +130,8 @@ def test_severities_are_configurable_per_code(kb, seed_kb):
 
 
 def test_bad_severity_configuration_is_a_finding_with_its_line(kb, seed_kb):
-    (seed_kb / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.incident-kb.severity]\nreclaimable-knobs = "warning"\nknob-drift = "fatal"\n')
+    (seed_kb / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.incident-kb.severity]\n'
+                                            'reclaimable-knobs = "warning"\nknob-drift = "fatal"\n')
     code, found = findings(kb, seed_kb)
     assert code == 1
     assert [(f["code"], f["path"], f["line"]) for f in found] == [

@@ -46,7 +46,8 @@ def test_seed_story_step_by_step(kb, tmp_path):
         f"this doc refers to incident '{INCIDENT}' (through the record's docs, the front matter), which "
         "changed after the doc's last commit: status open -> resolved, root cause none -> client-proxy-fault, "
         "hypothesis 'target-ctas-causes-hang' open -> refuted, hypothesis 'client-proxy-fault' open -> "
-        f"confirmed in commit {ids[3]} (2026-11-07 09:00:00 UTC); the doc was last committed in {ids[2]} (2026-11-04 10:00:00 UTC). Review "
+        f"confirmed in commit {ids[3]} (2026-11-07 09:00:00 UTC); the doc was last committed in {ids[2]} "
+        "(2026-11-04 10:00:00 UTC). Review "
         "the doc against the record and commit it (updating 'reviewed:' in its front matter is enough)")
     assert f"incident '{INCIDENT}' (through the text: '{INCIDENT}' on line 8)" in found[0]["message"]
     assert found[0]["message"].endswith(f"; if the doc is not about it, add 'not_about: [{INCIDENT}]' to its "
@@ -214,7 +215,8 @@ def _incident_edit(root, change: str) -> None:
         text = text.replace("\ndocs:\n", "\n" + _HYPOTHESIS.format(id="dns-flap", status="open") + "docs:\n")
     elif change == "evidence added":
         text = text.replace("        text: The hang appeared around the time TARGET_CTAS=512 was deployed.\n",
-                            "        text: The hang appeared around the time TARGET_CTAS=512 was deployed.\n" + _EVIDENCE)
+                            "        text: The hang appeared around the time TARGET_CTAS=512 was deployed.\n"
+                            + _EVIDENCE)
     elif change == "an open hypothesis dropped":
         start = text.index("  - id: client-proxy-fault")
         end = text.index("docs:\n")

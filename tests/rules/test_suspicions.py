@@ -172,7 +172,8 @@ def test_the_knob_page_and_the_rule_agree_on_every_hypothesis(seed_kb, hypothesi
     page = knob_view(gather_site_context(checked, SiteSettings(site_name="kb", docs_dir="docs", edit_base=None)),
                      checked.catalog.knobs[KNOB])
     said = {anchor: str(s.verdict) for s in page.suspicions
-            for anchor in ("target-ctas-causes-hang", "ctas-slows-decode") if f"#hypothesis-{anchor}" in str(s.hypothesis)}
+            for anchor in ("target-ctas-causes-hang", "ctas-slows-decode")
+            if f"#hypothesis-{anchor}" in str(s.hypothesis)}
     fallen = all(any(word in verdict for word in ("Exonerated", "Not the cause")) for verdict in said.values())
     assert len(said) == 2
     reclaimable = any(f.code == "reclaimable-knob" for f in checked.findings)

@@ -20,7 +20,8 @@ RUNBOOK = "# Pool\n\nSet `PAYMENTS_DB_POOL_SIZE` to 50 for checkout.\n"
 
 def stale(kb, root, *extra) -> list[tuple[str, str]]:
     result = kb("check", "--root", root, "--format", "json", *extra)
-    return [(f["code"], f["path"]) for f in json.loads(result.out)["findings"] if f["code"] in ("stale-doc", "bad-config")]
+    return [(f["code"], f["path"]) for f in json.loads(result.out)["findings"]
+            if f["code"] in ("stale-doc", "bad-config")]
 
 
 def payments_team(kb, tmp_path, config: str = "mkdocs.yml", docs_dir: str = "site-src") -> GitRepo:

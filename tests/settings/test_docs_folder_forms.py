@@ -17,7 +17,8 @@ pytestmark = pytest.mark.usefixtures("git_env")
 
 def stale(kb, root, *extra) -> list[tuple[str, str]]:
     result = kb("check", "--root", root, "--format", "json", *extra)
-    return [(f["code"], f["path"]) for f in json.loads(result.out)["findings"] if f["code"] in ("stale-doc", "bad-config")]
+    return [(f["code"], f["path"]) for f in json.loads(result.out)["findings"]
+            if f["code"] in ("stale-doc", "bad-config")]
 
 
 FORMS = {

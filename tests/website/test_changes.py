@@ -14,14 +14,16 @@ from ..conftest import SEED_INCIDENT, edit
 def test_last_change_comes_from_the_records_own_dates(seed_kb):
     log = record_changes(check_knowledge_base(seed_kb).catalog)
     knob = log.last_change("knob", "sglang-sm120-mma-target-ctas")
-    assert (knob.when, knob.what) == (date(2026, 11, 7), "reverted -> restored")  # what changed, not only the new status
+    # what changed, not only the new status
+    assert (knob.when, knob.what) == (date(2026, 11, 7), "reverted -> restored")
     incident = log.last_change("incident", "multi-round-harness-hang")
     assert (incident.when, incident.what) == (date(2026, 11, 7), "Incident resolved.")
     assert log.last_change("knob", "no-such-knob") is None
 
 
 def test_a_later_timeline_entry_is_the_incidents_last_change(seed_kb):
-    edit(seed_kb / SEED_INCIDENT, "follow_ups:", "  - at: 2026-11-09T08:30:00Z\n    event: Post-mortem held.\nfollow_ups:")
+    edit(seed_kb / SEED_INCIDENT, "follow_ups:",
+         "  - at: 2026-11-09T08:30:00Z\n    event: Post-mortem held.\nfollow_ups:")
     log = record_changes(check_knowledge_base(seed_kb).catalog)
     last = log.last_change("incident", "multi-round-harness-hang")
     assert (last.when, last.what) == (datetime(2026, 11, 9, 8, 30, tzinfo=UTC), "Post-mortem held.")
@@ -78,7 +80,8 @@ def test_the_knob_pages_history_says_the_value_each_entry_changed(seed_kb):
 
     (seed_kb / "knobs/pool-size.yaml").write_text(VALUE_CHANGES)
     page = render_site(check_knowledge_base(seed_kb), SiteSettings()).files["knobs/pool-size.md"]
-    history = [re.sub(r"<[^>]+>", "", line) for line in page.split("## Status history")[1].split("\n## ")[0].splitlines()
+    history = [re.sub(r"<[^>]+>", "", line)
+               for line in page.split("## Status history")[1].split("\n## ")[0].splitlines()
                if line.startswith("- ")]
     assert history == ["- **2026-09-14** restored, value 1024 -&gt; true",
                        "- **2026-09-12** reverted",

@@ -53,7 +53,8 @@ def test_imported_runs_show_medians_spread_interval_runs_and_provenance(kb, seed
     cells = [cell.strip() for cell in row.strip("|").split("|")]
     assert cells[1] == "<code>512</code> vs <code>256</code><br>concurrency 80"
     # each side's median, then their ranges
-    assert cells[2].startswith("2660 \u2192 2911 tok/s<br><span class=\"kb-spread\">2630\u20132682 \u2192 2895\u20132916")
+    assert cells[2].startswith("2660 \u2192 2911 tok/s<br>"
+                               "<span class=\"kb-spread\">2630\u20132682 \u2192 2895\u20132916")
     assert cells[3] == '<span class="kb-badge kb-gain-better">+9.5%</span><br>+8.5% to +10.7%<br>5 runs vs 5 runs'
     assert ("**output\\_throughput, concurrency 80:** host 8x RTX PRO 6000 (decode on GPU4-7); software sglang "
             "0.5.4.post1; imported from <code>runs.jsonl</code>") in section
@@ -65,8 +66,8 @@ def test_gains_measured_at_another_value_are_history_never_claimed(kb, seed_kb):
     site = pages(seed_kb)
     page, home, index = site[KNOB_PAGE], site["index.md"], site["knobs/index.md"]
     assert "**Gains:** none measured at 768 (2 measured at other values: history, not claimed)" in page
-    assert gains_section(page).count('<code>512</code> vs <code>256</code> <span class="kb-badge kb-gain-history">history'
-                                     '</span>') == 2
+    assert gains_section(page).count('<code>512</code> vs <code>256</code> '
+                                     '<span class="kb-badge kb-gain-history">history</span>') == 2
     assert "measured at 512, not at the current 768: history, never claimed for the current value" in page
     assert "+12.8%" not in home and "+12.8%" not in index  # neither the ledger nor the best gain claims them
     assert "no measured gain on record" in home
@@ -121,7 +122,8 @@ def test_the_knob_is_found_by_a_gains_number(seed_kb):
     import re
 
     separator = _separator(REPO / "mkdocs.yml")
-    assert _separator(REPO / "generator/incident_kb/adoption/starter/mkdocs.yml") == separator  # kb init writes the same
+    # kb init writes the same
+    assert _separator(REPO / "generator/incident_kb/adoption/starter/mkdocs.yml") == separator
     page = pages(seed_kb)[KNOB_PAGE]
     words = re.split(separator, re.sub(r"<[^>]+>", " ", page))
     assert "12.8" in words and "5.7" in words

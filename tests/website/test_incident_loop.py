@@ -181,7 +181,8 @@ def test_each_knob_still_reverted_says_what_runs_then_the_tuned_value(empty_kb):
 
 
 def test_the_overview_names_the_knob_of_each_change_unless_it_is_the_suspect(empty_kb):
-    restored = knob("k2", REVERT_A + REVERT_A.replace("2026-10-02", "2026-10-06").replace("reverted", "restored")).replace(
+    restored = knob("k2",
+                    REVERT_A + REVERT_A.replace("2026-10-02", "2026-10-06").replace("reverted", "restored")).replace(
         "status: reverted\nmeasurements", "status: active\nmeasurements")
     page = pages(empty_kb, k1=knob("k1", REVERT_A), k2=restored)["incidents/inc-a.md"]
     row = re.sub(r"<[^>]+>", "", next(line for line in page.splitlines() if line.startswith("| [knobs-cause-it]")))

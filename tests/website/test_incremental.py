@@ -253,4 +253,5 @@ def test_views_read_the_context_only_through_its_questions():
 
     for module in (knob_pages, incident_pages, overview_pages, links, page_parts, pages):
         source = inspect.getsource(module)
-        assert not re.search(r"context\._|\b_kb\b|\b_places\b|\b_changes\b|\b_docs_of\b|\b_follow_ups_of\b|\b_charts\b", source), module
+        assert not re.search(r"context\._|\b_kb\b|\b_places\b|\b_changes\b|\b_docs_of\b|\b_follow_ups_of\b|\b_charts\b",
+                             source), module

@@ -112,7 +112,8 @@ class Server:
         and live-reload script taken out."""
         sitemap = self.get("sitemap.xml")[1]
         pages = sorted(url.removeprefix(self.base) for url in re.findall(r"<loc>([^<]*)</loc>", sitemap))
-        site: dict[str, object] = {"sitemap.xml": self._normalized(sitemap), "404": self._normalized(self.get("nowhere/")[1])}
+        site: dict[str, object] = {"sitemap.xml": self._normalized(sitemap),
+                                   "404": self._normalized(self.get("nowhere/")[1])}
         for page in pages:
             status, html = self.get(page)
             site[page] = (status, self._normalized(html))
@@ -239,15 +240,16 @@ def test_every_input_of_the_check_is_watched(tmp_path, git_env):
         _not_shown(live, FINDINGS, "deploy/decode.sh:8")
 
         (root / "incidents").rename(tmp_path / "incidents-away")
-        live.wait_for("incidents/multi-round-harness-hang/", lambda status, _: status == 404, "the incident still served")
+        live.wait_for("incidents/multi-round-harness-hang/", lambda status, _: status == 404,
+                      "the incident still served")
         (root / "incidents").mkdir()  # a new folder: the old one's watch ended with it
         shutil.copy(tmp_path / "incidents-away/multi-round-harness-hang.yaml", root / "incidents")
         live.shows("incidents/multi-round-harness-hang/", "Multi-round agent harness hangs")
         edit(root / SEED_INCIDENT, "title: Multi-round agent harness hangs", "title: Multi-round agent harness freezes")
         live.shows("incidents/multi-round-harness-hang/", "Multi-round agent harness freezes")
         (root / "incidents/team").mkdir()  # a subfolder created while serving
-        (root / "incidents/team/fresh-incident.yaml").write_text(NEW_INCIDENT.replace("suspect: {knob: fresh-knob}",
-                                                                                    "suspect: {knob: sglang-sm120-mma-target-ctas}"))
+        (root / "incidents/team/fresh-incident.yaml").write_text(
+            NEW_INCIDENT.replace("suspect: {knob: fresh-knob}", "suspect: {knob: sglang-sm120-mma-target-ctas}"))
         live.shows("incidents/fresh-incident/", "Fresh stall under load")
         _assert_same_site(live, root, tmp_path, "inputs outside the record folders changed")
 

@@ -25,7 +25,8 @@ def _order(plugins: PluginCollection, event: str) -> list[str]:
             for method in plugins.events[event]]
 
 
-@pytest.mark.parametrize("listed", [["material/search", "material/tags", OURS], [OURS, "material/search", "material/tags"]],
+@pytest.mark.parametrize("listed", [["material/search", "material/tags", OURS],
+                                    [OURS, "material/search", "material/tags"]],
                          ids=["listed-last", "listed-first"])
 def test_the_plugins_events_run_where_it_relies_on_them_running(listed):
     plugins = _collection(listed)

@@ -36,7 +36,8 @@ def test_the_ledger_ranks_by_gain_at_stake_and_links_to_all_of_it(visit):
     assert f"all {RECLAIMABLE}, sortable" in visit.page.locator("article").inner_text()
     link.click()
     visit.page.locator(".kb-table-tools[data-ready]").wait_for()
-    assert parse_qs(urlsplit(visit.page.url).query) == {"reclaimable": ["yes"], "sort": ["best-gain"], "order": ["descending"]}
+    assert parse_qs(urlsplit(visit.page.url).query) == {"reclaimable": ["yes"], "sort": ["best-gain"],
+                                                        "order": ["descending"]}
     assert visit.page.locator(".kb-count").inner_text() == f"{RECLAIMABLE} of {EXTRA + 1} shown"
     first = visit.page.locator("article table tbody tr").first.locator("td").first.inner_text().replace("\n", "")
     assert first == f"SGLANG_EXTRA_SETTING_{RECLAIMABLE - 1:03d}"

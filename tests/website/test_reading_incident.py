@@ -67,11 +67,13 @@ def test_the_top_says_what_is_still_to_restore_and_how(visit):
     items = box.locator("li")
     assert items.count() == 2
     first = items.nth(0).inner_text()
-    assert first.startswith("SGLANG_SM120_MMA_TARGET_CTAS, reverted 2026-11-04 under hypothesis target-ctas-causes-hang refuted")
+    assert first.startswith("SGLANG_SM120_MMA_TARGET_CTAS, reverted 2026-11-04 "
+                            "under hypothesis target-ctas-causes-hang refuted")
     assert "Restoring it reclaims +12.8% output throughput at concurrency 64, +5.7% at 96." in first
     assert items.nth(0).locator("code").inner_text() == "kb restore sglang-sm120-mma-target-ctas"
     second = items.nth(1).inner_text()
-    assert second.startswith("HARNESS_PROXY_POOL_SIZE, reverted 2026-11-06 under hypothesis client-proxy-fault confirmed")
+    assert second.startswith("HARNESS_PROXY_POOL_SIZE, reverted 2026-11-06 "
+                             "under hypothesis client-proxy-fault confirmed")
     assert "Stays reverted: client-proxy-fault was confirmed." in second and "kb restore" not in second
     # The box comes before the facts and the story.
     article = visit.page.locator("article").inner_text()
@@ -142,7 +144,8 @@ def wordy(tmp_path_factory: pytest.TempPathFactory) -> Site:
     incident = root / "incidents/multi-round-harness-hang.yaml"
     text = incident.read_text()
     text = text.replace("title: Multi-round agent harness hangs after several rounds", f"title: {LONG_TITLE}")
-    text = text.replace("statement: One of the user's client-side proxies corrupts or drops requests after several rounds.",
+    text = text.replace("statement: One of the user's client-side proxies corrupts or drops requests "
+                        "after several rounds.",
                         f"statement: {LONG_CAUSE}")
     assert LONG_TITLE in text and LONG_CAUSE in text
     incident.write_text(text)

@@ -131,7 +131,8 @@ def test_results_narrow_to_knobs_incidents_or_docs(visit):
 
 
 def paths(visit: Visit) -> list[str]:
-    return visit.page.locator(".md-search-result__item > a").evaluate_all("links => links.map(a => new URL(a.href).pathname)")
+    return visit.page.locator(".md-search-result__item > a").evaluate_all(
+        "links => links.map(a => new URL(a.href).pathname)")
 
 
 def paths_once(visit: Visit, holds, seconds: float = 10) -> list[str]:

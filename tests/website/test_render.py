@@ -48,9 +48,11 @@ def test_knob_page_answers_was_it_the_thing_that_caused_the_hang(seed_kb):
     assert ("**Suspected in:** [Multi-round agent harness hangs after several rounds]"
             "(../incidents/multi-round-harness-hang.md): ") in page
     assert "Exonerated: the hypothesis was refuted." in page
-    assert "[target-ctas-causes-hang](../incidents/multi-round-harness-hang.md#hypothesis-target-ctas-causes-hang)" in page
+    assert ("[target-ctas-causes-hang]"
+            "(../incidents/multi-round-harness-hang.md#hypothesis-target-ctas-causes-hang)") in page
     assert "Direct connections bypassing the proxy" in page  # why it was exonerated
-    assert "[Edit this record](https://example.invalid/incident-kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml)" in page
+    assert ("[Edit this record]"
+            "(https://example.invalid/incident-kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml)") in page
     assert "![Gain chart. output throughput (% of baseline): concurrency 64 +12.8%, concurrency 96 +5.7%]" in page
 
 
@@ -69,10 +71,12 @@ def test_reclaimable_knob_leads_the_home_page_and_boxes_the_knob_page(seed_kb):
     home = site.files["index.md"]
     needs_action = home[home.index("## Needs action"):home.index("## Recent changes")]
     assert "[SGLANG\\_<wbr>SM120\\_<wbr>MMA\\_<wbr>TARGET\\_<wbr>CTAS](knobs/sglang-sm120-mma-target-ctas.md) | " \
-           "+12.8% output throughput at concurrency 64, +5.7% at 96 | <span class=\"kb-nowrap\">2026-11-04</span> |" in needs_action
+           "+12.8% output throughput at concurrency 64, +5.7% at 96 | " \
+           "<span class=\"kb-nowrap\">2026-11-04</span> |" in needs_action
     assert "kb check reports 1 error and 0 warnings, by code below" in needs_action
     # Summarised by code on the home page, each count linking to the code's list on the findings page.
-    assert ('| <code class="kb-nowrap">reclaimable-knob</code> | <span class="kb-badge kb-severity-error">error</span> | '
+    assert ('| <code class="kb-nowrap">reclaimable-knob</code> | '
+            '<span class="kb-badge kb-severity-error">error</span> | '
             "[1](findings.md?code=reclaimable-knob&severity=error) |") in needs_action
     findings = site.files["findings.md"]
     assert f"[{SEED_KNOB}:8](knobs/sglang-sm120-mma-target-ctas.md)" in findings.replace("\\_", "_")
@@ -89,7 +93,8 @@ def test_a_broken_record_has_no_page_and_is_never_linked(seed_kb):
     assert "incidents/other-hang.md" not in site.files
     assert "other-hang.md" not in "".join(site.markdown.values())
     assert "under incident other-hang" in site.files[KNOB_PAGE]
-    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in site.files["findings.md"]
+    assert '<code>incidents/other-hang.yaml:3</code> | <code class="kb-nowrap">yaml-syntax</code>' in \
+        site.files["findings.md"]
     assert '| <code class="kb-nowrap">yaml-syntax</code> |' in site.files["index.md"]
 
 
@@ -119,7 +124,8 @@ def test_rendering_is_deterministic(seed_kb, tmp_path):
 
 def test_minimal_records_render(empty_kb):
     (empty_kb / "knobs/bare.yaml").write_text(
-        "id: bare\nname: BARE\nsummary: s\nvalue: 1\nstatus: proposed\nhistory:\n  - date: 2026-01-01\n    status: proposed\n")
+        "id: bare\nname: BARE\nsummary: s\nvalue: 1\nstatus: proposed\n"
+        "history:\n  - date: 2026-01-01\n    status: proposed\n")
     (empty_kb / "incidents/quiet.yaml").write_text("id: quiet\ntitle: t\nstatus: open\nstarted: 2026-01-02\n")
     site = render(empty_kb)
     assert "No measured gain on record." in site.files["knobs/bare.md"]
@@ -149,8 +155,10 @@ def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path
     # Outside the docs folder: a whole docs folder, the 11 generated files (findings.md among them) and
     # a copy of the 3 docs (the record pages link to them).
     assert result.code == 0 and result.out.startswith(f"kb render: wrote 14 files to {out}")
-    assert (out / KNOB_PAGE).read_text() == render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
-    assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
+    assert (out / KNOB_PAGE).read_text() == \
+        render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
+    assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == \
+        (seed_kb / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes()
     (seed_kb / SEED_INCIDENT).unlink()
     assert kb("render", "--root", seed_kb, "--out", out).code == 0
     assert not (out / INCIDENT_PAGE).exists()
@@ -162,7 +170,8 @@ def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path
 
 def test_a_record_called_index_does_not_replace_the_index_page(empty_kb):
     (empty_kb / "knobs/index.yaml").write_text(
-        "id: index\nname: INDEX_SIZE\nsummary: s\nvalue: 1\nstatus: active\nhistory:\n  - date: 2026-01-01\n    status: active\n")
+        "id: index\nname: INDEX_SIZE\nsummary: s\nvalue: 1\nstatus: active\n"
+        "history:\n  - date: 2026-01-01\n    status: active\n")
     site = render(empty_kb)
     assert "\n# Knobs\n" in site.files["knobs/index.md"]
     assert "[INDEX\\_<wbr>SIZE](index_.md)" in site.files["knobs/index.md"]
@@ -237,8 +246,8 @@ def test_knob_page_leads_with_status_value_and_gains_then_the_story(seed_kb):
     page = render(seed_kb).files[KNOB_PAGE]
     body = page[page.index("# SGLANG"):]
     order = [body.index(part) for part in (
-        '<span class="kb-badge kb-status-active">active</span> <code>SGLANG&#95;SM120&#95;MMA&#95;TARGET&#95;CTAS=512</code>'
-        ' (default <code>256</code>)',
+        '<span class="kb-badge kb-status-active">active</span> '
+        '<code>SGLANG&#95;SM120&#95;MMA&#95;TARGET&#95;CTAS=512</code> (default <code>256</code>)',
         "**Gains:** +12.8%", "## Gains", "## Suspected in incidents", "## Status history", "## About this knob",
         "- **Component:** decode")]
     assert order == sorted(order)

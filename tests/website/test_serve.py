@@ -81,7 +81,8 @@ def test_serve_watches_a_records_folder_made_anew_and_files_outside_the_record_f
         text = (tmp_path / "knobs-away" / SEED_KNOB.removeprefix("knobs/")).read_text()
         (root / SEED_KNOB).write_text(text.replace("summary: Target thread-block", "summary: Recreated thread-block"))
         _wait_for(url, "Recreated thread-block", timeout=60)
-        (root / SEED_KNOB).write_text(text.replace("summary: Target thread-block", "summary: Edited again thread-block"))
+        (root / SEED_KNOB).write_text(text.replace("summary: Target thread-block",
+                                                   "summary: Edited again thread-block"))
         _wait_for(url, "Edited again thread-block", timeout=60)
         edit(root / "deploy/decode.sh", "TARGET_CTAS=512", "TARGET_CTAS=384")  # a deploy file: drift now
         _wait_for(base, "deploy/decode.sh:8", timeout=60)

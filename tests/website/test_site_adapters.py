@@ -212,10 +212,12 @@ def test_the_search_box_uses_what_the_installed_material_has():
                      (MATERIAL_THEME / "base.html").read_text(encoding="utf-8"))
     header = (MATERIAL_THEME / "partials/header.html").read_text(encoding="utf-8")
     assert '"material/search" in config.plugins' in header and '{% include "partials/search.html" %}' in header
-    styles = "".join(p.read_text(encoding="utf-8") for p in (MATERIAL_THEME / "assets/stylesheets").glob("main.*.min.css"))
+    styles = "".join(p.read_text(encoding="utf-8")
+                     for p in (MATERIAL_THEME / "assets/stylesheets").glob("main.*.min.css"))
     used = set(re.findall(r'class="([^"{]+)"', ours)) | {"md-search-result__item", "md-search-result__link",
                                                           "md-search-result__article"}  # made by kb-search.js
     for name in {c for classes in used for c in classes.split() if c.startswith("md-")}:
         assert f".{name}" in styles, f"Material's styles no longer have .{name}"
-    bundle = "".join(p.read_text(encoding="utf-8") for p in (MATERIAL_THEME / "assets/javascripts").glob("bundle.*.min.js"))
+    bundle = "".join(p.read_text(encoding="utf-8")
+                     for p in (MATERIAL_THEME / "assets/javascripts").glob("bundle.*.min.js"))
     assert '"search"' in bundle and "data-md-component" in bundle

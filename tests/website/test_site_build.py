@@ -85,7 +85,8 @@ def test_with_a_repo_url_the_header_links_the_repository_and_records_link_their_
     html = site.html(KNOB)
     assert 'href="https://git.example.invalid/team/kb"' in html  # the header's repository link
     # Material's edit button and the page's own link open the YAML record, not a docs page.
-    assert html.count('href="https://git.example.invalid/team/kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml"') == 2
+    assert html.count(
+        'href="https://git.example.invalid/team/kb/edit/main/knobs/sglang-sm120-mma-target-ctas.yaml"') == 2
 
 
 def test_incident_page_shows_suspected_vs_actual(seed_site):
@@ -115,10 +116,12 @@ def test_search_index_finds_the_knob_by_name_and_the_incident_by_its_hypotheses(
     assert "sglang-sm120-mma-target-ctas" in knob["content"]
     incident = pages[f"/{INCIDENT}/"]
     assert incident["filters"]["kind"] == ["incident"]
-    assert "corrupts or drops requests" in incident["content"] and "TARGET_CTAS=512 in the decode service" in incident["content"]
+    assert "corrupts or drops requests" in incident["content"] and \
+        "TARGET_CTAS=512 in the decode service" in incident["content"]
     assert pages[f"/{DOC}/"]["filters"]["kind"] == ["doc"]
     names = search_pages(seed_site.out, "pagefind-names")
-    assert "TARGET_CTAS" in names[f"/{KNOB}/"]["content"] and "multi-round-harness-hang" in names[f"/{INCIDENT}/"]["content"]
+    assert "TARGET_CTAS" in names[f"/{KNOB}/"]["content"] and \
+        "multi-round-harness-hang" in names[f"/{INCIDENT}/"]["content"]
     # Material's own index is written empty: its search box is not on the pages, and nothing loads it.
     assert search_index(seed_site) == []
     assert 'data-md-component="search"' not in seed_site.html(KNOB)
@@ -175,7 +178,8 @@ def test_findings_do_not_fail_the_build_and_show_on_the_record_page(tmp_path):
     findings = site.html("findings")
     assert "<code>incidents/half-written.yaml:3</code>" in findings and "<code>pyproject.toml:2</code>" in findings
     indexed = indexed_text(site, KNOB)
-    assert "is still reverted" not in indexed and "Target thread-block (CTA) count" in indexed  # the box is kept out of search
+    # the box is kept out of search
+    assert "is still reverted" not in indexed and "Target thread-block (CTA) count" in indexed
 
 
 def test_a_finding_about_a_hand_written_page_is_a_banner_on_top_of_it(tmp_path, monkeypatch):
@@ -214,8 +218,8 @@ def test_raw_html_in_records_is_never_markup_in_the_built_site(hostile_site):
 def test_plugin_options_turn_off_the_home_page_tags_and_charts(tmp_path):
     root = copy_knowledge_base(tmp_path / "kb")
     config = root / "mkdocs.yml"
-    text = config.read_text().replace("\n  - incident-kb\n", "\n  - incident-kb:\n      home: false\n      tags: false\n"
-                                                          "      charts: false\n")
+    text = config.read_text().replace("\n  - incident-kb\n", "\n  - incident-kb:\n      home: false\n"
+                                                          "      tags: false\n      charts: false\n")
     config.write_text(text.replace("  - Tags: tags.md\n", ""))
     (root / "docs/index.md").write_text("# Our own home page\n")
     build_site(root, tmp_path / "site")
@@ -238,7 +242,8 @@ def test_a_wrong_plugin_option_is_one_clear_configuration_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(tmp_path / "site")],
                           cwd=root, env=MKDOCS_ENV, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1
-    assert "Plugin 'incident-kb' option 'charts': Expected type: <class 'bool'> but received: <class 'str'>" in proc.stderr
+    assert "Plugin 'incident-kb' option 'charts': Expected type: <class 'bool'> but received: <class 'str'>" in \
+        proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -247,7 +247,8 @@ def test_sortable_headers_and_filters_work_from_the_keyboard(browser, troubled_u
         assert page.get_by_label("Filter by status").count() == 1 and page.get_by_label("Filter by tags").count() == 1
         search.focus()
         page.keyboard.press("Tab")  # past the count, into the table's first header
-        focused = page.evaluate("document.activeElement.closest('th') && document.activeElement.closest('th').innerText")
+        focused = page.evaluate("document.activeElement.closest('th') && "
+                                "document.activeElement.closest('th').innerText")
         assert focused.strip() == "Name"
         page.keyboard.press("Enter")
         names = page.locator("article table th", has_text="Name")

@@ -61,7 +61,8 @@ def techdocs_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheel = next(dist.glob("incident_kb-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = sorted(line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:"))
+        requires = sorted(line for line in archive.read(metadata).decode().splitlines()
+                          if line.startswith("Requires-Dist:"))
     venv = VENVS / hashlib.sha256("\n".join([sys.version, TECHDOCS, *requires]).encode()).hexdigest()[:16]
     python = venv / "bin" / "python"
     install = [str(python), "-m", "pip", "install", "--quiet", "--no-compile"]
