@@ -9,7 +9,7 @@ from dataclasses import replace
 from incident_kb.adoption.site_merge import GENERATED_TOP, knowledge_base_prefix
 from incident_kb.check.pipeline import check_knowledge_base
 from incident_kb.records.vocabulary import RecordKind
-from incident_kb.website.core.links import ASSETS_DIR, GENERATED_PAGES, SiteSettings
+from incident_kb.website.core.links import ASSETS_DIR, FEED, GENERATED_PAGES, SiteSettings
 from incident_kb.website.core.pages import render_site
 
 
@@ -26,7 +26,7 @@ def test_every_generated_page_but_the_records_is_listed(seed_kb):
 
 
 def test_a_team_page_at_any_generated_place_moves_the_knowledge_base_into_a_folder(tmp_path):
-    for page in GENERATED_PAGES:
+    for page in (*GENERATED_PAGES, FEED):
         docs = tmp_path / page.replace("/", "_")
         (docs / page).parent.mkdir(parents=True)
         (docs / page).write_text("# Ours\n")

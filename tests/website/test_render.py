@@ -154,7 +154,7 @@ def test_kb_render_writes_the_pages_and_removes_stale_ones(kb, seed_kb, tmp_path
     result = kb("render", "--root", seed_kb, "--out", out)
     # Outside the docs folder: a whole docs folder, the 11 generated files (findings.md among them) and
     # a copy of the 3 docs (the record pages link to them).
-    assert result.code == 0 and result.out.startswith(f"kb render: wrote 14 files to {out}")
+    assert result.code == 0 and result.out.startswith(f"kb render: wrote 15 files to {out}")
     assert (out / KNOB_PAGE).read_text() == \
         render_site(check_knowledge_base(seed_kb), read_site_settings(seed_kb)).files[KNOB_PAGE]
     assert (out / "design/DSV4_PD_DEADLOCK_ISSUE.md").read_bytes() == \

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..records.vocabulary import built_path
-from ..website.core.links import GENERATED_PAGES
+from ..website.core.links import FEED, GENERATED_PAGES
 from ..wording import yaml_quoted
 from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin_name
 
@@ -31,7 +31,7 @@ PLUGIN = "incident-kb"
 # What the knowledge base generates at the top of its folder (website/core/links.py): a team's page at
 # one of these paths would be kept in its place (see website/core/placement.py), so the knowledge base
 # goes into PREFIX.
-GENERATED_TOP = tuple(dict.fromkeys(page.split("/")[0] for page in GENERATED_PAGES))
+GENERATED_TOP = (*dict.fromkeys(page.split("/")[0] for page in GENERATED_PAGES), FEED)
 # ...and where those pages land in the built site: a team's README.md lands where index.md does, its
 # knobs.md where knobs/index.md does (records.vocabulary.built_path), so either holds the place too.
 _GENERATED_PLACES = frozenset(built_path(page) for page in GENERATED_PAGES)

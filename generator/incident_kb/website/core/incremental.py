@@ -23,6 +23,7 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, site_needs
 from .context import Read, SiteContext, gather_site_context
+from .feed import FEED, render_feed
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, SiteSettings, incident_page, knob_page
 from .overview_pages import Rows
 from .pages import (
@@ -108,6 +109,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     for kept in pages.values():
         files.update(kept.rendered.files)
     files.update(fixed_files(settings))
+    files[FEED] = render_feed(context.knobs(), context.incidents(), settings.site_name, settings.site_url)
     for path, known in rows.items():  # an index not rendered this time keeps its rows
         if not known and previous is not None and same:
             rows[path] = previous.rows.get(path, {})

@@ -38,6 +38,7 @@ ASSETS_DIR = "assets/incident-kb"
 # Every page the knowledge base generates that is no record's: the one list of where they go, which
 # placement and `kb init --merge` (a team's page in one of these places) decide from.
 GENERATED_PAGES = (HOME_PAGE, ACTION_PAGE, TAGS_PAGE, FINDINGS_PAGE, KNOB_INDEX, INCIDENT_INDEX)
+FEED = "feed.xml"  # the Atom feed of the records' changes (feed.py), beside the home page
 _URL_SAFE = ":/?#@!$&'()*+,;=%~"
 
 
@@ -65,6 +66,7 @@ class SiteSettings:
     """What the pages need to know about the site around them (from mkdocs.yml)."""
 
     site_name: str = "incident-kb"
+    site_url: str | None = None  # where the site is served (absolute links in the feed), if the site says
     docs_dir: str = "docs"  # repository-relative
     edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
     home: bool = True  # the knowledge base's home is the site's home page (index.md), else ACTION_PAGE

@@ -26,6 +26,7 @@ from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
 from .bundle import Bundle, PageMeta, SearchKind, site_needs
 from .context import SiteContext, gather_site_context
+from .feed import FEED, render_feed
 from .home_page import HomePage, home_view
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
@@ -103,6 +104,8 @@ def render_context(context: SiteContext) -> Bundle:
         files.update(page.files)
         pages[page.path] = page.meta
     files.update(fixed_files(context.settings))
+    files[FEED] = render_feed(context.knobs(), context.incidents(), context.settings.site_name,
+                              context.settings.site_url)
     return Bundle(files, {**pages, **fixed_pages(context.settings), **banner_pages(context)}, site_needs(context.root))
 
 

@@ -38,8 +38,9 @@ def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
     if isinstance(repo_url, str) and repo_url and isinstance(edit_uri, str) and edit_uri:
         edit_base = urljoin(repo_url if repo_url.endswith("/") else repo_url + "/", edit_uri)
         edit_base = edit_base if edit_base.endswith("/") else edit_base + "/"
-    site_name = config.get("site_name")
+    site_name, site_url = config.get("site_name"), config.get("site_url")
     return SiteSettings(site_name=site_name if isinstance(site_name, str) and site_name else "incident-kb",
+                        site_url=site_url if isinstance(site_url, str) and site_url else None,
                         docs_dir=docs_rel, edit_base=edit_base)
 
 

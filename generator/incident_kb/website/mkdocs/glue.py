@@ -235,7 +235,8 @@ def check(root: Path) -> KnowledgeBase:
 
 
 def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
-    site = {"site_name": config.site_name, "repo_url": config.repo_url, "edit_uri": config.edit_uri,
+    site = {"site_name": config.site_name, "site_url": config.site_url, "repo_url": config.repo_url,
+            "edit_uri": config.edit_uri,
             "docs_dir": options.docs_dir or config.docs_dir}
     return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
                    charts=options.charts, prefix=options.prefix, findings=options.findings)

@@ -34,12 +34,14 @@ from __future__ import annotations
 # none of them (only MkDocs' warning about dirty builds, under its own live preview). The Makefile
 # and the generated workflow silence them, where the user chose to (docs/reference/adopting.md:
 # "The incident-kb plugin's options").
+import html
 import logging
 import os
 import posixpath
 import re
 import sysconfig
 import tempfile
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -53,10 +55,12 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import Files
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 from mkdocs.utils.templates import TemplateContext
 
 from ...wording import yaml_quoted
 from ..core.bundle import SEARCH_SEPARATOR, site_needs
+from ..core.feed import FEED
 from . import site_search
 from .idle_collection import IdleCollection
 from .live_reload import fresh_module
@@ -92,7 +96,9 @@ def _quiet_dirty_warning(record: logging.LogRecord) -> bool:
 def _set_by_the_site(plugin: Any, key: str) -> bool:
     """Whether the site's configuration gave the plugin `key` (MkDocs' own search has a default
     separator, '[\\s\\-]+', that is no choice of the site's)."""
-    given = getattr(plugin.config, "user_configs", None)
+    with warnings.catch_warnings():  # MkDocs 1.6 marks user_configs deprecated; without it, the value decides
+        warnings.simplefilter("ignore", DeprecationWarning)
+        given = getattr(plugin.config, "user_configs", None)
     if not isinstance(given, list):
         return bool(plugin.config.get(key))
     return any(isinstance(options, dict) and key in options for options in given)
@@ -308,6 +314,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._previewer.mark_changed_outputs(self._preview, files)
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """Every page's head names the knowledge base's feed, so a feed reader finds it from any page."""
+        feed = self._files.get_file_from_path(posixpath.join(self._prefix, FEED)) if self._files else None
+        head = output.find("</head>")
+        if feed is None or head < 0 or 'type="application/atom+xml"' in output[:head]:
+            return output
+        href = html.escape(get_relative_url(feed.url, page.url), quote=True)
+        title = html.escape(f"{config.site_name}: record changes", quote=True)
+        return (output[:head] + f'<link rel="alternate" type="application/atom+xml" title="{title}" href="{href}">\n'
+                + output[head:])
 
     def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> None:

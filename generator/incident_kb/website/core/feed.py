@@ -1,0 +1,116 @@
+"""`feed.xml`: an Atom 1.0 feed (RFC 4287) of the records' changes, for people who follow the
+knowledge base from a feed reader: a knob reverted, restored, set to a new value or retired; a
+hypothesis refuted or confirmed; an incident opened or resolved. Newest first, each entry dated as
+the record says and linking its page, with an id made from the record and the change alone, so
+that it stays the same from build to build. Pure: the records in, the text out; no build timestamp.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from xml.sax.saxutils import escape, quoteattr
+
+from ...records.model import when_key
+from ...records.schema import Hypothesis, Incident, Knob
+from ...records.vocabulary import HypothesisStatus, RecordKind, Stance
+from .changes import knob_changes
+from .links import FEED, hypothesis_anchor
+
+MAX_ENTRIES = 200  # a feed reader wants what is new, not the whole history
+# Entry ids are UUIDs derived from what the entry is (RFC 4122 name-based): stable, and valid IRIs.
+_NAMESPACE = uuid.UUID("5a0c2b1e-7a4f-4d0e-9c3e-6b1f2d8e4a17")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    when: date | datetime
+    title: str
+    page: str  # the record's page, relative to the feed ('knobs/ID/')
+    key: str  # what the entry is, for its id
+
+    @property
+    def id(self) -> str:
+        return f"urn:uuid:{uuid.uuid5(_NAMESPACE, self.key)}"
+
+
+def feed_entries(knobs: Iterable[Knob], incidents: Iterable[Incident]) -> list[Entry]:
+    """Every change the feed tells of, newest first (at most MAX_ENTRIES)."""
+    entries: list[Entry] = []
+    for knob in knobs:
+        page = f"{RecordKind.KNOB.folder}/{knob.id}/"
+        for index, change in enumerate(knob_changes(knob)):
+            if change.status_moved or change.value_change is not None:
+                entries.append(Entry(change.when, f"{knob.name}: {change.what}", page,
+                                     f"knob/{knob.id}/history/{index}/{change.when}"))
+    for incident in incidents:
+        page = f"{RecordKind.INCIDENT.folder}/{incident.id}/"
+        entries.append(Entry(incident.started, f"Incident opened: {incident.title}", page,
+                             f"incident/{incident.id}/started"))
+        if incident.resolved is not None:
+            entries.append(Entry(incident.resolved, f"Incident resolved: {incident.title}", page,
+                                 f"incident/{incident.id}/resolved"))
+        for hypothesis in incident.hypotheses:
+            decided = _decided_on(hypothesis)
+            if decided is not None:
+                entries.append(Entry(decided, f"Hypothesis {hypothesis.status.value}: "
+                                     f"{hypothesis.statement} ({incident.title})",
+                                     f"{page}#{hypothesis_anchor(hypothesis.id)}",
+                                     f"incident/{incident.id}/hypothesis/{hypothesis.id}/{hypothesis.status.value}"))
+    entries.sort(key=lambda entry: (when_key(entry.when), entry.key), reverse=True)
+    return entries[:MAX_ENTRIES]
+
+
+def _decided_on(hypothesis: Hypothesis) -> date | datetime | None:
+    """When a refuted or confirmed hypothesis was decided, as the record says: its `decided` date, else
+    the newest dated evidence that took its side (against a refuted one, for a confirmed one); None
+    when the record says neither (the entry is left out rather than dated by a guess)."""
+    stance = {HypothesisStatus.REFUTED: Stance.AGAINST, HypothesisStatus.CONFIRMED: Stance.FOR}.get(hypothesis.status)
+    if stance is None:
+        return None
+    if hypothesis.decided is not None:
+        return hypothesis.decided
+    dated = [item.date for item in hypothesis.evidence if item.stance is stance and item.date is not None]
+    return max(dated, key=when_key) if dated else None
+
+
+def render_feed(knobs: Iterable[Knob], incidents: Iterable[Incident], site_name: str, site_url: str | None) -> str:
+    """The feed's text. Links are absolute under `site_url` when the site says where it is served,
+    else relative to the feed (Atom resolves them against its own address)."""
+    entries = feed_entries(knobs, incidents)
+    base = site_url if site_url is None or site_url.endswith("/") else site_url + "/"
+    updated = _timestamp(entries[0].when) if entries else "1970-01-01T00:00:00Z"
+    lines = ['<?xml version="1.0" encoding="utf-8"?>',
+             '<feed xmlns="http://www.w3.org/2005/Atom">',
+             f"  <id>urn:uuid:{uuid.uuid5(_NAMESPACE, 'feed/' + site_name)}</id>",
+             f"  <title>{escape(site_name)}: record changes</title>",
+             f"  <updated>{updated}</updated>",
+             f"  <link rel=\"self\" href={quoteattr((base or '') + FEED)}/>",
+             f"  <link rel=\"alternate\" href={quoteattr(base or './')}/>",
+             f"  <author><name>{escape(site_name)}</name></author>"]
+    lines += _entries(entries, base)
+    lines.append("</feed>")
+    return "\n".join(lines) + "\n"
+
+
+def _entries(entries: Iterable[Entry], base: str | None) -> list[str]:
+    lines: list[str] = []
+    for entry in entries:
+        lines += ["  <entry>",
+                  f"    <id>{entry.id}</id>",
+                  f"    <title>{escape(entry.title)}</title>",
+                  f"    <updated>{_timestamp(entry.when)}</updated>",
+                  f"    <link rel=\"alternate\" href={quoteattr((base or '') + entry.page)}/>",
+                  "  </entry>"]
+    return lines
+
+
+def _timestamp(moment: date | datetime) -> str:
+    """RFC 3339, in UTC: a date alone is its midnight in UTC."""
+    if not isinstance(moment, datetime):
+        moment = datetime.combine(moment, time(), UTC)
+    elif moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
