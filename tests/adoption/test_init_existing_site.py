@@ -293,3 +293,39 @@ def test_a_configuration_that_inherits_its_plugins_is_refused_by_merge(kb, tmp_p
     shown = kb("init")
     assert shown.code == 0 and "    - incident-kb" in shown.out and "add the lines above to mkdocs.yml" in shown.out
     assert (repo.root / "mkdocs.yml").read_text() == "INHERIT: base.yml\nsite_name: Team\n"
+
+
+MERGE_KEYS = {  # a YAML merge key (`<<: *base`) at the top, or inside plugins: (issue 30, item 10)
+    "after the plugins": ("extra:\n  shared: &base\n    site_name: Team\n    theme:\n      name: material\n"
+                          "plugins:\n  - search\n<<: *base\n", 0),
+    "before the plugins": ("extra:\n  shared: &base\n    site_name: Team\n    theme:\n      name: material\n"
+                           "<<: *base\nplugins:\n  - search\n", 0),
+    "no plugins at all": ("extra:\n  shared: &base\n    site_name: Team\n<<: *base\n", 0),
+    "plugins from the merge key": ("base: &base\n  site_name: Team\n  plugins:\n    - search\n<<: *base\n", 2),
+    "nav from the merge key": ("base: &base\n  site_name: Team\n  nav:\n    - index.md\n<<: *base\n", 2),
+    "plugins mapping from a merge key": ("p: &p\n  search: {}\nsite_name: Team\nplugins:\n  <<: *p\n", 2),
+    "search options from a merge key": ("p: &p\n  lang: en\nsite_name: Team\nplugins:\n  search:\n    <<: *p\n", 2),
+}
+
+
+@pytest.mark.parametrize("shape", MERGE_KEYS, ids=list(MERGE_KEYS))
+def test_a_merge_key_is_merged_around_or_refused_in_one_line_never_a_crash(kb, tmp_path, monkeypatch, shape):
+    """`<<: *base` at the top crashed --merge (KeyError: a merged key has no line of its own). A merged
+    plugins: or nav: would be replaced by one written here: refused, the file unchanged."""
+    from ..site_support import try_build_site
+
+    config, code = MERGE_KEYS[shape]
+    repo = GitRepo(tmp_path / "team")
+    repo.write("mkdocs.yml", config)
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == code, result.err
+    text = (repo.root / "mkdocs.yml").read_text()
+    if code:
+        assert result.err.count("\n") == 1 and "merge key (<<:)" in result.err and text == config
+        return
+    assert all(line in text.splitlines() for line in config.splitlines() if "search" not in line)
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged

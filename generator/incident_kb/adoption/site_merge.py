@@ -96,6 +96,9 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     if "INHERIT" in config:  # MkDocs merges mappings from the parent but replaces lists: plugins: here drops its
         raise CannotMerge(f"it inherits from {config['INHERIT']} (INHERIT:), whose plugins: and nav: lists one "
                           "written here would replace; add the lines to the file that lists them")
+    for key in ("plugins", "nav"):  # one from a merge key (`<<: *base`): a key written here would replace it
+        if key in config and key not in (config.lc.data or {}):
+            raise CannotMerge(f"its {key}: comes from a YAML merge key (<<:), which one written here would replace")
     lines = text.splitlines(True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -139,7 +142,7 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
             raise CannotMerge("its plugins: is a mapping written inline")
         if not plugins:
             raise CannotMerge("its plugins: is an empty mapping")
-        column = plugins.lc.key(next(iter(plugins)))[1]
+        column = plugins.lc.key(_first_written_key(plugins, "plugins:"))[1]
         for name in plugins:
             if name in ("search", "material/search"):
                 line = plugins.lc.key(name)[0]
@@ -199,10 +202,18 @@ def _add_separator(options_of: Any, name: str, line: int, under: int, lines: lis
         replaced[line] = [match.group(1) + (f"   {match.group(2)}" if match.group(2) else "") + "\n",
                           " " * under + separator + "\n"]
     elif isinstance(options, dict) and not _inline(options):
-        first = _commented(options).lc.key(next(iter(options)))
+        first = _commented(options).lc.key(_first_written_key(options, f"{name} plugin's options"))
         inserts.append((first[0], [" " * first[1] + separator + "\n"]))
     else:
         raise CannotMerge(f"its {name} plugin's options are written inline")
+
+
+def _first_written_key(mapping: Any, what: str) -> Any:
+    """The first key written in a mapping (one merged in with `<<:` has no line of its own)."""
+    written = list(_commented(mapping).lc.data or {})
+    if not written or len(written) != len(mapping):
+        raise CannotMerge(f"its {what} take keys from a YAML merge key (<<:)")
+    return written[0]
 
 
 def _content_column(line: str) -> int:
@@ -266,14 +277,18 @@ def _dash_indent(lines: list[str], seq: Any, config: Any, key: str) -> int:
     raise CannotMerge(f"its {key}: list is not written one item a line")
 
 
-def _top_keys(config: Any) -> list[tuple[int, str]]:
-    return sorted((config.lc.key(key)[0], key) for key in config)
+def _top_keys(config: Any, lines: list[str]) -> list[tuple[int, str]]:
+    """The top-level keys written in the file, by line: a key merged in from `<<: *base` has no line
+    of its own, and the merge key itself (which ruamel.yaml lists with no line) ends a block too."""
+    written = [(config.lc.key(key)[0], str(key)) for key in config.lc.data or {}]
+    merges = [(index, "<<") for index, line in enumerate(lines) if re.match(r"<<[ \t]*:", line)]
+    return sorted(written + merges)
 
 
 def _end_of_block(lines: list[str], config: Any, key: str) -> int:
     """The index of the line after the last line of `key`'s block (its trailing comments and blank
     lines stay after what is added: they may be about the next key)."""
-    keys = _top_keys(config)
+    keys = _top_keys(config, lines)
     start = config.lc.key(key)[0]
     following = [line for line, _ in keys if line > start]
     end = following[0] if following else len(lines)
