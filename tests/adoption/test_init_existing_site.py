@@ -329,3 +329,26 @@ def test_a_merge_key_is_merged_around_or_refused_in_one_line_never_a_crash(kb, t
     assert all(line in text.splitlines() for line in config.splitlines() if "search" not in line)
     failure, logged = try_build_site(repo.root, tmp_path / "out")
     assert failure is None, logged
+
+
+def test_merge_adds_to_the_file_a_link_inside_the_repository_leads_to(kb, tmp_path, monkeypatch):
+    """mkdocs.yml a link to conf/mkdocs.yml: --merge was refused on every try ("changed while kb was
+    writing it; run the command again"). The link stays a link; the file it leads to gains the lines."""
+    from ..site_support import try_build_site
+
+    repo = GitRepo(tmp_path / "team")
+    repo.write("conf/mkdocs.yml", "site_name: Team\ntheme:\n  name: material\n")
+    (repo.root / "mkdocs.yml").symlink_to("conf/mkdocs.yml")
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == 0, result.err
+    assert ("  added   the knowledge base to mkdocs.yml (its comments and order kept, through the link to "
+            "conf/mkdocs.yml)") in result.out.splitlines()
+    assert os.readlink(repo.root / "mkdocs.yml") == "conf/mkdocs.yml"
+    assert "  - incident-kb:\n" in (repo.root / "conf/mkdocs.yml").read_text()
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+    again = kb("init", "--merge")
+    assert again.code == 0 and "  kept    mkdocs.yml (it shows the knowledge base already)" in again.out.splitlines()

@@ -176,9 +176,13 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
             else:
                 lines.append(f"  kept    {_shown(path)} (it exists)")
         if merged is not None and setup.old_text is not None:
-            write_file(layout.top, config_path, merged.encode("utf-8"), replace=True,
-                       expected=setup.old_text.encode("utf-8"), mode=stat.S_IMODE(os.stat(config_path).st_mode))
-            lines.append(f"  added   the knowledge base to {_shown(config_path)} (its comments and order kept)")
+            # A link (inside the repository: _plan refused one out) stays a link; the file it leads to is added to.
+            target = Path(os.path.realpath(config_path))
+            write_file(layout.top, target, merged.encode("utf-8"), replace=True,
+                       expected=setup.old_text.encode("utf-8"), mode=stat.S_IMODE(os.stat(target).st_mode))
+            through = f", through the link to {_shown(target)}" if target != config_path else ""
+            lines.append(f"  added   the knowledge base to {_shown(config_path)} "
+                         f"(its comments and order kept{through})")
         elif setup.existing:
             lines.append(f"  kept    {_shown(config_path)} ({config_state(setup)})")
         lines.append(gitignore.write(made))
