@@ -33,7 +33,8 @@ from ..settings.config_files import SITE_CONFIGS
 from ..settings.docs_folder import DEFAULT_DOCS
 from ..wording import path_word
 from . import first_files
-from .setup_advice import config_state, next_steps, what_to_add
+from .hook_merge import HookAddition, hook_addition
+from .setup_advice import config_state, hook_to_add, next_steps, what_to_add
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
@@ -156,6 +157,10 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
     merged = setup.additions.new_text if merge and setup.additions is not None else None
     if merged is not None:
         _plan(layout.top, config_path)  # refuses a link out, a FIFO... in its place
+    hook_path = layout.top / PRE_COMMIT_CONFIG
+    hook = None if dict(planned)[hook_path] else _hook_in(layout, hook_path, str(files[hook_path]))
+    if merge and hook is not None and hook.new_text is not None:
+        _plan(layout.top, hook_path)
     ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
@@ -167,7 +172,10 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         if not layout.in_git and not os.path.lexists(layout.root):  # a new folder outside any repository
             make_folders(layout.root, made)
         for path, create in planned:
-            if create:
+            if path == hook_path and merge and hook is not None and hook.new_text is not None and hook.old_text:
+                _write_through(layout, path, hook.new_text, hook.old_text)
+                lines.append(f"  added   the kb-check hook to {_shown(path)} (every other line kept)")
+            elif create:
                 content = files[path]
                 write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content,
                            made=made)
@@ -176,10 +184,7 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
             else:
                 lines.append(f"  kept    {_shown(path)} (it exists)")
         if merged is not None and setup.old_text is not None:
-            # A link (inside the repository: _plan refused one out) stays a link; the file it leads to is added to.
-            target = Path(os.path.realpath(config_path))
-            write_file(layout.top, target, merged.encode("utf-8"), replace=True,
-                       expected=setup.old_text.encode("utf-8"), mode=stat.S_IMODE(os.stat(target).st_mode))
+            target = _write_through(layout, config_path, merged, setup.old_text)
             through = f", through the link to {_shown(target)}" if target != config_path else ""
             lines.append(f"  added   the knowledge base to {_shown(config_path)} "
                          f"(its comments and order kept{through})")
@@ -195,8 +200,29 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         lines.append(f"note: {note}")
     if setup.existing and merged is None:
         lines += what_to_add(setup)
+    if hook is not None and not (merge and hook.new_text is not None):
+        lines += hook_to_add(hook, _shown(hook_path))
     return lines + next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
                               merged is not None)
+
+
+def _hook_in(layout: Layout, path: Path, starter: str) -> HookAddition:
+    """What the repository's own pre-commit configuration needs to run kb check."""
+    try:
+        text = read_bounded(path, GITIGNORE_LIMIT, layout.top).decode("utf-8")
+    except (UnreadableFile, UnicodeDecodeError) as exc:
+        entry = starter[starter.index("repos:\n") + len("repos:\n"):].splitlines(True)
+        return HookAddition(None, tuple(entry), f"kb cannot read it: {exc}")
+    return hook_addition(text, starter)
+
+
+def _write_through(layout: Layout, path: Path, text: str, old_text: str) -> Path:
+    """Replace the file at `path` (or the one a link inside the repository leads to: _plan refused a
+    link out, and the link stays a link) with `text`, if it still holds `old_text`; returns where."""
+    target = Path(os.path.realpath(path))
+    write_file(layout.top, target, text.encode("utf-8"), replace=True, expected=old_text.encode("utf-8"),
+               mode=stat.S_IMODE(os.stat(target).st_mode))
+    return target
 
 
 def _site_ignored(setup: SiteSetup) -> tuple[str, ...]:

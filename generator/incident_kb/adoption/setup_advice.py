@@ -9,6 +9,7 @@ import os
 
 from ..check.formats import displayable
 from ..wording import path_word
+from .hook_merge import HookAddition
 from .site_merge import SiteSetup
 
 
@@ -47,6 +48,19 @@ def what_to_add(setup: SiteSetup) -> list[str]:
     where = f" (under {setup.prefix}/ in {setup.docs}/, beside your pages)" if setup.prefix else ""
     return [f"{name} does not show the knowledge base yet; kb init --merge makes this change{where}:",
             *(f"  {displayable(line)}" for line in additions.diff(setup.config_name, setup.old_text or ""))]
+
+
+def hook_to_add(hook: HookAddition, shown: str) -> list[str]:
+    """What an existing pre-commit configuration (`shown`: its path as printed) needs to run kb check:
+    the diff --merge applies, or the entry to add to its repos: by hand."""
+    if hook.new_text is None and hook.cannot is None:
+        return []
+    if hook.new_text is not None:
+        return [f"{shown} does not run kb check yet; kb init --merge adds the hook (every other line kept):",
+                *(f"  {displayable(line)}" for line in hook.diff(shown))]
+    return [f"{shown} does not run kb check yet (kb init --merge cannot add it: {displayable(hook.cannot or '')}); "
+            "add this entry to its repos: list, at its indentation:",
+            *(f"  {displayable(line.rstrip(chr(10)))}" for line in hook.lines)]
 
 
 def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, merged: bool) -> list[str]:

@@ -96,11 +96,7 @@ def site_additions(text: str, prefix: str, about: str | None, inherited: Any = N
     base, for the nav; `inherited`: the settings its INHERIT: parents give it, merged)."""
     config = parsed_config(text)
     inherited = inherited if isinstance(inherited, dict) else {}
-    if "INHERIT" in config:  # MkDocs merges mappings from the parent but replaces lists: plugins: here drops its
-        for key in ("plugins", "nav"):
-            if key in inherited and key not in config:
-                raise CannotMerge(f"it inherits its {key}: from {config['INHERIT']} (INHERIT:), which one written "
-                                  "here would replace")
+    _refuse_replacing(config, inherited)
     plugins = config.get("plugins")
     if isinstance(plugins, list) and _inline(_commented(plugins)):  # `plugins: [techdocs-core]`: one per line
         one_a_line = _plugins_one_a_line(text, config)
@@ -108,9 +104,6 @@ def site_additions(text: str, prefix: str, about: str | None, inherited: Any = N
         if additions.new_text is not None:
             check_reads_back(text, additions.new_text, PLUGIN, SEARCH_SEPARATOR)
         return additions
-    for key in ("plugins", "nav"):  # one from a merge key (`<<: *base`): a key written here would replace it
-        if key in config and key not in (config.lc.data or {}):
-            raise CannotMerge(f"its {key}: comes from a YAML merge key (<<:), which one written here would replace")
     lines = text.splitlines(True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -197,6 +190,17 @@ def site_additions(text: str, prefix: str, about: str | None, inherited: Any = N
                        for line in new_lines)
     check_reads_back(text, new_text, PLUGIN, SEARCH_SEPARATOR)
     return SiteAdditions(new_text)
+
+
+def _refuse_replacing(config: Any, inherited: dict[str, Any]) -> None:
+    """Refuse where a plugins: or nav: written here would replace one the file takes from elsewhere:
+    an INHERIT: parent (MkDocs merges mappings from it, but replaces lists) or a merge key (`<<: *base`)."""
+    for key in ("plugins", "nav"):
+        if "INHERIT" in config and key in inherited and key not in config:
+            raise CannotMerge(f"it inherits its {key}: from {config['INHERIT']} (INHERIT:), which one written "
+                              "here would replace")
+        if key in config and key not in (config.lc.data or {}):
+            raise CannotMerge(f"its {key}: comes from a YAML merge key (<<:), which one written here would replace")
 
 
 def _plugin_names(plugins: Any) -> set[str]:
