@@ -16,7 +16,7 @@ from ..gitrepo import GitRepo
 
 pytestmark = pytest.mark.usefixtures("git_env")
 
-SITE = "site_name: Team\ntheme:\n  name: material\nplugins:\n  - search\n  - lightbox\n"
+SITE = "site_name: Team\ntheme:\n  name: material\nplugins:\n  - search\n  - tags\n  - lightbox\n"
 
 
 @pytest.fixture
@@ -92,13 +92,15 @@ def test_without_declarations_the_installed_providers_are_pinned_and_the_rest_sa
     monkeypatch.syspath_prepend(str(found))
     result = kb("init")
     assert result.code == 0, result.err
-    # Material's, gen-files' and pymdown-extensions' come with incident-kb; toc with Python-Markdown.
+    # Material's (`tags` is the theme's `material/tags`), gen-files' and pymdown-extensions' come with
+    # incident-kb; toc with Python-Markdown.
     assert install_words(team) == ["fancy-markdown==0.4.0", "mkdocs-lightbox==1.2.3"]
     lines = result.out.splitlines()
     assert ("  site    the workflow installs mkdocs.yml's plugins and extensions, as installed here: "
             "fancy-markdown==0.4.0, mkdocs-lightbox==1.2.3") in lines
     assert ("note: mkdocs.yml names the plugin 'unknown-plugin', which no distribution installed here provides: "
             "add the distribution to the workflow's install step") in lines
+    assert not any("'tags'" in line for line in lines)
 
 
 def test_a_site_kb_init_writes_needs_nothing_more(kb, tmp_path, monkeypatch):

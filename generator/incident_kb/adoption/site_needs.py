@@ -96,7 +96,7 @@ def _from_installed(site: dict[str, Any]) -> SiteNeeds:
     for name in plugin_names:
         if name in BUILT_IN_PLUGINS or name == _OWN:
             continue
-        dist = providers.get(name)
+        dist = providers.get(name) or providers.get(f"{_theme_name(site)}/{name}")  # `tags`: the theme's own
         if dist is None:
             unresolved.append(f"mkdocs.yml names the plugin '{name}', which no distribution installed here provides: "
                               "add the distribution to the workflow's install step")
@@ -115,6 +115,11 @@ def _from_installed(site: dict[str, Any]) -> SiteNeeds:
     install = tuple(f"{name}=={version}" for name, version in sorted(pins.items()))
     found_lines = (f"mkdocs.yml's plugins and extensions, as installed here: {', '.join(install)}",) if install else ()
     return SiteNeeds(install, found_lines, tuple(unresolved))
+
+
+def _theme_name(site: dict[str, Any]) -> str:
+    theme = site.get("theme")
+    return str(theme.get("name") if isinstance(theme, dict) else theme)
 
 
 def _requirement_closure(name: str) -> set[str]:
