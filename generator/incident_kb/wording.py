@@ -48,7 +48,10 @@ def article(word: object) -> str:
 
 # What a terminal would not simply show (control characters, line and paragraph separators,
 # bidirectional controls, and the lone surrogates that stand for bytes of a name that is not UTF-8).
-_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# The invisible ones beyond the control characters, as a character class's body: every place that
+# shows text (terminal output, site pages, printed commands) escapes these.
+INVISIBLE_CONTROLS = "\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNSHOWABLE = re.compile(f"[\x00-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}\ud800-\udfff]")
 
 
 def shell_word(text: str) -> str:

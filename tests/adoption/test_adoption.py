@@ -225,3 +225,34 @@ def test_the_readme_adoption_into_an_existing_site_works_as_shown(adopter_bin, t
         visit.open("")
         assert "/kb/knobs/payments-db-pool-size/" in visit.search("POOL_SIZE")
         assert not visit.foreign
+
+
+def test_the_workflow_installs_what_the_sites_own_build_needs_in_a_fresh_venv(adopter_bin, tmp_path):
+    """A site using glightbox (declared in docs/requirements.txt): the workflow's install step, run
+    as written in a fresh venv, installs incident-kb and the site's own plugin, and the site builds
+    under --strict (with only kb's wheel: "plugin is not installed")."""
+    root = tmp_path / "gallery"
+    (root / "docs").mkdir(parents=True)
+    (root / "mkdocs.yml").write_text("site_name: Gallery\ntheme:\n  name: material\n  font: false\n"
+                                     "plugins:\n  - search\n  - glightbox\n")
+    (root / "docs/index.md").write_text("# Gallery\n\nOur own home page.\n")
+    (root / "docs/requirements.txt").write_text("mkdocs-glightbox==0.5.3\n")
+    env = _env(adopter_bin)
+    _run(["git", "init", "-q", "-b", "main"], cwd=root, env=env)
+    result = _run(["kb", "init", "--merge"], cwd=root, env=env)
+    assert ("  site    the workflow installs the site's dependencies from docs/requirements.txt"
+            in result.stdout.splitlines())
+    fresh = tmp_path / "fresh-venv"
+    _run([sys.executable, "-m", "venv", str(fresh)])
+    workflow = YAML(typ="safe").load((root / ".github/workflows/kb-check.yml").read_text())
+    steps = workflow["jobs"]["kb-check"]["steps"]
+    [install] = [s["run"] for s in steps if s.get("name") == "Install incident-kb"]
+    fresh_env = {**_env(fresh / "bin"), "PIP_NO_COMPILE": "1", "NO_MKDOCS_2_WARNING": "1",
+                 "DISABLE_MKDOCS_2_WARNING": "true"}
+    _run(["bash", "-c", install + " --quiet"], cwd=root, env=fresh_env, timeout=900)
+    _run(["git", "add", "-A"], cwd=root, env=env)
+    _run(["git", "commit", "-q", "-m", "A knowledge base"], cwd=root, env=env)
+    [build] = [s["run"] for s in steps if s.get("name") == "Build the site"]
+    built = _run(["bash", "-c", build], cwd=root, env=fresh_env, timeout=600)
+    assert "WARNING" not in built.stdout + built.stderr
+    assert "glightbox" in (root / "site/index.html").read_text() and (root / "site/kb/index.html").is_file()

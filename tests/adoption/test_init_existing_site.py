@@ -7,6 +7,7 @@ knows properdocs.yml. Also: `kb init NEWDIR` outside a repository creates the fo
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 from ruamel.yaml import YAML
@@ -109,16 +110,44 @@ def test_merge_adds_a_separator_only_where_none_is_set(kb, team, search, expecte
     assert "plugins:\n" + expected + "  - tags" in (team / "mkdocs.yml").read_text()
 
 
-def test_a_plugins_list_written_inline_is_refused_by_merge_and_shown_to_add_by_hand(kb, team):
+def test_a_plugins_list_written_inline_is_merged_one_item_a_line(kb, team, tmp_path):
+    """`plugins: [search, tags]` was refused by --merge: it is written one item a line, then added to."""
+    from ..site_support import try_build_site
+
+    (team / "overrides").mkdir()
     (team / "mkdocs.yml").write_text(TEAM_CONFIG.replace("plugins:\n  - search\n"
                                                          "  - tags   # our tags page lists them\n",
-                                                         "plugins: [search, tags]\n"))
+                                                         "plugins: [search, tags]   # ours\n"))
+    assert kb("init", "--merge").code == 0
+    text = (team / "mkdocs.yml").read_text()
+    assert "plugins:   # ours\n  - search:\n      separator: " in text and "  - tags\n  - incident-kb:\n" in text
+    failure, logged = try_build_site(team, tmp_path / "out")
+    assert failure is None, logged
+
+
+def test_an_inline_list_kb_cannot_rewrite_is_refused_and_the_printed_lines_build(kb, team, tmp_path):
+    """An inline list holding a mapping stays refused; the plugins: lines printed instead build."""
+    from ..site_support import try_build_site
+
+    (team / "overrides").mkdir()
+    (team / "mkdocs.yml").write_text(TEAM_CONFIG.replace("plugins:\n  - search\n"
+                                                         "  - tags   # our tags page lists them\n",
+                                                         "plugins: [search, {tags: {}}]\n"))
     before = (team / "mkdocs.yml").read_text()
     refused = kb("init", "--merge")
     assert refused.code == 2 and "its plugins: is a list written inline" in refused.err
     assert (team / "mkdocs.yml").read_text() == before and not (team / "knobs").exists()
     shown = kb("init")
-    assert shown.code == 0 and "    - incident-kb:" in shown.out and "add the lines above to mkdocs.yml" in shown.out
+    assert shown.code == 0 and "add the lines above to mkdocs.yml" in shown.out
+    lines = shown.out.splitlines()
+    start = lines.index("  plugins:")
+    printed = [line[2:] for line in lines[start:] if line.startswith("  ") and not line.startswith("  kb ")]
+    printed = printed[:next(i for i, line in enumerate(printed) if line.startswith("add ") or not line.strip())] \
+        if any(line.startswith("add ") for line in printed) else printed
+    block = "\n".join(line for line in printed if line.startswith(("plugins:", " ")))
+    (team / "mkdocs.yml").write_text(before.replace("plugins: [search, {tags: {}}]\n", block + "\n"))
+    failure, logged = try_build_site(team, tmp_path / "out")
+    assert failure is None, logged
 
 
 def test_properdocs_yml_is_the_site_and_no_mkdocs_yml_is_written(kb, team):
@@ -282,17 +311,120 @@ def test_the_workflow_runs_on_the_branch_the_repository_works_on(kb, tmp_path, m
     assert_runs_on_the_default_branch(repo.root / ".github/workflows/kb-check.yml")
 
 
-def test_a_configuration_that_inherits_its_plugins_is_refused_by_merge(kb, tmp_path, monkeypatch):
+INHERITED = {  # the parent's plugins: and nav:, in the shapes teams write them
+    "a list": "theme:\n  name: material\nplugins:\n  - search\n  - tags\nnav:\n  - Home: index.md\n",
+    "a mapping": "theme:\n  name: material\nplugins:\n  search: {}   # ours\n  tags: {}\nnav:\n  - Home: index.md\n",
+    "plugins only": "theme:\n  name: material\nplugins:\n  search:\n    lang: en\n",
+}
+
+
+@pytest.mark.parametrize("shape", INHERITED, ids=list(INHERITED))
+def test_lists_an_inherit_parent_sets_are_shown_as_the_parents_change_which_builds(kb, tmp_path, monkeypatch, shape):
     """MkDocs replaces an inherited list: a plugins: list merged into the child dropped the parent's
-    plugins (its `social` was gone from the site)."""
+    plugins. --merge refuses (the file unchanged); kb init prints the parent's change in its own style
+    (a mapping stays a mapping), nav entries included, and the printed diff applied with `patch` builds."""
+    from ..site_support import try_build_site
+
     repo = GitRepo(tmp_path / "team")
-    repo.write("base.yml", "theme:\n  name: material\nplugins:\n  - search\n  - social\n")
+    repo.write("base.yml", INHERITED[shape])
     repo.write("mkdocs.yml", "INHERIT: base.yml\nsite_name: Team\n")
+    repo.write("docs/index.md", "# Home\n")
     repo.commit("The team's site", "2026-11-01T00:00:00Z")
     monkeypatch.chdir(repo.root)
     refused = kb("init", "--merge")
     assert refused.code == 2 and "INHERIT" in refused.err and "base.yml" in refused.err
     assert (repo.root / "mkdocs.yml").read_text() == "INHERIT: base.yml\nsite_name: Team\n"
     shown = kb("init")
-    assert shown.code == 0 and "    - incident-kb" in shown.out and "add the lines above to mkdocs.yml" in shown.out
+    assert shown.code == 0 and "  add the lines above to base.yml" in shown.out.splitlines()
+    lines = shown.out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("mkdocs.yml inherits from base.yml"))
+    diff = [line[2:] for line in lines[start + 1:lines.index("next:")]]
+    if "a mapping" in shape:
+        assert "+  incident-kb:" in diff and not any(line.startswith("+  - incident-kb") for line in diff)
+    if "nav" in INHERITED[shape]:
+        assert "+      - Knobs: kb/knobs/index.md" in diff
+    subprocess.run(["patch", "-s", "base.yml"], input="\n".join(diff) + "\n", text=True, check=True,
+                   cwd=repo.root)
     assert (repo.root / "mkdocs.yml").read_text() == "INHERIT: base.yml\nsite_name: Team\n"
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+    assert (tmp_path / "out/kb/knobs/index.html").is_file()
+    again = kb("init", "--merge")
+    assert again.code == 0 and "base.yml, which mkdocs.yml inherits from" not in again.out
+
+
+def test_an_inherit_parent_that_sets_neither_plugins_nor_nav_is_merged_into_the_child(kb, tmp_path, monkeypatch):
+    from ..site_support import try_build_site
+
+    repo = GitRepo(tmp_path / "team")
+    repo.write("base.yml", "theme:\n  name: material\nmarkdown_extensions:\n  - admonition\n")
+    repo.write("mkdocs.yml", "INHERIT: base.yml\nsite_name: Team\n")
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == 0, result.err
+    text = (repo.root / "mkdocs.yml").read_text()
+    assert text.startswith("INHERIT: base.yml\nsite_name: Team\nplugins:\n") and "  - tags\n" in text
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+    assert (tmp_path / "out/kb/knobs/index.html").is_file()
+
+
+MERGE_KEYS = {  # a YAML merge key (`<<: *base`) at the top, or inside plugins: (issue 30, item 10)
+    "after the plugins": ("extra:\n  shared: &base\n    site_name: Team\n    theme:\n      name: material\n"
+                          "plugins:\n  - search\n<<: *base\n", 0),
+    "before the plugins": ("extra:\n  shared: &base\n    site_name: Team\n    theme:\n      name: material\n"
+                           "<<: *base\nplugins:\n  - search\n", 0),
+    "no plugins at all": ("extra:\n  shared: &base\n    site_name: Team\n<<: *base\n", 0),
+    "plugins from the merge key": ("base: &base\n  site_name: Team\n  plugins:\n    - search\n<<: *base\n", 2),
+    "nav from the merge key": ("base: &base\n  site_name: Team\n  nav:\n    - index.md\n<<: *base\n", 2),
+    "plugins mapping from a merge key": ("p: &p\n  search: {}\nsite_name: Team\nplugins:\n  <<: *p\n", 2),
+    "search options from a merge key": ("p: &p\n  lang: en\nsite_name: Team\nplugins:\n  search:\n    <<: *p\n", 2),
+}
+
+
+@pytest.mark.parametrize("shape", MERGE_KEYS, ids=list(MERGE_KEYS))
+def test_a_merge_key_is_merged_around_or_refused_in_one_line_never_a_crash(kb, tmp_path, monkeypatch, shape):
+    """`<<: *base` at the top crashed --merge (KeyError: a merged key has no line of its own). A merged
+    plugins: or nav: would be replaced by one written here: refused, the file unchanged."""
+    from ..site_support import try_build_site
+
+    config, code = MERGE_KEYS[shape]
+    repo = GitRepo(tmp_path / "team")
+    repo.write("mkdocs.yml", config)
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == code, result.err
+    text = (repo.root / "mkdocs.yml").read_text()
+    if code:
+        assert result.err.count("\n") == 1 and "merge key (<<:)" in result.err and text == config
+        return
+    assert all(line in text.splitlines() for line in config.splitlines() if "search" not in line)
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+
+
+def test_merge_adds_to_the_file_a_link_inside_the_repository_leads_to(kb, tmp_path, monkeypatch):
+    """mkdocs.yml a link to conf/mkdocs.yml: --merge was refused on every try ("changed while kb was
+    writing it; run the command again"). The link stays a link; the file it leads to gains the lines."""
+    from ..site_support import try_build_site
+
+    repo = GitRepo(tmp_path / "team")
+    repo.write("conf/mkdocs.yml", "site_name: Team\ntheme:\n  name: material\n")
+    (repo.root / "mkdocs.yml").symlink_to("conf/mkdocs.yml")
+    repo.write("docs/index.md", "# Home\n")
+    repo.commit("The team's site", "2026-11-01T00:00:00Z")
+    monkeypatch.chdir(repo.root)
+    result = kb("init", "--merge")
+    assert result.code == 0, result.err
+    assert ("  added   the knowledge base to mkdocs.yml (its comments and order kept, through the link to "
+            "conf/mkdocs.yml)") in result.out.splitlines()
+    assert os.readlink(repo.root / "mkdocs.yml") == "conf/mkdocs.yml"
+    assert "  - incident-kb:\n" in (repo.root / "conf/mkdocs.yml").read_text()
+    failure, logged = try_build_site(repo.root, tmp_path / "out")
+    assert failure is None, logged
+    again = kb("init", "--merge")
+    assert again.code == 0 and "  kept    mkdocs.yml (it shows the knowledge base already)" in again.out.splitlines()

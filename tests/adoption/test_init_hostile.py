@@ -270,3 +270,16 @@ def test_a_site_named_after_a_hostile_folder_builds_and_runs_no_markup(kb, place
     for path, page in pages.items():
         assert "<img src=x" not in page and "onerror=alert" not in page.replace("onerror=alert(1)›", ""), path
         assert "\u202e" not in page and "\nb" not in page.split("<title>")[1].split("</title>")[0], path
+
+
+@pytest.mark.parametrize("name", ["it's", 'say "hi"', "back\\slash", "a'b\"c"])
+def test_a_zensical_site_named_after_a_folder_with_quotes_reads_back_and_renders(kb, place, name):
+    """A TOML literal string cannot hold `'`: `kb init --site zensical` in `it's` crashed (exit 3)."""
+    import tomllib
+
+    result = kb("init", "--site", "zensical", name)
+    assert result.code == 0, result.err
+    root = place / "repo" / name
+    site_name = tomllib.loads((root / "zensical.toml").read_text())["project"]["site_name"]
+    assert site_name == name.replace('"', "\u201d")
+    assert kb("render", "--root", str(root)).code == 0

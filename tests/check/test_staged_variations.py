@@ -1,7 +1,8 @@
 """`kb check --staged` says what a check of the commit it would make says, for staged changes the
 random mixes of test_staged.py do not make: a renamed knob, a removed incident that a committed knob
 names, a doc fixed in the work tree only, a record or doc with spaces or non-ASCII letters in its
-name, a submodule, a staged link to a record."""
+name, a submodule (a gitlink staged where a record goes: passed --staged, failed the commit in CI), a
+staged link to a record."""
 
 from __future__ import annotations
 
@@ -85,11 +86,24 @@ def _staged_link_to_a_record_outside(root: Path) -> None:
     _git(root, "add", "incidents/elsewhere.yaml")
 
 
+def _submodule_at_a_new_record(root: Path) -> None:
+    """A gitlink staged where a knob goes: the commit checked out holds an empty folder there."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    _git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},knobs/vendored.yaml")
+
+
+def _submodule_in_place_of_a_record(root: Path) -> None:
+    """A committed incident replaced by a gitlink in the index (its file kept in the work tree)."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    _git(root, "rm", "-q", "--cached", SEED_INCIDENT)
+    _git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},{SEED_INCIDENT}")
+
+
 SCENARIOS = [_renamed_knob, _renamed_knob_with_its_id, _removed_incident_a_knob_names,
              _removed_incident_kept_in_the_work_tree, _doc_fixed_in_the_work_tree_only, _spaces_and_unicode,
              _control_characters_in_names,
-             _staged_link_to_a_record, _staged_link_to_a_record_outside]
-# Not here: a submodule under incidents/ (kb reads no repository but this one; see the report of review-22-23).
+             _staged_link_to_a_record, _staged_link_to_a_record_outside,
+             _submodule_at_a_new_record, _submodule_in_place_of_a_record]
 
 
 @pytest.mark.parametrize("scenario", one_fast(SCENARIOS), ids=[s.__name__.strip("_") for s in SCENARIOS])

@@ -48,3 +48,32 @@ def test_plain_values_are_escaped_for_markdown():
 def test_titles_and_tags_get_look_alikes_because_the_theme_prints_them_raw():
     assert label('</title><script>alert("x")</script> &lt;') == "‹/title›‹script›alert(”x”)‹/script› ＆lt;"
     assert label("user's proxy") == "user's proxy"
+
+
+BIDI = ["\u202e", "\u202d", "\u202a", "\u2066", "\u2067", "\u2068", "\u2069", "\u200f", "\u2028"]
+
+
+@pytest.mark.parametrize("char", BIDI, ids=[f"U+{ord(c):04X}" for c in BIDI])
+def test_bidirectional_overrides_are_shown_as_the_text_formats_show_them(char):
+    """U+202E and kin in record text reached site pages raw: `abc\u202egnp.exe` reads as `abcexe.png`."""
+    from incident_kb.check.formats import displayable
+
+    escaped = displayable(char)
+    assert escaped == f"\\u{ord(char):04x}"
+    for shown in (record_block(f"abc{char}gnp.exe\n\n- item {char}"), record_inline(f"a {char} *b*"),
+                  plain(f"x{char}y"), code(f"x{char}y"), label(f"t{char}t")):
+        as_read = str(shown).replace("&#92;", "\\").replace("\\\\", "\\")  # a backslash as markdown shows it
+        assert char not in str(shown) and escaped in as_read, shown
+
+
+def test_no_page_kb_render_writes_holds_a_bidirectional_override(kb, seed_kb, tmp_path):
+    from ..conftest import SEED_INCIDENT, SEED_KNOB, edit
+
+    edit(seed_kb / SEED_KNOB, "summary: Target", "summary: \"Target \\u202e\\u2066 evil\\u2069\"  # was: Target")
+    edit(seed_kb / SEED_INCIDENT, "title: Multi-round", "title: \"\\u202eMulti-round\"  #")
+    out = tmp_path / "out"
+    result = kb("render", "--root", seed_kb, "--out", out)
+    assert result.code == 0, result.err
+    pages = {path: path.read_text() for path in out.rglob("*.md")}
+    assert not [path for path, text in pages.items() if any(char in text for char in BIDI)]
+    assert any("\\u202e" in text for text in pages.values())

@@ -78,3 +78,18 @@ def test_out_that_is_not_a_folder_is_said_so(kb, seed_kb, tmp_path, make, said):
     assert "File exists" not in result.err
     inner = kb("render", "--root", seed_kb, "--out", out / "site")
     assert inner.code == 2 and "File exists" not in inner.err and "Not a directory" not in inner.err
+
+
+def test_a_doc_whose_file_name_is_not_utf8_is_rendered_and_removed_again(kb, seed_kb, tmp_path):
+    """A doc named with a byte that is not UTF-8 crashed `kb render --out` writing the manifest (exit 3)."""
+    import os
+
+    name = os.fsdecode(b"caf\xe9.md")
+    (seed_kb / "docs" / name).write_text("# Caf\n")
+    out = tmp_path / "out"
+    render(kb, seed_kb, out)
+    assert (out / name).read_text().startswith("# Caf")
+    render(kb, seed_kb, out)  # the manifest it wrote reads back
+    (seed_kb / "docs" / name).unlink()
+    render(kb, seed_kb, out)
+    assert not os.path.lexists(out / name)

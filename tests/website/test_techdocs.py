@@ -38,8 +38,7 @@ nav:
   - Home: index.md
   - Runbooks:
       - Pool: runbooks/pool.md
-plugins:
-  - techdocs-core
+plugins: [techdocs-core]
 """
 
 
@@ -91,9 +90,11 @@ def test_a_techdocs_site_builds_with_the_knowledge_base_under_strict(techdocs_bi
     run("git", "init", "-q", "-b", "main")
     run("kb", "init", "--merge")
     config = (root / "mkdocs.yml").read_text()
-    assert "  - techdocs-core\n" in config and "  - incident-kb:\n      prefix: kb\n" in config
+    # The inline list written one item a line; Material's tags plugin by the name that resolves without
+    # `theme: material` in the file; the knowledge base under kb/, beside the team's own home page.
+    assert "plugins:\n  - techdocs-core\n  - material/tags\n  - incident-kb:\n      prefix: kb\n" in config
     run("kb", "new", "knob", "payments-db-pool-size", "--name", "PAYMENTS_DB_POOL_SIZE", "--summary", "Pool size",
-        "--value", "50")
+        "--value", "50", "--tag", "database")
     run("git", "add", "-A")
     run("git", "commit", "-q", "-m", "Docs and a knowledge base")
     built = run("mkdocs", "build", "--strict")
@@ -103,6 +104,7 @@ def test_a_techdocs_site_builds_with_the_knowledge_base_under_strict(techdocs_bi
         "The team's own home page" in (site / "index.html").read_text()
     assert "PAYMENTS_DB_POOL_SIZE" in (site / "kb/knobs/payments-db-pool-size/index.html").read_text()
     assert (site / "kb/index.html").is_file() and (site / "techdocs_metadata.json").is_file()
+    assert "payments-db-pool-size" in (site / "kb/tags/index.html").read_text()  # the tags page lists the knob
     # techdocs-core swaps in MkDocs' own search, whose separator ('[\\s\\-]+') does not split '_': the
     # knowledge base is findable by a short name there too (POOL_SIZE in PAYMENTS_DB_POOL_SIZE).
     index = json.loads((site / "search/search_index.json").read_text())

@@ -34,15 +34,24 @@ def shell_quoted(word: str) -> str:
 
 
 def fill(name: str, values: dict[str, str]) -> str:
-    """The starter file `name` with each `"@key@"` (a YAML value) replaced by the value in quotes,
+    """The starter file `name` with each `"@key@"` (a YAML value, or a TOML one in a .toml file) replaced
+    by the value in quotes,
     and each bare `@key@` (inside a comment) by the value as it is."""
     # ruamel.yaml: imported by `kb init` alone (the CLI mounts it)
     from ..authoring.yaml_emit import Quoted, render_scalar
 
     text = (STARTER / name).read_text(encoding="utf-8")
+    quoted = toml_quoted if name.endswith(".toml") else (lambda value: render_scalar(Quoted(value)))
     for key, value in values.items():
-        text = text.replace(f'"@{key}@"', render_scalar(Quoted(value))).replace(f"@{key}@", value)
+        text = text.replace(f'"@{key}@"', quoted(value)).replace(f"@{key}@", value)
     return text
+
+
+def toml_quoted(value: str) -> str:
+    """A TOML basic string that reads back as `value` (a literal string '...' cannot hold a `'`)."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False)  # JSON's escapes (\\, \", \n, \uXXXX) are TOML's too
 
 
 def check_reads_back(texts: Mapping[Path, str | bytes],

@@ -30,12 +30,14 @@ from ..places import is_inside
 from ..records.vocabulary import RecordKind
 from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, make_folders, way_out, write_file
-from ..settings.config_files import SITE_CONFIGS
+from ..settings.config_files import SITE_CONFIGS, site_yaml
 from ..settings.docs_folder import DEFAULT_DOCS
 from ..wording import path_word
 from . import first_files
-from .setup_advice import config_state, next_steps, what_to_add
+from .hook_merge import HookAddition, hook_addition
+from .setup_advice import config_state, hook_to_add, next_steps, what_to_add
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
+from .site_needs import SiteNeeds, install_words, site_needs
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
 WORKFLOW = ".github/workflows/kb-check.yml"
@@ -77,9 +79,10 @@ def locate(folder: Path) -> Layout:
     return Layout(root, root, False)
 
 
-def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path, str | bytes]:
+def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
+                  needs: SiteNeeds | None = None) -> dict[Path, str | bytes]:
     """Every file `kb init` writes, by path, with its text (an existing site configuration is not
-    among them: see `init_knowledge_base`)."""
+    among them: see `init_knowledge_base`); `needs`: what the site's own build installs besides."""
     from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
 
     setup = site if isinstance(site, SiteSetup) else SiteSetup(
@@ -93,7 +96,8 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs") -> dict[Path
         "docs_path": f"{prefix}{setup.docs}/",
         "kb_dir": kb_dir,
         "install": f"python -m pip install {first_files.shell_quoted(requirement)}"
-                   + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}"),
+                   + ("" if setup.generator == "mkdocs" else f" {first_files.shell_quoted(ZENSICAL_REQUIREMENT)}")
+                   + (f" {install_words(needs)}" if needs is not None and needs.install else ""),
         "entry": "kb check --staged"
                  + ("" if kb_dir == "."
                     else f" --root {first_files.shell_quoted(f'./{kb_dir}' if kb_dir.startswith('-') else kb_dir)}"),
@@ -156,12 +160,17 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         raise KbError(f"kb init --merge cannot add the knowledge base to {setup.config_name} line by line "
                       f"({setup.cannot_merge}); run kb init without --merge to see what to add by hand; nothing was "
                       "written")
-    files = starter_files(layout, setup)
+    needs = _site_needs(layout, setup)
+    files = starter_files(layout, setup, needs)
     planned = [(path, _plan(layout.top, path)) for path in files]
     config_path = layout.root / setup.config_name
     merged = setup.additions.new_text if merge and setup.additions is not None else None
     if merged is not None:
         _plan(layout.top, config_path)  # refuses a link out, a FIFO... in its place
+    hook_path = layout.top / PRE_COMMIT_CONFIG
+    hook = None if dict(planned)[hook_path] else _hook_in(layout, hook_path, str(files[hook_path]))
+    if merge and hook is not None and hook.new_text is not None:
+        _plan(layout.top, hook_path)
     ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
@@ -173,7 +182,10 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         if not layout.in_git and not os.path.lexists(layout.root):  # a new folder outside any repository
             make_folders(layout.root, made)
         for path, create in planned:
-            if create:
+            if path == hook_path and merge and hook is not None and hook.new_text is not None and hook.old_text:
+                _write_through(layout, path, hook.new_text, hook.old_text)
+                lines.append(f"  added   the kb-check hook to {_shown(path)} (every other line kept)")
+            elif create:
                 content = files[path]
                 write_file(layout.top, path, content.encode("utf-8") if isinstance(content, str) else content,
                            made=made)
@@ -182,9 +194,10 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
             else:
                 lines.append(f"  kept    {_shown(path)} (it exists)")
         if merged is not None and setup.old_text is not None:
-            write_file(layout.top, config_path, merged.encode("utf-8"), replace=True,
-                       expected=setup.old_text.encode("utf-8"), mode=stat.S_IMODE(os.stat(config_path).st_mode))
-            lines.append(f"  added   the knowledge base to {_shown(config_path)} (its comments and order kept)")
+            target = _write_through(layout, config_path, merged, setup.old_text)
+            through = f", through the link to {_shown(target)}" if target != config_path else ""
+            lines.append(f"  added   the knowledge base to {_shown(config_path)} "
+                         f"(its comments and order kept{through})")
         elif setup.existing:
             lines.append(f"  kept    {_shown(config_path)} ({config_state(setup)})")
         lines.append(gitignore.write(made))
@@ -192,13 +205,57 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         _take_back(made)
         why = f"{_shown(exc.path)} {exc.why}" if isinstance(exc, Unwritable) else exc.strerror or str(exc)
         raise KbError(f"cannot write the knowledge base into {folder}: {why}; nothing was written") from None
+    lines += [*(f"  site    the workflow installs {found}" for found in needs.found),
+              *(f"note: {line}" for line in needs.unresolved), *needs.conflicts]
     note = pinned_requirement().note
     if note:
         lines.append(f"note: {note}")
     if setup.existing and merged is None:
         lines += what_to_add(setup)
+    if hook is not None and not (merge and hook.new_text is not None):
+        lines += hook_to_add(hook, _shown(hook_path))
     return lines + next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
                               merged is not None)
+
+
+def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:
+    """What the team's own site build needs installed (none for a site kb init writes itself)."""
+    if not setup.existing or setup.generator != "mkdocs":
+        return SiteNeeds()
+
+    def read_text(rel: str) -> str | None:
+        path = layout.root / rel
+        if not os.path.isfile(path):
+            return None
+        try:
+            return read_bounded(path, GITIGNORE_LIMIT, layout.top).decode("utf-8")
+        except (UnreadableFile, UnicodeDecodeError):
+            return None
+
+    try:
+        site = site_yaml(setup.old_text or "")
+    except ValueError:
+        site = None
+    return site_needs(read_text, site if isinstance(site, dict) else None)
+
+
+def _hook_in(layout: Layout, path: Path, starter: str) -> HookAddition:
+    """What the repository's own pre-commit configuration needs to run kb check."""
+    try:
+        text = read_bounded(path, GITIGNORE_LIMIT, layout.top).decode("utf-8")
+    except (UnreadableFile, UnicodeDecodeError) as exc:
+        entry = starter[starter.index("repos:\n") + len("repos:\n"):].splitlines(True)
+        return HookAddition(None, tuple(entry), f"kb cannot read it: {exc}")
+    return hook_addition(text, starter)
+
+
+def _write_through(layout: Layout, path: Path, text: str, old_text: str) -> Path:
+    """Replace the file at `path` (or the one a link inside the repository leads to: _plan refused a
+    link out, and the link stays a link) with `text`, if it still holds `old_text`; returns where."""
+    target = Path(os.path.realpath(path))
+    write_file(layout.top, target, text.encode("utf-8"), replace=True, expected=old_text.encode("utf-8"),
+               mode=stat.S_IMODE(os.stat(target).st_mode))
+    return target
 
 
 def _site_ignored(setup: SiteSetup) -> tuple[str, ...]:

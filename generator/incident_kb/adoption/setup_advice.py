@@ -9,6 +9,7 @@ import os
 
 from ..check.formats import displayable
 from ..wording import path_word
+from .hook_merge import HookAddition
 from .site_merge import SiteSetup
 
 
@@ -25,6 +26,15 @@ def what_to_add(setup: SiteSetup) -> list[str]:
     add by hand where --merge cannot."""
     additions = setup.additions
     name = displayable(setup.config_name)
+    if setup.cannot_merge is not None and setup.parent_additions is not None and setup.parent_name is not None:
+        parent = displayable(setup.parent_name)
+        if setup.parent_additions.new_text is None:
+            return [f"{parent}, which {name} inherits from, shows the knowledge base already"]
+        return [f"{name} inherits from {parent}, which needs this change to show the knowledge base (kb init "
+                f"--merge changes {name} alone, and cannot here: {displayable(setup.cannot_merge)}); the diff below "
+                f"(each line indented two spaces) applies with `patch {path_word(setup.parent_name)}`, or by hand:",
+                *(f"  {displayable(line)}" for line in setup.parent_additions.diff(setup.parent_name,
+                                                                                   setup.parent_text or ""))]
     if setup.cannot_merge is not None:
         from .site_merge import SEARCH_SEPARATOR
 
@@ -40,6 +50,19 @@ def what_to_add(setup: SiteSetup) -> list[str]:
             *(f"  {displayable(line)}" for line in additions.diff(setup.config_name, setup.old_text or ""))]
 
 
+def hook_to_add(hook: HookAddition, shown: str) -> list[str]:
+    """What an existing pre-commit configuration (`shown`: its path as printed) needs to run kb check:
+    the diff --merge applies, or the entry to add to its repos: by hand."""
+    if hook.new_text is None and hook.cannot is None:
+        return []
+    if hook.new_text is not None:
+        return [f"{shown} does not run kb check yet; kb init --merge adds the hook (every other line kept):",
+                *(f"  {displayable(line)}" for line in hook.diff(shown))]
+    return [f"{shown} does not run kb check yet (kb init --merge cannot add it: {displayable(hook.cannot or '')}); "
+            "add this entry to its repos: list, at its indentation:",
+            *(f"  {displayable(line.rstrip(chr(10)))}" for line in hook.lines)]
+
+
 def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, merged: bool) -> list[str]:
     """The `next:` lines, true for the situation: a site that does not show the knowledge base yet
     starts with what makes it show it. `top` and `root`: the repository's and the knowledge base's
@@ -53,7 +76,7 @@ def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, 
              *([f"  git init {path_word(top)}   # the checks read git history"] if not in_git else []),
              *([f"  kb init{folder} --merge   # adds the knowledge base to {displayable(setup.config_name)} as shown"]
                if pending else []),
-             *([f"  add the lines above to {displayable(setup.config_name)}"]
+             *([f"  add the lines above to {displayable(setup.parent_name or setup.config_name)}"]
                if setup.cannot_merge is not None else []),
              f"  kb new knob ID --name SETTING --summary TEXT --value VALUE{root_option}",
              "  git add -A && git commit -m 'Start a knowledge base'",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,8 @@ from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin
 
 SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'  # as core.bundle.SEARCH_SEPARATOR (a test holds them equal)
 PLUGIN = "incident-kb"
+TECHDOCS = "techdocs-core"  # Backstage TechDocs' plugin bundle: it sets Material's theme itself
+TECHDOCS_TAGS = "material/tags"
 # What the knowledge base generates at the top of its folder (website/core/links.py): a team's page at
 # one of these paths would be kept in its place (see website/core/placement.py), so the knowledge base
 # goes into PREFIX.
@@ -88,27 +90,35 @@ def parsed_config(text: str) -> Any:
     return config
 
 
-def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
+def site_additions(text: str, prefix: str, about: str | None, inherited: Any = None) -> SiteAdditions:
     """What the configuration `text` must add to show the knowledge base with its pages under
     `prefix` of the docs folder (`about`: the docs-relative page kb init writes about the knowledge
-    base, for the nav)."""
+    base, for the nav; `inherited`: the settings its INHERIT: parents give it, merged)."""
     config = parsed_config(text)
-    if "INHERIT" in config:  # MkDocs merges mappings from the parent but replaces lists: plugins: here drops its
-        raise CannotMerge(f"it inherits from {config['INHERIT']} (INHERIT:), whose plugins: and nav: lists one "
-                          "written here would replace; add the lines to the file that lists them")
+    inherited = inherited if isinstance(inherited, dict) else {}
+    _refuse_replacing(config, inherited)
+    plugins = config.get("plugins")
+    if isinstance(plugins, list) and _inline(_commented(plugins)):  # `plugins: [techdocs-core]`: one per line
+        one_a_line = _plugins_one_a_line(text, config)
+        additions = site_additions(one_a_line, prefix, about, inherited)
+        if additions.new_text is not None:
+            check_reads_back(text, additions.new_text, PLUGIN, SEARCH_SEPARATOR)
+        return additions
     lines = text.splitlines(True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     inserts: list[tuple[int, list[str]]] = []  # (index of the line to insert before, lines)
     replaced: dict[int, list[str]] = {}
-    plugins = config.get("plugins")
     plugin_options = [f"prefix: {prefix}"] if prefix else []
-    theme = config.get("theme")
+    theme = config.get("theme", inherited.get("theme"))
     material = (theme.get("name") if isinstance(theme, dict) else theme) == "material"
+    # Material's tags plugin: `tags` resolves only with `theme: material` written in the file; under
+    # TechDocs (techdocs-core puts the Material theme in) its full name does.
+    tags = "tags" if material else TECHDOCS_TAGS if _plugin_names(plugins) & {TECHDOCS} else None
     wanted_plugins: list[tuple[str, list[str]]] = []
     separator = f"separator: {yaml_quoted(SEARCH_SEPARATOR)}"
     if plugins is None:  # MkDocs' default is [search]: a plugins: key replaces it, so search is listed
-        wanted_plugins = [("search", [separator]), *([("tags", [])] if material else []), (PLUGIN, plugin_options)]
+        wanted_plugins = [("search", [separator]), *([(tags, [])] if tags else []), (PLUGIN, plugin_options)]
         if "plugins" in config:  # `plugins:` with nothing under it (MkDocs refuses it): fill it
             inserts.append((_end_of_block(lines, config, "plugins"), _items(wanted_plugins, 2)))
         else:
@@ -127,8 +137,8 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
                     replaced[line] = [_with_colon(lines[line], name), " " * under + separator + "\n"]
                 else:
                     _add_separator(item, name, line, under, lines, inserts, replaced)
-        if material and not {"tags", "material/tags"} & set(names):
-            wanted_plugins.append(("tags", []))
+        if tags and not {"tags", "material/tags"} & set(names):
+            wanted_plugins.append((tags, []))
         if PLUGIN not in names:
             wanted_plugins.append((PLUGIN, plugin_options))
         if wanted_plugins:
@@ -139,13 +149,13 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
             raise CannotMerge("its plugins: is a mapping written inline")
         if not plugins:
             raise CannotMerge("its plugins: is an empty mapping")
-        column = plugins.lc.key(next(iter(plugins)))[1]
+        column = plugins.lc.key(_first_written_key(plugins, "plugins:"))[1]
         for name in plugins:
             if name in ("search", "material/search"):
                 line = plugins.lc.key(name)[0]
                 _add_separator(plugins, name, line, column + 2, lines, inserts, replaced)
         keyed = [(name, [f"{' ' * (column + 2)}{option}" for option in options]) for name, options in
-                 ([("tags", [])] if material and not {"tags", "material/tags"} & set(plugins) else [])
+                 ([(tags, [])] if tags and not {"tags", "material/tags"} & set(plugins) else [])
                  + ([(PLUGIN, plugin_options)] if PLUGIN not in plugins else [])]
         if keyed:
             added = [line for name, options in keyed
@@ -182,6 +192,43 @@ def site_additions(text: str, prefix: str, about: str | None) -> SiteAdditions:
     return SiteAdditions(new_text)
 
 
+def _refuse_replacing(config: Any, inherited: dict[str, Any]) -> None:
+    """Refuse where a plugins: or nav: written here would replace one the file takes from elsewhere:
+    an INHERIT: parent (MkDocs merges mappings from it, but replaces lists) or a merge key (`<<: *base`)."""
+    for key in ("plugins", "nav"):
+        if "INHERIT" in config and key in inherited and key not in config:
+            raise CannotMerge(f"it inherits its {key}: from {config['INHERIT']} (INHERIT:), which one written "
+                              "here would replace")
+        if key in config and key not in (config.lc.data or {}):
+            raise CannotMerge(f"its {key}: comes from a YAML merge key (<<:), which one written here would replace")
+
+
+def _plugin_names(plugins: Any) -> set[str]:
+    if isinstance(plugins, dict):
+        return {str(name) for name in plugins}
+    return {name for item in plugins if (name := _plugin_name(item))} if isinstance(plugins, list) else set()
+
+
+_INLINE_PLUGINS = re.compile(r"^plugins:[ \t]*\[([^\[\]{}#'\"]*)\][ \t]*(#.*)?$")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_./-]*")
+
+
+def _plugins_one_a_line(text: str, config: Any) -> str:
+    """`text` with its inline `plugins: [a, b]` (on one line, plain names) written one item a line."""
+    lines = text.splitlines(True)
+    line = config.lc.key("plugins")[0]
+    written = lines[line].rstrip("\r\n")
+    match = _INLINE_PLUGINS.match(written)
+    names = [name.strip() for name in match.group(1).split(",")] if match else []
+    if not match or not names or not all(_PLAIN_NAME.fullmatch(name) for name in names) \
+            or names != list(config["plugins"]):
+        raise CannotMerge("its plugins: is a list written inline in a way kb cannot write one item a line")
+    eol = lines[line][len(written):] or "\n"
+    comment = f"   {match.group(2)}" if match.group(2) else ""
+    lines[line] = "plugins:" + comment + eol + "".join(f"  - {name}{eol}" for name in names)
+    return "".join(lines)
+
+
 def _add_separator(options_of: Any, name: str, line: int, under: int, lines: list[str],
                    inserts: list[tuple[int, list[str]]], replaced: dict[int, list[str]]) -> None:
     """Add the separator to the search plugin `name` whose options are `options_of[name]`, written at
@@ -199,10 +246,18 @@ def _add_separator(options_of: Any, name: str, line: int, under: int, lines: lis
         replaced[line] = [match.group(1) + (f"   {match.group(2)}" if match.group(2) else "") + "\n",
                           " " * under + separator + "\n"]
     elif isinstance(options, dict) and not _inline(options):
-        first = _commented(options).lc.key(next(iter(options)))
+        first = _commented(options).lc.key(_first_written_key(options, f"{name} plugin's options"))
         inserts.append((first[0], [" " * first[1] + separator + "\n"]))
     else:
         raise CannotMerge(f"its {name} plugin's options are written inline")
+
+
+def _first_written_key(mapping: Any, what: str) -> Any:
+    """The first key written in a mapping (one merged in with `<<:` has no line of its own)."""
+    written = list(_commented(mapping).lc.data or {})
+    if not written or len(written) != len(mapping):
+        raise CannotMerge(f"its {what} take keys from a YAML merge key (<<:)")
+    return written[0]
 
 
 def _content_column(line: str) -> int:
@@ -266,14 +321,18 @@ def _dash_indent(lines: list[str], seq: Any, config: Any, key: str) -> int:
     raise CannotMerge(f"its {key}: list is not written one item a line")
 
 
-def _top_keys(config: Any) -> list[tuple[int, str]]:
-    return sorted((config.lc.key(key)[0], key) for key in config)
+def _top_keys(config: Any, lines: list[str]) -> list[tuple[int, str]]:
+    """The top-level keys written in the file, by line: a key merged in from `<<: *base` has no line
+    of its own, and the merge key itself (which ruamel.yaml lists with no line) ends a block too."""
+    written = [(config.lc.key(key)[0], str(key)) for key in config.lc.data or {}]
+    merges = [(index, "<<") for index, line in enumerate(lines) if re.match(r"<<[ \t]*:", line)]
+    return sorted(written + merges)
 
 
 def _end_of_block(lines: list[str], config: Any, key: str) -> int:
     """The index of the line after the last line of `key`'s block (its trailing comments and blank
     lines stay after what is added: they may be about the next key)."""
-    keys = _top_keys(config)
+    keys = _top_keys(config, lines)
     start = config.lc.key(key)[0]
     following = [line for line, _ in keys if line > start]
     end = following[0] if following else len(lines)
@@ -307,6 +366,11 @@ class SiteSetup:
     old_text: str | None = None  # the existing configuration's text
     additions: SiteAdditions | None = None  # what it must add to show the knowledge base
     cannot_merge: str | None = None  # why kb init --merge cannot add it line by line
+    # Where the configuration INHERITs the lists that need the additions: the parent that sets them,
+    # and the change it needs (printed to add by hand: kb init --merge writes only the site's own file).
+    parent_name: str | None = None
+    parent_text: str | None = None
+    parent_additions: SiteAdditions | None = None
 
     @property
     def builder(self) -> str:
@@ -343,11 +407,39 @@ def read_site_setup(root: Path, generator: str, read_text: Any) -> SiteSetup:
                          text, None, str(exc))
     prefix = configured if configured is not None else knowledge_base_prefix(root / docs.rel_path)
     about = posixpath.join(prefix, "about.md") if prefix else "about.md"
+    merged = settings.files.site.parsed if settings.files.site is not None else None
+    if merged is not None and "INHERIT" in parsed_config(text) and configured_prefix(merged) is not None:
+        # A parent lists the plugin (its change made): the site shows the knowledge base as MkDocs reads it.
+        return SiteSetup("mkdocs", name, True, docs.rel_path, configured_prefix(merged) or "", site_dir, text,
+                         SiteAdditions(None))
     try:
-        additions = site_additions(text, prefix, about)
+        additions = site_additions(text, prefix, about, merged)
     except CannotMerge as exc:
-        return SiteSetup("mkdocs", name, True, docs.rel_path, prefix, site_dir, text, None, str(exc))
+        setup = SiteSetup("mkdocs", name, True, docs.rel_path, prefix, site_dir, text, None, str(exc))
+        return _with_parent_change(setup, root, read_text, about)
     return SiteSetup("mkdocs", name, True, docs.rel_path, prefix, site_dir, text, additions)
+
+
+def _with_parent_change(setup: SiteSetup, root: Path, read_text: Any, about: str) -> SiteSetup:
+    """`setup` with the change its INHERIT: parent needs, when that parent (itself inheriting from
+    nothing) sets the plugins: or nav: the site's own file cannot add to; else as it is."""
+    from ..repository.files import UnreadableFile
+
+    try:
+        config = parsed_config(setup.old_text or "")
+        parent = config.get("INHERIT")
+        if not isinstance(parent, str) or not parent.strip():
+            return setup
+        rel = posixpath.normpath(posixpath.join(posixpath.dirname(setup.config_name), parent))
+        if rel.startswith("../") or rel == ".." or posixpath.isabs(rel):
+            return setup
+        text = read_text(root / rel)
+        if "INHERIT" in parsed_config(text):
+            return setup
+        additions = site_additions(text, setup.prefix, about)
+    except (CannotMerge, UnreadableFile, OSError, UnicodeDecodeError, ValueError):
+        return setup
+    return replace(setup, parent_name=rel, parent_text=text, parent_additions=additions)
 
 
 def _site_dir(root: Path, text: str) -> str | None:

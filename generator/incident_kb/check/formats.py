@@ -12,14 +12,14 @@ from collections.abc import Callable, Sequence
 from itertools import groupby
 
 from ..findings import Finding, Severity
-from ..wording import plural
+from ..wording import INVISIBLE_CONTROLS, plural
 from .owners import Ownership, by_owner
 
 # What a terminal or a log would act on instead of showing: control characters (escape sequences
 # can clear the screen or hide text; a newline would split a finding), bidirectional overrides
 # (which reorder what is shown), and the lone surrogates that stand for bytes of a file name that
 # is not UTF-8.
-_UNSHOWABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSHOWABLE = re.compile(f"[\x00-\x08\x0a-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}\ud800-\udfff]")
 
 
 def displayable(text: str) -> str:

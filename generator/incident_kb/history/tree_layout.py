@@ -1,5 +1,7 @@
 """Lay out chosen paths of a git tree (a commit's, or the one the index would commit) into a private
-temporary folder, as a checkout would: regular files from git's objects, symbolic links as links.
+temporary folder, as a checkout would: regular files from git's objects, symbolic links as links,
+a submodule (a gitlink) as the empty folder a checkout that does not clone it leaves, so a gitlink
+where a record goes fails the staged commit as it fails the same commit checked out in CI.
 
 PR mode (`--base`) and pre-commit mode (`--staged`) check such a folder instead of the work tree, so
 what a link leads to must be there as in a checkout: a link is written with its own target, and when
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import KbError
 from ..repository.files import lexists, real_path, status
-from ..repository.writes import write_new_file, write_new_link
+from ..repository.writes import write_new_file, write_new_folder, write_new_link
 from .gitio import Oversized, TreeEntry, iter_blobs, list_tree, missing_objects
 
 if TYPE_CHECKING:
@@ -50,12 +52,15 @@ class TreeLayout:
 
     def add(self, entries: Iterable[TreeEntry]) -> None:
         """Lay out the regular files and links among `entries`, then what each link leads to inside
-        the folder. Submodules and paths already laid out are left out."""
+        the folder; a submodule as an empty folder. Paths already laid out are left out."""
         files: dict[str, list[str]] = {}
         links: dict[str, list[str]] = {}
         for entry in entries:
             _refuse_escaping(entry.path, self.mode)
-            if entry.path in self.written or entry.kind != "blob" or self._beyond_a_link(entry.path):
+            if entry.path in self.written or entry.kind not in ("blob", "commit") or self._beyond_a_link(entry.path):
+                continue
+            if entry.kind == "commit":
+                self._write_folder(entry.path)
                 continue
             if entry.mode in _FILE_MODES:
                 files.setdefault(entry.blob, []).append(entry.path)
@@ -120,6 +125,16 @@ class TreeLayout:
         except OSError as exc:
             raise KbError(f"{self.mode}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
                           "is the tree well-formed?") from None
+        self.written.add(path)
+
+    def _write_folder(self, path: str) -> None:
+        try:
+            write_new_folder(self.dest, path)
+        except ValueError:
+            raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
+        except OSError as exc:
+            raise KbError(f"{self.mode}: cannot lay out the submodule {path!r} from the commit's tree "
+                          f"({exc.strerror or exc}); is the tree well-formed?") from None
         self.written.add(path)
 
     def _write_link(self, path: str, target: str) -> None:

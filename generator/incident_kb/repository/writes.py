@@ -271,6 +271,12 @@ def write_new_link(folder: Path, rel_path: str, target: str) -> None:
     os.symlink(target, _new_place(folder, rel_path))
 
 
+def write_new_folder(folder: Path, rel_path: str) -> None:
+    """Create the empty folder `folder/rel_path` (what a checkout leaves for a submodule it does not
+    clone), the folders on its way made as in `write_new_file`."""
+    os.mkdir(_new_place(folder, rel_path))
+
+
 def _new_place(folder: Path, rel_path: str) -> Path:
     """`folder/rel_path`, the folders on its way made one at a time, none a link (ValueError)."""
     parts = rel_path.split("/")

@@ -51,7 +51,7 @@ def rendered_files(root: Path, folder: str, entries: Iterable[str], limit: int) 
     for manifest in sorted(rel for rel in listed if rel.endswith("/" + MANIFEST)):
         base = manifest[:-len(MANIFEST)]
         try:
-            text = read_bounded(root / folder / manifest, MAX_MANIFEST, root).decode("utf-8", errors="replace")
+            text = read_bounded(root / folder / manifest, MAX_MANIFEST, root).decode("utf-8", errors="surrogateescape")
         except UnreadableFile:
             continue
         for rel, digest in parse_manifest(text).items():

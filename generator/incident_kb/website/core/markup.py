@@ -16,6 +16,8 @@ import markdown  # type: ignore[import-untyped]
 import nh3
 from markupsafe import Markup
 
+from ...wording import INVISIBLE_CONTROLS
+
 _ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "dl", "dt", "em", "h1", "h2", "h3", "h4",
     "h5", "h6", "hr", "i", "ins", "kbd", "li", "ol", "p", "pre", "s", "strong", "sub", "sup", "table",
@@ -48,7 +50,9 @@ _PLAIN_LINE = re.compile(r"(?![-+*>#=|]|\d+[.)]|\s)[^\n\r*_`\[\]<>&\\]+(?<!\s)")
 
 
 def sanitized_html(text: str) -> str:
-    """Record markdown as clean HTML (paragraphs, lists, code, links)."""
+    """Record markdown as clean HTML (paragraphs, lists, code, links); control characters and
+    bidirectional overrides written as escapes (\\u202e), as the text formats write them."""
+    text = showable(text)
     if _PLAIN_LINE.fullmatch(text):
         return f"<p>{html.escape(text, quote=False)}</p>"
     _MARKDOWN.reset()
@@ -75,14 +79,15 @@ def record_inline(text: str) -> Markup:
 
 
 def showable(value: object) -> str:
-    """`str(value)` as a page can show it: control characters (an escape sequence, a DEL) and the
-    bytes of a file name that is not UTF-8 (lone surrogates, which no page encoding can write)
-    written as \\xNN."""
+    """`str(value)` as a page can show it: control characters (an escape sequence, a DEL),
+    bidirectional overrides and line separators (\\u202e), and the bytes of a file name that is not
+    UTF-8 (lone surrogates, which no page encoding can write) written as \\xNN."""
     text = str(value)
     return _UNSHOWABLE.sub(_escape, text) if _UNSHOWABLE.search(text) else text
 
 
-_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# As the text formats escape (check/formats.py), but for tab and line breaks, which record text keeps.
+_UNSHOWABLE = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{INVISIBLE_CONTROLS}\ud800-\udfff]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -199,7 +199,9 @@ def write_folder(out: Path, files: dict[str, bytes]) -> None:
         for rel_path, data in files.items():
             _write_atomically(out, rel_path, data)
             digests[rel_path] = hashlib.sha256(data).hexdigest()
-        _write_atomically(out, MANIFEST, "".join(f"{digests[p]} {p}\n" for p in sorted(digests)).encode())
+        manifest_text = "".join(f"{digests[p]} {p}\n" for p in sorted(digests))
+        # A file name that is not UTF-8 is written as its own bytes (read back with surrogateescape).
+        _write_atomically(out, MANIFEST, manifest_text.encode("utf-8", "surrogateescape"))
     except OSError as exc:
         raise KbError(f"cannot write to {out}: {exc.strerror or exc}") from None
 
@@ -210,7 +212,7 @@ def _read_manifest(manifest: Path) -> dict[str, str] | None:
     if manifest.is_symlink() or not manifest.is_file():
         return None
     try:
-        text = read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="replace")
+        text = read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="surrogateescape")
     except UnreadableFile as exc:
         raise KbError(f"{manifest}: cannot read kb render's manifest ({exc}); remove it, or choose an empty or "
                       "new folder") from None
@@ -220,7 +222,7 @@ def _read_manifest(manifest: Path) -> dict[str, str] | None:
 def _named(manifest: Path) -> set[str]:
     """Every path the manifest names, with a digest or without (an older kb's manifest): files kb
     wrote, which it may write again (though it removes only those whose digest matches)."""
-    return named_in_manifest(read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="replace"))
+    return named_in_manifest(read_bounded(manifest, MAX_MANIFEST).decode("utf-8", errors="surrogateescape"))
 
 
 def _remove_if_written(out: Path, rel_path: str, digest: str) -> None:

@@ -283,7 +283,8 @@ def tags_page_problem(plugins: Iterable[Any], tagged: Iterable[str]) -> str | No
     (`tagged`, docs-relative) on the tags page; None when one would."""
     found = [plugin for plugin in plugins if type(plugin).__module__.startswith(_TAGS_PLUGIN)]
     if not found:
-        return "Material's tags plugin is not in mkdocs.yml's plugins; add `- tags` to `plugins:`"
+        return ("Material's tags plugin is not in mkdocs.yml's plugins; add `- material/tags` to `plugins:` (`- tags` "
+                "resolves only with `theme: material` in mkdocs.yml)")
     tagged = list(tagged)
     reasons = [_why_no_listing(plugin.config, tagged) for plugin in found]
     if any(reason is None for reason in reasons):
