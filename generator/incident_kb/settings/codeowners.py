@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..repository.files import UnreadableFile, lexists, read_bounded
+from .path_globs import glob_source
 
 CODEOWNERS_FILES = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")  # the order GitHub looks in
 MAX_CODEOWNERS_BYTES = 3 << 20  # GitHub ignores a CODEOWNERS file over 3 MB
@@ -147,24 +148,7 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     direct_children = pattern.endswith("/*") and not pattern.endswith("/**/*")
     body = pattern.strip("/")
     anchored = pattern.startswith("/") or "/" in body
-    parts = []
-    i = 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            parts.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i):
-            parts.append(".*")
-            i += 2
-        elif body[i] == "*":
-            parts.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            parts.append("[^/]")
-            i += 1
-        else:
-            parts.append(re.escape(body[i]))
-            i += 1
     start = "" if anchored else "(?:.*/)?"
     end = "/.+" if folder_only else "" if direct_children else "(?:/.+)?"
-    return re.compile(f"{start}{''.join(parts)}{end}\\Z", re.DOTALL)
+    # GitHub's and GitLab's CODEOWNERS take no [...] sets (gitignore's do).
+    return re.compile(f"{start}{glob_source(body, sets=False)}{end}\\Z", re.DOTALL)

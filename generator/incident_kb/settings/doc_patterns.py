@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from .path_globs import glob_source
+
 # [tool.incident-kb] history-pages, when not set: changelogs, release notes, news and history files by
 # their usual names, and folders of them.
 # A name alone or with a suffix (CHANGELOG.md, NEWS.rst, CHANGELOG-2025.md), never a word that only
@@ -30,27 +32,4 @@ def matching_pattern(doc: str, patterns: Iterable[str]) -> str | None:
 
 @lru_cache(maxsize=256)
 def _compiled(pattern: str) -> re.Pattern[str]:
-    """A glob as a regular expression: `**/` any folders (none too), `**` anything, `*` and `?` within
-    one name, `[...]` a set; everything else literal."""
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1:end]
-            out.append("[" + ("^" + re.escape(body[1:]) if body.startswith("!") else re.escape(body)) + "]")
-            i = end + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+    return re.compile(glob_source(pattern), re.IGNORECASE | re.DOTALL)
