@@ -200,10 +200,11 @@ class CheckMode:
     ledger: bool = False  # keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`
 
 
+PLAIN = CheckMode()  # `kb check` as a user runs it: HEAD and the work tree, the cache on
 SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every timeline, shallow clones too
 
 
-def check_knowledge_base(root: Path, mode: CheckMode = CheckMode(), replaced: Mapping[str, str] | None = None,
+def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[str, str] | None = None,
                          neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
     `load_knowledge_base`. `neighbourhood`: the knowledge base's name in an organisation and the other
