@@ -81,19 +81,19 @@ def run_plan(steps: Sequence[Step], command: str, setting: str, values: dict[str
     started = clock()
     done = 0
     try:
-        for number, step in enumerate(steps, 1):
-            found_value = _run_once(command, setting, values[step.side], metric, step, number, len(steps), clock)
-            done = number
+        for run_number, step in enumerate(steps, 1):
+            found_value = _run_once(command, setting, values[step.side], metric, step, run_number, len(steps), clock)
+            done = run_number
             if not step.warmup:
                 found[step.side].append(found_value)
             if progress is not None:
-                _report(progress, step, number, len(steps), found_value, metric, clock() - started, values)
+                _report(progress, step, run_number, len(steps), found_value, metric, clock() - started, values)
     except KeyboardInterrupt:
         raise MeasureStopped(f"interrupted after {done} of {len(steps)} runs; nothing was written") from None
     return Sides(tuple(found["baseline"]), tuple(found["candidate"]))
 
 
-def _run_once(command: str, setting: str, value: Any, metric: Metric, step: Step, number: int, total: int,
+def _run_once(command: str, setting: str, value: Any, metric: Metric, step: Step, run_number: int, total: int,
               clock: Callable[[], float]) -> float:
     environment = {**os.environ, setting: value_text(value)}
     began = clock()
@@ -103,7 +103,8 @@ def _run_once(command: str, setting: str, value: Any, metric: Metric, step: Step
     except OSError as exc:
         raise MeasureStopped(f"cannot run the command: {exc}; nothing was written") from None
     seconds = clock() - began
-    what = f"run {number} of {total} ({'warm-up, ' if step.warmup else ''}{step.side}, {setting}={value_text(value)})"
+    warmup = "warm-up, " if step.warmup else ""
+    what = f"run {run_number} of {total} ({warmup}{step.side}, {setting}={value_text(value)})"
     if done.returncode != 0:
         output = (done.stderr or done.stdout).strip()[-_TAIL:]
         raise MeasureStopped(f"the command exited with {done.returncode} in {what}; nothing was written"
@@ -150,17 +151,17 @@ def _measured(value: Any, written: Any, what: str, where: str) -> float:
     return float(kept)
 
 
-def _report(stream: TextIO, step: Step, number: int, total: int, value: float, metric: Metric, elapsed: float,
+def _report(stream: TextIO, step: Step, run_number: int, total: int, value: float, metric: Metric, elapsed: float,
             values: dict[str, Any]) -> None:
     """One line per run on stderr, with the time left (a bar in front on a terminal)."""
-    left = elapsed / number * (total - number)
+    left = elapsed / run_number * (total - run_number)
     shown = f"{value:.3f} s" if metric.is_wall_time else f"{value:g}"
     bar = ""
     if _is_terminal(stream):
-        filled = round(_BAR * number / total)
+        filled = round(_BAR * run_number / total)
         bar = f"[{'#' * filled}{'.' * (_BAR - filled)}] "
     kind = "warm-up " if step.warmup else ""
-    stream.write(f"kb measure: {bar}{number}/{total} {kind}{step.side} ({value_text(values[step.side])}): {shown}; "
+    stream.write(f"kb measure: {bar}{run_number}/{total} {kind}{step.side} ({value_text(values[step.side])}): {shown}; "
                  f"about {_duration(left)} left\n")
     stream.flush()
 
