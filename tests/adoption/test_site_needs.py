@@ -60,16 +60,27 @@ def test_a_pyproject_dependency_group_is_installed_as_its_requirements(kb, team)
 @pytest.mark.parametrize("pin, conflicts", [("mkdocs-material==9.6.18", True), ("mkdocs-material<9.7", True),
                                             ("mkdocs-material==9.7.7", False), ("mkdocs-material>=9", False)])
 def test_a_material_pin_kb_cannot_install_beside_is_named_with_the_change(kb, team, pin, conflicts):
+    """The conflicting pin is an error the user must fix before the first pull request (the workflow's
+    install step would fail): kb init exits 1, as `kb check` does on errors, with every file written
+    (the pin is the team's to change; kb init run again after the fix changes nothing more)."""
     (team / "docs/requirements.txt").write_text(f"mkdocs-lightbox\n{pin}   # ours\n")
     result = kb("init")
-    assert result.code == 0, result.err
+    assert result.code == (1 if conflicts else 0), result.err
+    assert (team / ".github/workflows/kb-check.yml").is_file() and (team / "knobs").is_dir()
     said = [line for line in result.out.splitlines() if line.startswith("docs/requirements.txt:")]
     if not conflicts:
-        assert said == []
+        assert said == [] and not any("error" in line for line in result.out.splitlines())
         return
+    assert result.out.splitlines()[-1] == ("kb init: 1 error above: the files are written, but the workflow's "
+                                           "install step fails until the site's requirements admit incident-kb's "
+                                           "Material")
     assert said == [f"docs/requirements.txt:2: error: '{pin}' pins Material where incident-kb cannot install (it "
                     "needs mkdocs-material>=9.7.6,<9.9); change it to 'mkdocs-material>=9.7.6,<9.9' (or ==9.7.7, as "
                     "TechDocs pins it), or the workflow's install step fails"]
+    (team / "docs/requirements.txt").write_text("mkdocs-lightbox\nmkdocs-material>=9.7.6,<9.9\n")
+    again = kb("init")
+    assert again.code == 0, again.out
+    assert not any(line.startswith("  created") for line in again.out.splitlines())
 
 
 def _fake_distribution(folder: Path, name: str, version: str, entry_points: str) -> None:

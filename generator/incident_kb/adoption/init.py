@@ -32,7 +32,7 @@ from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, make_folders, way_out, write_file
 from ..settings.config_files import SITE_CONFIGS, site_yaml
 from ..settings.docs_folder import DEFAULT_DOCS
-from ..wording import path_word
+from ..wording import path_word, plural
 from . import first_files
 from .hook_merge import HookAddition, hook_addition
 from .setup_advice import config_state, hook_to_add, next_steps, what_to_add
@@ -141,7 +141,18 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
     return files
 
 
-def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Initialised:
+    """What `kb init` did: the lines to print, and how many errors they name that the user must fix
+    before the first pull request's workflow can pass (a Material pin incident-kb cannot install
+    beside): the files are written all the same (kb never changes the team's requirements), and the
+    command exits 1."""
+
+    lines: tuple[str, ...]
+    errors: int = 0
+
+
+def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> Initialised:
     """Check, then write what is missing (all of it, or nothing); returns the lines to print. Beside
     an existing site configuration (mkdocs.yml, properdocs.yml), say what it must add to show the
     knowledge base, or add it with `merge` (never without)."""
@@ -214,8 +225,12 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         lines += what_to_add(setup)
     if hook is not None and not (merge and hook.new_text is not None):
         lines += hook_to_add(hook, _shown(hook_path))
-    return lines + next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
-                              merged is not None)
+    lines += next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
+                        merged is not None)
+    if needs.conflicts:
+        lines.append(f"kb init: {plural(len(needs.conflicts), 'error')} above: the files are written, but the "
+                     "workflow's install step fails until the site's requirements admit incident-kb's Material")
+    return Initialised(tuple(lines), len(needs.conflicts))
 
 
 def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:

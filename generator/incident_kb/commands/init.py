@@ -25,8 +25,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def run_init(args: argparse.Namespace) -> int:
     from ..adoption.init import init_knowledge_base  # on use: kb check, the PR check, stays light
 
-    print("\n".join(init_knowledge_base(args.folder, args.site, args.merge)))
-    return 0
+    done = init_knowledge_base(args.folder, args.site, args.merge)
+    print("\n".join(done.lines))
+    return 1 if done.errors else 0  # an error the user must fix (a Material pin), the files written
 
 
 INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR "
