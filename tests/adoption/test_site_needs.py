@@ -114,6 +114,29 @@ def test_without_declarations_the_installed_providers_are_pinned_and_the_rest_sa
     assert not any("'tags'" in line for line in lines)
 
 
+def test_the_plugins_and_extensions_an_inherit_chain_names_are_installed_too(kb, team, tmp_path, monkeypatch):
+    """mkdocs.yml INHERITs base.yml, which INHERITs shared/org.yml: the build uses the plugins and
+    extensions the parents name (MkDocs merges them in), so the workflow installs them too; the scan
+    read only the child's own file."""
+    (team / "mkdocs.yml").write_text("INHERIT: base.yml\nsite_name: Team\n")
+    (team / "base.yml").write_text("INHERIT: shared/org.yml\ntheme:\n  name: material\n"
+                                   "plugins:\n  - search\n  - lightbox\n  - gallery:\n      columns: 3\n")
+    (team / "shared").mkdir()
+    (team / "shared/org.yml").write_text("markdown_extensions:\n  - toc\n  - fancy.ext\n")
+    found = tmp_path / "site-packages"
+    _fake_distribution(found, "mkdocs-lightbox", "1.2.3", "[mkdocs.plugins]\nlightbox = lightbox:Plugin\n")
+    _fake_distribution(found, "mkdocs-gallery-like", "0.9.1", "[mkdocs.plugins]\ngallery = gallery:Plugin\n")
+    (found / "fancy").mkdir()
+    (found / "fancy/__init__.py").write_text("")
+    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
+    (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+    monkeypatch.syspath_prepend(str(found))
+    result = kb("init")
+    assert result.code == 0, result.err
+    assert install_words(team) == ["fancy-markdown==0.4.0", "mkdocs-gallery-like==0.9.1", "mkdocs-lightbox==1.2.3"]
+    assert not any(line.startswith("note: mkdocs.yml names") for line in result.out.splitlines()), result.out
+
+
 def test_a_site_kb_init_writes_needs_nothing_more(kb, tmp_path, monkeypatch):
     GitRepo(tmp_path / "new")
     monkeypatch.chdir(tmp_path / "new")

@@ -247,10 +247,12 @@ def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:
         except (UnreadableFile, UnicodeDecodeError):
             return None
 
-    try:
-        site = site_yaml(setup.old_text or "")
-    except ValueError:
-        site = None
+    site = setup.built  # with what it INHERITs: a plugin a parent names is installed too
+    if site is None:  # a parent kb cannot read (the check says so): what the file names itself
+        try:
+            site = site_yaml(setup.old_text or "")
+        except ValueError:
+            site = None
     return site_needs(read_text, site if isinstance(site, dict) else None)
 
 
