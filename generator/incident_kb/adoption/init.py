@@ -38,6 +38,7 @@ from .hook_merge import HookAddition, hook_addition
 from .setup_advice import config_state, hook_to_add, next_steps, what_to_add
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
 from .site_needs import SiteNeeds, install_words, site_needs
+from .toml_merge import zensical_site_setup
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
 WORKFLOW = ".github/workflows/kb-check.yml"
@@ -109,7 +110,8 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
         except UnreadableFile as exc:
             raise KbError(f"kb init: cannot copy the wheel incident-kb was installed from ({install.wheel}: {exc}), "
                           "which the workflow installs; nothing was written") from None
-    files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
+    if setup.generator == "mkdocs" or not setup.prefix:  # a team's Zensical docs get no page of kb's in them
+        files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
     if not setup.existing:
@@ -162,8 +164,12 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         if os.path.lexists(layout.root / name):
             _plan(layout.top, layout.root / name)
     try:
-        setup = read_site_setup(layout.root, site, lambda path: read_bounded(path, GITIGNORE_LIMIT, layout.top)
-                                .decode("utf-8"))
+        def read_text(path: Path) -> str:
+            return read_bounded(path, GITIGNORE_LIMIT, layout.top).decode("utf-8")
+
+        setup = read_site_setup(layout.root, site, read_text)
+        if setup.generator == "zensical" and setup.existing:  # the team's own zensical.toml
+            setup = zensical_site_setup(layout.root, read_text(layout.root / setup.config_name), setup.docs)
     except (CannotMerge, UnreadableFile, UnicodeDecodeError) as exc:
         raise KbError(f"kb init: the site's configuration in {_shown(layout.root)} cannot be used: {exc}; nothing "
                       "was written") from None
@@ -182,7 +188,8 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
     hook = None if dict(planned)[hook_path] else _hook_in(layout, hook_path, str(files[hook_path]))
     if merge and hook is not None and hook.new_text is not None:
         _plan(layout.top, hook_path)
-    ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else ZENSICAL_IGNORED
+    ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else \
+        (*_site_ignored(setup), *IGNORED[1:], f"{setup.docs}/{setup.prefix}/") if setup.prefix else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"

@@ -407,7 +407,7 @@ def _site_setup(root: Path, generator: str, read_text: Any, settings: Settings) 
     docs = settings.docs
     if docs.problem is not None:
         raise CannotMerge(docs.problem)
-    if generator == "zensical":
+    if generator == "zensical":  # a team's own zensical.toml: see adoption/toml_merge.py
         return SiteSetup("zensical", ZENSICAL_TOML, (root / ZENSICAL_TOML).exists(), docs.rel_path, "", "site")
     name = settings.files.site.name if settings.files.site is not None else None
     if name is None:
@@ -464,7 +464,11 @@ def _site_dir(root: Path, text: str) -> str | None:
         config = YAML(typ="rt").load(text)
     except Exception:  # noqa: BLE001 - read again by site_additions, which says what is wrong
         return "site"
-    value = config.get("site_dir", "site") if isinstance(config, dict) else "site"
+    return site_dir_of(root, config.get("site_dir", "site") if isinstance(config, dict) else "site")
+
+
+def site_dir_of(root: Path, value: Any) -> str | None:
+    """A configured site_dir relative to root ('site' when not a folder's name), None when outside it."""
     if not isinstance(value, str) or not value.strip():
         return "site"
     path = Path(value) if Path(value).is_absolute() else root / value
