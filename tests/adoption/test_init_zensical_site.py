@@ -28,6 +28,8 @@ TEAM_TOML = """\
 [project]
 site_name = "Payments docs"   # shown in the header
 docs_dir = "handbook"
+repo_url = "https://git.example.invalid/payments/docs"
+edit_uri = "edit/main/handbook/"
 nav = [
   { "Home" = "index.md" },  # our home page
   { "Runbooks" = [
@@ -38,7 +40,7 @@ nav = [
 
 # Our look
 [project.theme]
-features = ["navigation.sections"]
+features = ["navigation.sections", "content.action.edit"]
 """
 
 NAV_END = '''  "faq.md"   # the last entry, no comma after it
@@ -52,6 +54,9 @@ MERGED_NAV_END = f'''  "faq.md",   # the last entry, no comma after it
 extra_css = ["kb/assets/incident-kb/kb.css"]
 extra_javascript = ["kb/assets/incident-kb/kb.js"]
 '''
+THEME_END = 'features = ["navigation.sections", "content.action.edit"]\n'
+MERGED_THEME_END = THEME_END + ('custom_dir = "kb-site/theme"   # kb render writes an override here: record pages\' '
+                                'edit buttons open their YAML\n')
 MERGED_TABLES = r"""
 [project.plugins.search]
 # Split on '_' too (a setting's short name finds its page), and on '+', '%' and '−'
@@ -100,7 +105,7 @@ def test_without_merge_it_shows_the_change_and_writes_nothing_into_the_team_docs
     assert next_steps[0] == "  kb init --site zensical --merge   # adds the knowledge base to zensical.toml as shown"
     assert next_steps[-1] == ("  kb render && zensical serve   # the site (the knowledge base under kb/); kb render "
                               "again after editing a record")
-    assert (team / ".gitignore").read_text() == "site/\n.cache/\n.*.tmp\nhandbook/kb/\n"
+    assert (team / ".gitignore").read_text() == "site/\n.cache/\n.*.tmp\nkb-site/\nhandbook/kb/\n"
     workflow = (team / ".github/workflows/kb-check.yml").read_text()
     assert "run: kb render && zensical build\n" in workflow
 
@@ -112,9 +117,9 @@ def test_merge_adds_the_settings_keeping_every_other_byte(kb, team):
     text = (team / "zensical.toml").read_text()
     # Every byte of the team's file kept, in order: the last nav entry gains the comma it lacked (its
     # comment stays on its line); each addition goes at the end of its array, of [project]'s keys, of the file.
-    assert text == TEAM_TOML.replace(NAV_END, MERGED_NAV_END) + MERGED_TABLES
+    assert text == TEAM_TOML.replace(NAV_END, MERGED_NAV_END).replace(THEME_END, MERGED_THEME_END) + MERGED_TABLES
     before, after = tomllib.loads(TEAM_TOML)["project"], tomllib.loads(text)["project"]
-    assert after["nav"][:-1] == before["nav"] and after["theme"] == before["theme"]
+    assert after["nav"][:-1] == before["nav"] and after["theme"] == {**before["theme"], "custom_dir": "kb-site/theme"}
     again = kb("init", "--site", "zensical")
     assert again.code == 0 and "  kept    zensical.toml (it shows the knowledge base already)" in again.out.splitlines()
     assert (team / "zensical.toml").read_text() == text
@@ -185,7 +190,12 @@ def test_kb_render_without_kbs_settings_says_what_to_do(kb, team):
         in result.err and "kb init --site zensical --merge" in result.err
 
 
-@pytest.mark.parametrize("toml, docs", one_fast([(TEAM_TOML, "handbook"), (PLAIN_TOML, "docs")]))
+# A team's own markdown_extensions table replaces Zensical's defaults: the pages' two are added to it.
+EXTENSIONS_TOML = PLAIN_TOML + "[project.markdown_extensions]\ntoc = { permalink = true }\n"
+
+
+@pytest.mark.parametrize("toml, docs", one_fast([(TEAM_TOML, "handbook"), (PLAIN_TOML, "docs"),
+                                                 (EXTENSIONS_TOML, "docs")]))
 def test_zensical_builds_the_record_pages_and_every_team_page(kb, tmp_path, monkeypatch, toml, docs):
     """The README's steps: kb init --site zensical --merge, a knob, kb render, zensical build."""
     repo = team_repo(tmp_path / "payments", toml, docs)
@@ -212,3 +222,10 @@ def test_zensical_builds_the_record_pages_and_every_team_page(kb, tmp_path, monk
     assert "Our home page." in (site / "index.html").read_text()
     if "nav = [" in toml:  # the explicit nav reaches the knowledge base
         assert 'href="./kb/knobs/"' in (site / "index.html").read_text()
+    if "edit_uri" in toml:  # the edit button opens the record's YAML (kb render's theme override), a page's its page
+        assert 'href="https://git.example.invalid/payments/docs/edit/main/knobs/payments-db-pool-size.yaml"' in knob
+        assert 'href="https://git.example.invalid/payments/docs/edit/main/handbook/faq.md"' in (
+            site / "faq/index.html").read_text()
+    if "markdown_extensions" in toml:  # admonition and attr_list: the pages' boxes and badges render
+        assert set(tomllib.loads((repo.root / "zensical.toml").read_text())["project"]["markdown_extensions"]) == {
+            "toc", "admonition", "attr_list"}

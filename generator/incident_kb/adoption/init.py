@@ -189,7 +189,8 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
     if merge and hook is not None and hook.new_text is not None:
         _plan(layout.top, hook_path)
     ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else \
-        (*_site_ignored(setup), *IGNORED[1:], f"{setup.docs}/{setup.prefix}/") if setup.prefix else ZENSICAL_IGNORED
+        (*_site_ignored(setup), *ZENSICAL_IGNORED[1:], f"{setup.docs}/{setup.prefix}/") if setup.prefix \
+        else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"

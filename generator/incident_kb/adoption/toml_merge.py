@@ -6,6 +6,7 @@ MkDocs), which `kb render` fills: the folder is where the configuration loads th
 from (`website/core/site_config.zensical_prefix`), so adding that line is what tells kb render where
 to write. What is added to `[project]`, only where missing: the style sheet and the script
 (`extra_css`, `extra_javascript`), the markdown extensions the pages use when the file lists its own,
+the theme folder `kb render` writes its edit-button override into (when the theme has none of its own),
 a "Knowledge base" section at the end of an explicit `nav`, the search plugin's separator (it splits
 `_`, `+`, `%` and `−` too) and the tags plugin. The lines are spliced into the text: an array gains
 its items before its closing bracket, a missing key goes at the end of `[project]`'s own keys, a
@@ -28,13 +29,14 @@ from typing import Any
 from ..settings.config_files import ZENSICAL_TOML
 from ..website.core.bundle import SiteNeeds
 from ..website.core.links import INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE
-from ..website.core.site_config import zensical_prefix
+from ..website.core.site_config import ZENSICAL_THEME, zensical_prefix
 from .site_merge import PREFIXES, SEARCH_SEPARATOR, SiteAdditions, SiteSetup, site_dir_of
 from .site_readback import CannotMerge
 
 RENDER_MANIFEST = ".incident-kb-render"  # as repository.written_pages.MANIFEST: a folder kb render wrote
 _HEADER = re.compile(r"^[ \t]*\[")
 _PROJECT = re.compile(r"^[ \t]*\[[ \t]*project[ \t]*\][ \t]*(#.*)?$")
+_THEME = re.compile(r"^[ \t]*\[[ \t]*project\.theme[ \t]*\][ \t]*(#.*)?$")
 _EXTENSIONS = re.compile(r"^[ \t]*\[[ \t]*project\.markdown_extensions[ \t]*\][ \t]*(#.*)?$")
 
 
@@ -142,8 +144,20 @@ def zensical_additions(text: str, prefix: str) -> SiteAdditions:
             at_end = _end_of_keys(lines, table, table_end)
             edits.append((offsets[at_end], offsets[at_end], "".join(f"{name} = {{}}{eol}" for name in missing)))
             expected["project"]["markdown_extensions"].update({name: {} for name in missing})
-    plugins = project.get("plugins", {})
     tables: list[str] = []
+    theme = project.get("theme")
+    if theme is None:  # the theme override that makes a record page's edit button open its YAML
+        tables += [f"[project.theme]{eol}", f"custom_dir = {toml_string(ZENSICAL_THEME)}"
+                   f"   # kb render writes an override here: record pages' edit buttons open their YAML{eol}"]
+        expected["project"]["theme"] = {"custom_dir": ZENSICAL_THEME}
+    elif isinstance(theme, dict) and "custom_dir" not in theme:
+        table, table_end = _table(lines, starts, _THEME)
+        if table is not None:  # a theme written otherwise keeps Zensical's edit buttons (record pages link their YAML)
+            at_end = _end_of_keys(lines, table, table_end)
+            edits.append((offsets[at_end], offsets[at_end], f"custom_dir = {toml_string(ZENSICAL_THEME)}"
+                          f"   # kb render writes an override here: record pages' edit buttons open their YAML{eol}"))
+            expected["project"]["theme"]["custom_dir"] = ZENSICAL_THEME
+    plugins = project.get("plugins", {})
     if not isinstance(plugins, dict):
         raise CannotMerge("its plugins are not a table")
     search = plugins.get("search")

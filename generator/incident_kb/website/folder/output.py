@@ -39,7 +39,7 @@ from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site
 from ..core.placement import kept_pages_message, place_bundle, place_settings
-from ..core.site_config import KB_STYLESHEET, read_site_settings, read_zensical_setup
+from ..core.site_config import KB_STYLESHEET, ZENSICAL_THEME, read_site_settings, read_zensical_setup
 from .zensical import theme_files
 
 _MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
@@ -76,8 +76,12 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
                           f"no {KB_STYLESHEET}), so kb render does not know where in {out} its pages go: run "
                           "kb init --site zensical to see the change it needs (kb init --site zensical --merge "
                           "makes it), or say where with --out DIR")
+    # The theme overrides go with the set-up's own pages: into its custom_dir when kb render writes the
+    # whole docs folder, or, beside a team's pages, when that custom_dir is kb's own folder.
     theme = setup.theme_folder if setup is not None and isinstance(setup.docs_folder, Path) \
-        and out.resolve() == setup.docs_folder.resolve() else None
+        and (out.resolve() == setup.docs_folder.resolve()
+             or setup.prefix and out.resolve() == (setup.docs_folder / setup.prefix).resolve()
+             and isinstance(setup.theme_folder, Path) and setup.theme_folder == root / ZENSICAL_THEME) else None
     if isinstance(theme, str):
         raise KbError(theme)
     settings = read_site_settings(root, kb_settings)
