@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import stat
 import urllib.parse
 from dataclasses import dataclass
@@ -188,9 +189,9 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
     hook = None if dict(planned)[hook_path] else _hook_in(layout, hook_path, str(files[hook_path]))
     if merge and hook is not None and hook.new_text is not None:
         _plan(layout.top, hook_path)
+    rendered = f"{posixpath.normpath(posixpath.join(setup.docs, setup.prefix))}/"  # kb render writes there
     ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else \
-        (*_site_ignored(setup), *ZENSICAL_IGNORED[1:], f"{setup.docs}/{setup.prefix}/") if setup.prefix \
-        else ZENSICAL_IGNORED
+        (*_site_ignored(setup), *ZENSICAL_IGNORED[1:], rendered) if setup.prefix else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"
