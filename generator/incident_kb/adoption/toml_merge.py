@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..repository.written_pages import MANIFEST
 from ..settings.config_files import ZENSICAL_TOML
 from ..website.core.bundle import SiteNeeds
 from ..website.core.links import INCIDENT_INDEX, KNOB_INDEX, TAGS_PAGE
@@ -33,7 +34,6 @@ from ..website.core.site_config import ZENSICAL_THEME, zensical_prefix
 from .site_merge import PREFIXES, SEARCH_SEPARATOR, SiteAdditions, SiteSetup, site_dir_of
 from .site_readback import CannotMerge
 
-RENDER_MANIFEST = ".incident-kb-render"  # as repository.written_pages.MANIFEST: a folder kb render wrote
 _HEADER = re.compile(r"^[ \t]*\[")
 _PROJECT = re.compile(r"^[ \t]*\[[ \t]*project[ \t]*\][ \t]*(#.*)?$")
 _THEME = re.compile(r"^[ \t]*\[[ \t]*project\.theme[ \t]*\][ \t]*(#.*)?$")
@@ -64,7 +64,7 @@ def zensical_prefix_for(docs_folder: Path) -> str:
     does not exist, or that kb render wrote (its manifest there); `kb/` when the team has none."""
     for prefix in PREFIXES:
         folder = docs_folder / prefix
-        if not folder.exists() and not folder.is_symlink() or (folder / RENDER_MANIFEST).is_file():
+        if not folder.exists() and not folder.is_symlink() or (folder / MANIFEST).is_file():
             return prefix
     raise CannotMerge(f"the docs folder has folders of its own at {', '.join(f'{p}/' for p in PREFIXES)}, where kb "
                       "render would write the knowledge base's pages")
@@ -144,6 +144,29 @@ def zensical_additions(text: str, prefix: str) -> SiteAdditions:
             at_end = _end_of_keys(lines, table, table_end)
             edits.append((offsets[at_end], offsets[at_end], "".join(f"{name} = {{}}{eol}" for name in missing)))
             expected["project"]["markdown_extensions"].update({name: {} for name in missing})
+    tables = _theme_and_plugins(project, lines, starts, offsets, eol, expected, edits)
+    if tables:
+        blank = "" if not lines or not lines[-1].strip() else eol
+        edits.append((len(joined), len(joined), blank + "".join(tables)))
+    if not edits:
+        return SiteAdditions(None)
+    new_text = joined
+    for _, (start, stop, insert) in sorted(enumerate(edits), key=lambda edit: (edit[1][0], edit[0]), reverse=True):
+        new_text = new_text[:start] + insert + new_text[stop:]
+    try:
+        reread = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CannotMerge(f"adding to it line by line would not read as TOML ({exc})") from None
+    if reread != expected:
+        raise CannotMerge("adding to it line by line would not read as the file plus the knowledge base's settings")
+    return SiteAdditions(new_text)
+
+
+def _theme_and_plugins(project: dict[str, Any], lines: list[str], starts: list[int], offsets: list[int], eol: str,
+                       expected: dict[str, Any], edits: list[tuple[int, int, str]]) -> list[str]:
+    """The theme folder kb render writes its override into, the search separator and the tags plugin,
+    where missing: the edits made in [project.theme], and the tables to add at the end of the file
+    (`expected` gains what they read as)."""
     tables: list[str] = []
     theme = project.get("theme")
     if theme is None:  # the theme override that makes a record page's edit button open its YAML
@@ -169,21 +192,7 @@ def zensical_additions(text: str, prefix: str) -> SiteAdditions:
     if "tags" not in plugins:
         tables += [f"[project.plugins.tags]{eol}"]
         expected["project"].setdefault("plugins", {})["tags"] = {}
-    if tables:
-        blank = "" if not lines or not lines[-1].strip() else eol
-        edits.append((len(joined), len(joined), blank + "".join(tables)))
-    if not edits:
-        return SiteAdditions(None)
-    new_text = joined
-    for _, (start, stop, insert) in sorted(enumerate(edits), key=lambda edit: (edit[1][0], edit[0]), reverse=True):
-        new_text = new_text[:start] + insert + new_text[stop:]
-    try:
-        reread = tomllib.loads(new_text)
-    except tomllib.TOMLDecodeError as exc:
-        raise CannotMerge(f"adding to it line by line would not read as TOML ({exc})") from None
-    if reread != expected:
-        raise CannotMerge("adding to it line by line would not read as the file plus the knowledge base's settings")
-    return SiteAdditions(new_text)
+    return tables
 
 
 def hand_lines(prefix: str) -> list[str]:
