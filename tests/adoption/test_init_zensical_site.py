@@ -229,3 +229,23 @@ def test_zensical_builds_the_record_pages_and_every_team_page(kb, tmp_path, monk
     if "markdown_extensions" in toml:  # admonition and attr_list: the pages' boxes and badges render
         assert set(tomllib.loads((repo.root / "zensical.toml").read_text())["project"]["markdown_extensions"]) == {
             "toc", "admonition", "attr_list"}
+
+
+def test_kb_render_keeps_its_manifest_rule_in_the_team_folder(kb, team):
+    """Into the folder beside the team's pages, kb render removes only the pages it wrote (a deleted
+    record's), never a page someone put there, and replaces none."""
+    assert kb("init", "--site", "zensical", "--merge").code == 0
+    for knob in ("pool-size", "timeout"):
+        assert kb("new", "knob", knob, "--name", knob.upper().replace("-", "_"), "--summary", "A setting",
+                  "--value", "5").code == 0
+    assert kb("render").code == 0
+    (team / "handbook/kb/notes.md").write_text("# Our notes\n")
+    (team / "knobs/timeout.yaml").unlink()
+    assert kb("render").code == 0
+    assert not (team / "handbook/kb/knobs/timeout.md").exists() and (team / "handbook/kb/knobs/pool-size.md").exists()
+    assert (team / "handbook/kb/notes.md").read_text() == "# Our notes\n"
+    (team / "handbook/kb/knobs/retries.md").write_text("# Ours\n")  # where a new record's page would go
+    assert kb("new", "knob", "retries", "--name", "RETRIES", "--summary", "A setting", "--value", "3").code == 0
+    refused = kb("render")
+    assert refused.code == 2 and "exists and was not written by kb render; it is never replaced" in refused.err
+    assert (team / "handbook/kb/knobs/retries.md").read_text() == "# Ours\n"
