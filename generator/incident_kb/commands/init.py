@@ -18,8 +18,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                              "zensical, which builds the pages kb render writes")
     parser.add_argument("--merge", action="store_true",
                         help="add the knowledge base to an existing mkdocs.yml or properdocs.yml (the plugin, search "
-                             "separator, tags, nav entries), keeping its comments and order; without it, kb init says "
-                             "what to add and never changes the file")
+                             "separator, tags, nav entries) or, with --site zensical, zensical.toml (the pages' style "
+                             "sheet and script under kb/ of its docs folder, nav entries...), keeping its comments and "
+                             "order; without it, kb init says what to add and never changes the file")
 
 
 def run_init(args: argparse.Namespace) -> int:
