@@ -60,16 +60,27 @@ def test_a_pyproject_dependency_group_is_installed_as_its_requirements(kb, team)
 @pytest.mark.parametrize("pin, conflicts", [("mkdocs-material==9.6.18", True), ("mkdocs-material<9.7", True),
                                             ("mkdocs-material==9.7.7", False), ("mkdocs-material>=9", False)])
 def test_a_material_pin_kb_cannot_install_beside_is_named_with_the_change(kb, team, pin, conflicts):
+    """The conflicting pin is an error the user must fix before the first pull request (the workflow's
+    install step would fail): kb init exits 1, as `kb check` does on errors, with every file written
+    (the pin is the team's to change; kb init run again after the fix changes nothing more)."""
     (team / "docs/requirements.txt").write_text(f"mkdocs-lightbox\n{pin}   # ours\n")
     result = kb("init")
-    assert result.code == 0, result.err
+    assert result.code == (1 if conflicts else 0), result.err
+    assert (team / ".github/workflows/kb-check.yml").is_file() and (team / "knobs").is_dir()
     said = [line for line in result.out.splitlines() if line.startswith("docs/requirements.txt:")]
     if not conflicts:
-        assert said == []
+        assert said == [] and not any("error" in line for line in result.out.splitlines())
         return
+    assert result.out.splitlines()[-1] == ("kb init: 1 error above: the files are written, but the workflow's "
+                                           "install step fails until the site's requirements admit incident-kb's "
+                                           "Material")
     assert said == [f"docs/requirements.txt:2: error: '{pin}' pins Material where incident-kb cannot install (it "
                     "needs mkdocs-material>=9.7.6,<9.9); change it to 'mkdocs-material>=9.7.6,<9.9' (or ==9.7.7, as "
                     "TechDocs pins it), or the workflow's install step fails"]
+    (team / "docs/requirements.txt").write_text("mkdocs-lightbox\nmkdocs-material>=9.7.6,<9.9\n")
+    again = kb("init")
+    assert again.code == 0, again.out
+    assert not any(line.startswith("  created") for line in again.out.splitlines())
 
 
 def _fake_distribution(folder: Path, name: str, version: str, entry_points: str) -> None:
@@ -101,6 +112,29 @@ def test_without_declarations_the_installed_providers_are_pinned_and_the_rest_sa
     assert ("note: mkdocs.yml names the plugin 'unknown-plugin', which no distribution installed here provides: "
             "add the distribution to the workflow's install step") in lines
     assert not any("'tags'" in line for line in lines)
+
+
+def test_the_plugins_and_extensions_an_inherit_chain_names_are_installed_too(kb, team, tmp_path, monkeypatch):
+    """mkdocs.yml INHERITs base.yml, which INHERITs shared/org.yml: the build uses the plugins and
+    extensions the parents name (MkDocs merges them in), so the workflow installs them too; the scan
+    read only the child's own file."""
+    (team / "mkdocs.yml").write_text("INHERIT: base.yml\nsite_name: Team\n")
+    (team / "base.yml").write_text("INHERIT: shared/org.yml\ntheme:\n  name: material\n"
+                                   "plugins:\n  - search\n  - lightbox\n  - gallery:\n      columns: 3\n")
+    (team / "shared").mkdir()
+    (team / "shared/org.yml").write_text("markdown_extensions:\n  - toc\n  - fancy.ext\n")
+    found = tmp_path / "site-packages"
+    _fake_distribution(found, "mkdocs-lightbox", "1.2.3", "[mkdocs.plugins]\nlightbox = lightbox:Plugin\n")
+    _fake_distribution(found, "mkdocs-gallery-like", "0.9.1", "[mkdocs.plugins]\ngallery = gallery:Plugin\n")
+    (found / "fancy").mkdir()
+    (found / "fancy/__init__.py").write_text("")
+    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
+    (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+    monkeypatch.syspath_prepend(str(found))
+    result = kb("init")
+    assert result.code == 0, result.err
+    assert install_words(team) == ["fancy-markdown==0.4.0", "mkdocs-gallery-like==0.9.1", "mkdocs-lightbox==1.2.3"]
+    assert not any(line.startswith("note: mkdocs.yml names") for line in result.out.splitlines()), result.out
 
 
 def test_a_site_kb_init_writes_needs_nothing_more(kb, tmp_path, monkeypatch):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import posixpath
 import stat
 import urllib.parse
 from dataclasses import dataclass
@@ -32,12 +33,13 @@ from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, make_folders, way_out, write_file
 from ..settings.config_files import SITE_CONFIGS, site_yaml
 from ..settings.docs_folder import DEFAULT_DOCS
-from ..wording import path_word
+from ..wording import path_word, plural
 from . import first_files
 from .hook_merge import HookAddition, hook_addition
 from .setup_advice import config_state, hook_to_add, next_steps, what_to_add
 from .site_merge import CannotMerge, SiteSetup, read_site_setup
 from .site_needs import SiteNeeds, install_words, site_needs
+from .toml_merge import zensical_site_setup
 from .workflow_pins import MAX_WHEEL, WHEELS, pinned_requirement
 
 WORKFLOW = ".github/workflows/kb-check.yml"
@@ -109,7 +111,8 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
         except UnreadableFile as exc:
             raise KbError(f"kb init: cannot copy the wheel incident-kb was installed from ({install.wheel}: {exc}), "
                           "which the workflow installs; nothing was written") from None
-    files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
+    if setup.generator == "mkdocs" or not setup.prefix:  # a team's Zensical docs get no page of kb's in them
+        files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
     for kind in RecordKind:
         files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
     if not setup.existing:
@@ -141,7 +144,18 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
     return files
 
 
-def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class Initialised:
+    """What `kb init` did: the lines to print, and how many errors they name that the user must fix
+    before the first pull request's workflow can pass (a Material pin incident-kb cannot install
+    beside): the files are written all the same (kb never changes the team's requirements), and the
+    command exits 1."""
+
+    lines: tuple[str, ...]
+    errors: int = 0
+
+
+def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> Initialised:
     """Check, then write what is missing (all of it, or nothing); returns the lines to print. Beside
     an existing site configuration (mkdocs.yml, properdocs.yml), say what it must add to show the
     knowledge base, or add it with `merge` (never without)."""
@@ -151,8 +165,12 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         if os.path.lexists(layout.root / name):
             _plan(layout.top, layout.root / name)
     try:
-        setup = read_site_setup(layout.root, site, lambda path: read_bounded(path, GITIGNORE_LIMIT, layout.top)
-                                .decode("utf-8"))
+        def read_text(path: Path) -> str:
+            return read_bounded(path, GITIGNORE_LIMIT, layout.top).decode("utf-8")
+
+        setup = read_site_setup(layout.root, site, read_text)
+        if setup.generator == "zensical" and setup.existing:  # the team's own zensical.toml
+            setup = zensical_site_setup(layout.root, read_text(layout.root / setup.config_name), setup.docs)
     except (CannotMerge, UnreadableFile, UnicodeDecodeError) as exc:
         raise KbError(f"kb init: the site's configuration in {_shown(layout.root)} cannot be used: {exc}; nothing "
                       "was written") from None
@@ -171,7 +189,9 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
     hook = None if dict(planned)[hook_path] else _hook_in(layout, hook_path, str(files[hook_path]))
     if merge and hook is not None and hook.new_text is not None:
         _plan(layout.top, hook_path)
-    ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else ZENSICAL_IGNORED
+    rendered = f"{posixpath.normpath(posixpath.join(setup.docs, setup.prefix))}/"  # kb render writes there
+    ignored = (*_site_ignored(setup), *IGNORED[1:]) if setup.generator == "mkdocs" else \
+        (*_site_ignored(setup), *ZENSICAL_IGNORED[1:], rendered) if setup.prefix else ZENSICAL_IGNORED
     gitignore = _GitIgnore.planned(layout, ignored)
     where = _shown(layout.root)
     lines = [f"kb init: a knowledge base in {where} (site '{displayable(first_files.site_name(layout.root.name))}')"
@@ -214,8 +234,12 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         lines += what_to_add(setup)
     if hook is not None and not (merge and hook.new_text is not None):
         lines += hook_to_add(hook, _shown(hook_path))
-    return lines + next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
-                              merged is not None)
+    lines += next_steps(setup, where, layout.in_git, os.path.relpath(layout.top), os.path.relpath(layout.root),
+                        merged is not None)
+    if needs.conflicts:
+        lines.append(f"kb init: {plural(len(needs.conflicts), 'error')} above: the files are written, but the "
+                     "workflow's install step fails until the site's requirements admit incident-kb's Material")
+    return Initialised(tuple(lines), len(needs.conflicts))
 
 
 def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:
@@ -232,10 +256,12 @@ def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:
         except (UnreadableFile, UnicodeDecodeError):
             return None
 
-    try:
-        site = site_yaml(setup.old_text or "")
-    except ValueError:
-        site = None
+    site = setup.built  # with what it INHERITs: a plugin a parent names is installed too
+    if site is None:  # a parent kb cannot read (the check says so): what the file names itself
+        try:
+            site = site_yaml(setup.old_text or "")
+        except ValueError:
+            site = None
     return site_needs(read_text, site if isinstance(site, dict) else None)
 
 

@@ -35,6 +35,12 @@ def what_to_add(setup: SiteSetup) -> list[str]:
                 f"(each line indented two spaces) applies with `patch {path_word(setup.parent_name)}`, or by hand:",
                 *(f"  {displayable(line)}" for line in setup.parent_additions.diff(setup.parent_name,
                                                                                    setup.parent_text or ""))]
+    if setup.cannot_merge is not None and setup.generator == "zensical":
+        from .toml_merge import hand_lines
+
+        return [f"{name} needs these settings to show the knowledge base under {setup.prefix}/ in {setup.docs}/ "
+                f"(kb init --merge cannot add them: {displayable(setup.cannot_merge)}):",
+                *(f"  {displayable(line)}" for line in hand_lines(setup.prefix))]
     if setup.cannot_merge is not None:
         from .site_merge import SEARCH_SEPARATOR
 
@@ -72,9 +78,11 @@ def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, 
         f" -f {path_word(os.path.join(root, setup.config_name))}"
     pending = setup.existing and not merged and setup.additions is not None and setup.additions.new_text is not None
     folder = "" if where == "." else f" {path_word(root)}"
+    site = " --site zensical" if setup.generator == "zensical" else ""
     lines = ["next:",
              *([f"  git init {path_word(top)}   # the checks read git history"] if not in_git else []),
-             *([f"  kb init{folder} --merge   # adds the knowledge base to {displayable(setup.config_name)} as shown"]
+             *([f"  kb init{folder}{site} --merge   # adds the knowledge base to {displayable(setup.config_name)} "
+                "as shown"]
                if pending else []),
              *([f"  add the lines above to {displayable(setup.parent_name or setup.config_name)}"]
                if setup.cannot_merge is not None else []),
@@ -84,7 +92,7 @@ def next_steps(setup: SiteSetup, where: str, in_git: bool, top: str, root: str, 
     place = f" (the knowledge base under {setup.prefix}/)" if setup.prefix else ""
     if setup.generator == "zensical":
         lines.append(f"  kb render{root_option} && zensical serve{config}"
-                     "   # the site; kb render again after editing a record")
+                     f"   # the site{place}; kb render again after editing a record")
     else:
         lines.append(f"  {setup.builder} serve{config}   # the site{place}, rebuilt as you edit")
     return lines

@@ -19,12 +19,15 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..records.vocabulary import built_path
 from ..website.core.links import FEED, GENERATED_PAGES
 from ..wording import yaml_quoted
 from .site_readback import CannotMerge, check_reads_back, plugin_name as _plugin_name
+
+if TYPE_CHECKING:
+    from ..settings.kb_settings import Settings
 
 SEARCH_SEPARATOR = r'[\s\-_,:!=\[\]()"/+%−]+|\.(?!\d)'  # as core.bundle.SEARCH_SEPARATOR (a test holds them equal)
 PLUGIN = "incident-kb"
@@ -371,6 +374,9 @@ class SiteSetup:
     parent_name: str | None = None
     parent_text: str | None = None
     parent_additions: SiteAdditions | None = None
+    # The configuration as the site's build reads it: its INHERIT: parents (and theirs) merged in as
+    # MkDocs merges them (None when there is none, or it cannot be read): what the build needs installed.
+    built: Any = None
 
     @property
     def builder(self) -> str:
@@ -386,14 +392,22 @@ class SiteSetup:
 def read_site_setup(root: Path, generator: str, read_text: Any) -> SiteSetup:
     """The site of the knowledge base at `root` for `generator` (`read_text(path)` reads a file of
     the repository, bounded)."""
-    from ..settings.config_files import ZENSICAL_TOML
     from ..settings.kb_settings import read_settings
 
     settings = read_settings(root)
+    setup = _site_setup(root, generator, read_text, settings)
+    if setup.generator == "mkdocs" and setup.existing and settings.files.site is not None:
+        return replace(setup, built=settings.files.site.parsed)
+    return setup
+
+
+def _site_setup(root: Path, generator: str, read_text: Any, settings: Settings) -> SiteSetup:
+    from ..settings.config_files import ZENSICAL_TOML
+
     docs = settings.docs
     if docs.problem is not None:
         raise CannotMerge(docs.problem)
-    if generator == "zensical":
+    if generator == "zensical":  # a team's own zensical.toml: see adoption/toml_merge.py
         return SiteSetup("zensical", ZENSICAL_TOML, (root / ZENSICAL_TOML).exists(), docs.rel_path, "", "site")
     name = settings.files.site.name if settings.files.site is not None else None
     if name is None:
@@ -450,7 +464,11 @@ def _site_dir(root: Path, text: str) -> str | None:
         config = YAML(typ="rt").load(text)
     except Exception:  # noqa: BLE001 - read again by site_additions, which says what is wrong
         return "site"
-    value = config.get("site_dir", "site") if isinstance(config, dict) else "site"
+    return site_dir_of(root, config.get("site_dir", "site") if isinstance(config, dict) else "site")
+
+
+def site_dir_of(root: Path, value: Any) -> str | None:
+    """A configured site_dir relative to root ('site' when not a folder's name), None when outside it."""
     if not isinstance(value, str) or not value.strip():
         return "site"
     path = Path(value) if Path(value).is_absolute() else root / value

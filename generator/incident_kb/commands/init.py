@@ -18,15 +18,17 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
                              "zensical, which builds the pages kb render writes")
     parser.add_argument("--merge", action="store_true",
                         help="add the knowledge base to an existing mkdocs.yml or properdocs.yml (the plugin, search "
-                             "separator, tags, nav entries), keeping its comments and order; without it, kb init says "
-                             "what to add and never changes the file")
+                             "separator, tags, nav entries) or, with --site zensical, zensical.toml (the pages' style "
+                             "sheet and script under kb/ of its docs folder, nav entries...), keeping its comments and "
+                             "order; without it, kb init says what to add and never changes the file")
 
 
 def run_init(args: argparse.Namespace) -> int:
     from ..adoption.init import init_knowledge_base  # on use: kb check, the PR check, stays light
 
-    print("\n".join(init_knowledge_base(args.folder, args.site, args.merge)))
-    return 0
+    done = init_knowledge_base(args.folder, args.site, args.merge)
+    print("\n".join(done.lines))
+    return 1 if done.errors else 0  # an error the user must fix (a Material pin), the files written
 
 
 INIT = Command(("init",), "start a knowledge base: record folders, schemas, the site's configuration, the PR "

@@ -13,6 +13,7 @@ overrides from ZENSICAL_THEME, which `kb render` writes too.
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +22,11 @@ from urllib.parse import urljoin
 
 from ...settings.config_files import ConfigFile, ConfigFiles, line_of, repository_path
 from ...settings.kb_settings import Settings, read_settings
+from .bundle import SiteNeeds
 from .links import SiteSettings
 
 ZENSICAL_THEME = "kb-site/theme"  # the theme overrides kb render writes for Zensical
+KB_STYLESHEET = SiteNeeds().stylesheets[0]  # docs-relative where the knowledge base's pages start
 
 
 def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
@@ -51,6 +54,10 @@ class ZensicalSetup:
 
     docs_folder: Path | str  # its docs_dir: the folder kb render writes when given no --out (str: the problem)
     theme_folder: Path | str | None  # its theme.custom_dir: where kb render writes the theme overrides
+    # Where in the docs folder the knowledge base's pages go, as the configuration says by loading
+    # their style sheet (extra_css: `kb/assets/incident-kb/kb.css` -> 'kb'; '' at the top); None when
+    # it loads none: it does not show the knowledge base.
+    prefix: str | None = None
 
 
 def read_zensical_setup(root: Path, files: ConfigFiles) -> ZensicalSetup | None:
@@ -64,7 +71,23 @@ def read_zensical_setup(root: Path, files: ConfigFiles) -> ZensicalSetup | None:
     theme = project.get("theme")
     custom_dir = theme.get("custom_dir") if isinstance(theme, dict) else None
     return ZensicalSetup(_folder(root, files.zensical, "docs_dir", docs_dir),
-                         _folder(root, files.zensical, "custom_dir", custom_dir) if custom_dir is not None else None)
+                         _folder(root, files.zensical, "custom_dir", custom_dir) if custom_dir is not None else None,
+                         zensical_prefix(project))
+
+
+def zensical_prefix(project: Mapping[str, Any]) -> str | None:
+    """The folder of the docs folder a Zensical [project] loads the knowledge base's style sheet
+    from ('' its top), None when it loads none: the one sign that it shows the knowledge base, and
+    where (kb render writes there; kb init --merge adds it)."""
+    sheets = project.get("extra_css")
+    for sheet in sheets if isinstance(sheets, list) else ():
+        if isinstance(sheet, str) and posixpath.basename(sheet) == posixpath.basename(KB_STYLESHEET):
+            folder = posixpath.normpath(sheet.strip("/"))
+            if folder == KB_STYLESHEET:
+                return ""
+            if folder.endswith("/" + KB_STYLESHEET) and not folder.startswith("../"):
+                return folder[:-len(KB_STYLESHEET) - 1]
+    return None
 
 
 def _folder(root: Path, config: ConfigFile, key: str, value: object) -> Path | str:

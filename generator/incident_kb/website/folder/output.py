@@ -33,12 +33,13 @@ from ...repository.files import UnreadableFile, read_bounded
 from ...repository.writes import Unwritable, remove_file, write_file
 from ...repository.written_pages import MANIFEST, MAX_MANIFEST, named_in_manifest, parse_manifest, plain_parts
 from ...settings.config_files import ZENSICAL_TOML
+from ...settings.docs_folder import ZENSICAL_DOCS
 from ...settings.kb_settings import read_settings
 from ..core.bundle import Bundle
 from ..core.links import SiteSettings
 from ..core.pages import render_site
 from ..core.placement import kept_pages_message, place_bundle, place_settings
-from ..core.site_config import read_site_settings, read_zensical_setup
+from ..core.site_config import KB_STYLESHEET, ZENSICAL_THEME, read_site_settings, read_zensical_setup
 from .zensical import theme_files
 
 _MAX_DOC_BYTES = 10 << 20  # a hand-written doc or image copied into the site
@@ -68,8 +69,19 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
         if isinstance(setup.docs_folder, str):
             raise KbError(setup.docs_folder)
         out = setup.docs_folder
+        if setup.prefix:  # a team's Zensical site: the knowledge base in a folder of its docs (kb init --merge)
+            out = out / setup.prefix
+        elif setup.prefix is None and (root / ZENSICAL_DOCS).resolve() != out.resolve():
+            raise KbError(f"kb render: {root / ZENSICAL_TOML} does not show the knowledge base (its extra_css loads "
+                          f"no {KB_STYLESHEET}), so kb render does not know where in {out} its pages go: run "
+                          "kb init --site zensical to see the change it needs (kb init --site zensical --merge "
+                          "makes it), or say where with --out DIR")
+    # The theme overrides go with the set-up's own pages: into its custom_dir when kb render writes the
+    # whole docs folder, or, beside a team's pages, when that custom_dir is kb's own folder.
     theme = setup.theme_folder if setup is not None and isinstance(setup.docs_folder, Path) \
-        and out.resolve() == setup.docs_folder.resolve() else None
+        and (out.resolve() == setup.docs_folder.resolve()
+             or setup.prefix and out.resolve() == (setup.docs_folder / setup.prefix).resolve()
+             and isinstance(setup.theme_folder, Path) and setup.theme_folder == root / ZENSICAL_THEME) else None
     if isinstance(theme, str):
         raise KbError(theme)
     settings = read_site_settings(root, kb_settings)
@@ -93,7 +105,7 @@ def write_rendered_site(root: Path, out: Path | None = None) -> Rendered:
     else:  # a folder of its own inside the docs folder (which kb render refuses to share with a doc)
         settings = replace(settings, prefix=prefix)
         bundle = render_site(kb, settings)
-        notes += _needs_in_subfolder(bundle, prefix)
+        notes += _needs_in_subfolder(bundle, prefix, loaded=setup is not None and setup.prefix == prefix)
     files = {path: text.encode("utf-8") for path, text in _with_edit_urls(bundle, settings).items()}
     if prefix is None:
         files.update(_copied_docs(root, docs, bundle, files, notes))
@@ -154,13 +166,16 @@ def _with_banner(markdown: str, banner: str) -> str:
     return markdown[:cut] + banner + "\n" + markdown[cut:]
 
 
-def _needs_in_subfolder(bundle: Bundle, prefix: str) -> list[str]:
+def _needs_in_subfolder(bundle: Bundle, prefix: str, loaded: bool) -> list[str]:
     """Beside hand-written docs, the site's own configuration must load the pages' style sheet and
-    script, and banners on the hand-written docs cannot be written: say so."""
+    script (`loaded`: zensical.toml does, from this folder), and banners on the hand-written docs
+    cannot be written: say so."""
     needs = bundle.needs
-    lines = [f"the site's configuration must load {', '.join(f'{prefix}/{p}' for p in needs.stylesheets)} "
-             f"(extra_css) and {', '.join(f'{prefix}/{p}' for p in needs.scripts)} (extra_javascript), with the "
-             f"markdown extensions {', '.join(needs.markdown_extensions)}"]
+    sheets = ", ".join(f"{prefix}/{p}" for p in needs.stylesheets)
+    scripts = ", ".join(f"{prefix}/{p}" for p in needs.scripts)
+    extensions = ", ".join(needs.markdown_extensions)
+    lines = [] if loaded else [f"the site's configuration must load {sheets} (extra_css) and {scripts} "
+                               f"(extra_javascript), with the markdown extensions {extensions}"]
     if bundle.banners:
         lines.append(f"{len(bundle.banners)} hand-written page(s) have findings whose banners only the MkDocs "
                      f"plugin or a whole rendered docs folder shows: {', '.join(sorted(bundle.banners))}")
