@@ -3,7 +3,8 @@
 
 Each table carries a marker that the site's script turns into sort, filter and page controls,
 and each row the facets its filters use, decided here (reclaimable or not, how a restore was
-checked); the script only sorts, filters and pages what the page carries.
+checked); the script only sorts, filters and pages what the page carries, or, for a knobs index
+too long for one page (split_knob_index), the rows the JSON beside it carries, made here too.
 """
 
 from __future__ import annotations
