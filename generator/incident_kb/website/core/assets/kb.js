@@ -97,11 +97,15 @@
     }
     var body = document.createElement("tbody");
     var shared = data.shared || [];
-    body.innerHTML = data.rows.map(function (cells) {
+    var row = function (cells) {
       return "<tr><td>" + cells.map(function (cell, column) {
         return typeof cell === "number" ? shared[column][cell] : cell;
       }).join("</td><td>") + "</td></tr>";
-    }).join("");
+    };
+    // A few hundred rows at a time: the HTML of 6,000 rows as one string would grow the tab for good.
+    for (var start = 0; start < data.rows.length; start += 500) {
+      body.insertAdjacentHTML("beforeend", data.rows.slice(start, start + 500).map(row).join(""));
+    }
     var address = addressForm(table.tBodies[0].querySelector("a[href]"), body.querySelector("a[href]"));
     Array.prototype.forEach.call(body.querySelectorAll("a[href]"), function (link) {
       link.setAttribute("href", address(link.getAttribute("href")));
