@@ -90,6 +90,23 @@ def test_back_from_a_knob_of_the_second_page_returns_to_the_filtered_view(visit)
     assert count(visit) == f"1 of {TOTAL} shown"
 
 
+def test_without_its_rows_file_the_index_works_on_the_rows_it_carries(browser, site):  # noqa: F811
+    """The JSON unreadable (a page opened from disk, a host that lost it): the script pages the page's
+    own rows, and the links to the pages of rows stay."""
+    with serve(site.out) as base:
+        context = browser.new_context()
+        try:
+            context.route(re.compile(r".*/knobs/index\.json$"), lambda route: route.abort())
+            page = context.new_page()
+            page.goto(base + "knobs/", wait_until="load")
+            page.locator(".kb-table-tools[data-ready]").wait_for()
+            assert page.locator(".kb-count").inner_text() == f"{KNOB_INDEX_ROWS} of {KNOB_INDEX_ROWS} shown"
+            assert page.locator(ROWS).count() == INDEX_PAGE_SIZE
+            assert page.get_by_role("navigation", name="Pages of the knobs index").is_visible()
+        finally:
+            context.close()
+
+
 def test_without_scripts_the_pages_of_rows_reach_every_row(browser, site):  # noqa: F811
     with serve(site.out) as base:
         context = browser.new_context(java_script_enabled=False)

@@ -15,12 +15,12 @@
    the first page; without scripts every row shows.
 
    A long index carries only its first rows, with links to pages of the others (for readers without
-   scripts), and names in data-rows a JSON file of every row ({"columns": [...], "rows": [[cell HTML,
-   ...], ...]}, links to `.md` pages as the page's markdown had them; a number for a cell is the
-   cell of that column's "shared" list). The script reads it, gives the
+   scripts), and names in data-rows a JSON file of every row ({"columns": [...], "shared": [...],
+   "rows": [[cell HTML, ...], ...]}: links to `.md` pages as the page's markdown had them, and a
+   number for a cell that stands in that column's "shared" list). The script reads it, gives the
    links the address form the page's own first row shows (knob/ or knob.html), and filters, sorts
-   and pages every row; the links to the pages of rows step aside. If the file cannot be read (a page
-   opened from disk), the index works on the rows the page carries. */
+   and pages every row; the links to the pages of rows step aside. If the file cannot be read (a
+   page opened from disk), the index works on the rows the page carries. */
 (function () {
   "use strict";
 
