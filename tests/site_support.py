@@ -189,6 +189,26 @@ def extra_knob(i: int) -> str:
             f"history:\n{history}")
 
 
+# Past the knobs index's one page of rows (overview_pages.KNOB_INDEX_ROWS): with the seed's knob, two
+# pages, the second holding the seed's knob (its name sorts after the extra knobs') and the largest gains.
+LONG_EXTRA = 540
+
+
+def add_extra_knobs(root: Path, count: int) -> None:
+    for i in range(count):
+        (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
+
+
+@pytest.fixture(scope="session")
+def long_index_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
+    """The seed plus LONG_EXTRA knobs: a knobs index in pages of rows, with its rows as JSON; built once."""
+    base = tmp_path_factory.mktemp("long-index-site")
+    root = copy_knowledge_base(base / "kb")
+    add_extra_knobs(root, LONG_EXTRA)
+    build_site(root, base / "site")
+    return Site(root, base / "site")
+
+
 @pytest.fixture(scope="session")
 def many_knobs_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """The seed plus EXTRA knobs (three pages of an index), RECLAIMABLE of them reverted under the

@@ -113,7 +113,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     for path, known in rows.items():  # an index not rendered this time keeps its rows
         if not known and previous is not None and same:
             rows[path] = previous.rows.get(path, {})
-    metas = {path: kept.rendered.meta for path, kept in pages.items()}
+    metas = {path: meta for kept in pages.values() for path, meta in kept.rendered.metas.items()}
     bundle = Bundle(files, {**metas, **fixed_pages(settings), **banner_pages(context)}, site_needs(kb.root))
     return SiteRender(bundle, tuple(rendered), stamp, pages, records, rows)
 

@@ -32,6 +32,10 @@ TAGS_PAGE = "tags.md"
 TAGS_LISTING = "material/tags"
 TAGS_FIELD = "tags"
 KNOB_INDEX = "knobs/index.md"
+# A knobs index past one file's rows (overview_pages.KNOB_INDEX_ROWS): every row as data beside it, for the
+# script, and its further rows on pages of their own. An underscore no record id holds (ids are slugs),
+# so that neither lands on a knob's page.
+KNOB_ROWS = "knobs/index.json"
 INCIDENT_INDEX = "incidents/index.md"
 FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)
 ASSETS_DIR = "assets/incident-kb"
@@ -55,6 +59,11 @@ def _page_of(kind: RecordKind) -> Callable[[str], str]:
 
 knob_page = _page_of(RecordKind.KNOB)
 incident_page = _page_of(RecordKind.INCIDENT)
+
+
+def knob_index_part(number: int) -> str:
+    """The knobs index's page `number` (the first is KNOB_INDEX itself), beside the knobs' pages."""
+    return KNOB_INDEX if number == 1 else f"knobs/page_{number}.md"
 
 
 def hypothesis_anchor(hypothesis_id: str) -> str:

@@ -103,6 +103,19 @@ def plain(value: object) -> Markup:
     return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
 
 
+# The markdown the site's own inline markup holds (see plain() and Links.to): a link, and a special
+# character escaped with a backslash. Everything else in it is HTML already.
+_LINK = re.compile(r"\[((?:\\.|[^\\\]])*)\]\(([^()\s]*)\)")
+_ESCAPED = re.compile(r"\\([\\`*_\[\]{}|])")
+
+
+def inline_html(value: Markup) -> str:
+    """The site's inline markup (plain text, code, badges, links made here) as the HTML markdown
+    makes of it, for a page's script to show without markdown: links keep their `.md` targets."""
+    text = _LINK.sub(lambda link: f'<a href="{link.group(2)}">{link.group(1)}</a>', str(value))
+    return _ESCAPED.sub(r"\1", text)
+
+
 def breakable(value: object) -> Markup:
     """plain() for a long identifier (SGLANG_SM120_MMA_TARGET_CTAS, a file name, a host name): a
     narrow column may break it after an underscore or a dot, never inside a word."""

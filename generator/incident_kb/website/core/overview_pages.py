@@ -3,14 +3,16 @@
 
 Each table carries a marker that the site's script turns into sort, filter and page controls,
 and each row the facets its filters use, decided here (reclaimable or not, how a restore was
-checked); the script only sorts, filters and pages what the page carries.
+checked); the script only sorts, filters and pages what the page carries, or, for a knobs index
+too long for one page (split_knob_index), the rows the JSON beside it carries, made here too.
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from markupsafe import Markup
 
@@ -23,21 +25,28 @@ from ...wording import plural
 from .changes import Change
 from .context import Read, SiteContext
 from .incident_pages import status_badge
-from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, Links
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, KNOB_ROWS, Links, knob_index_part
 from .markup import attribute, code, finding_message, plain
 from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
 
 INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
+# Rows the knobs index's page carries (about 300 KB of HTML). Past them, the page shows the first
+# KNOB_INDEX_ROWS with links to pages of the others (knobs/page_2/...), and the script filters, sorts
+# and pages every row from one JSON file beside the page (links.KNOB_ROWS): a site of 6,000 knobs no
+# longer ships 3.6 MB of rows in one page. A smaller knowledge base's index is as it always was.
+KNOB_INDEX_ROWS = 500
 
 
-def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = ()) -> Markup:
+def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = (), rows_file: str | None = None) -> Markup:
     """The marker before an index table: which columns (or row facets) get a filter, which hold
-    comma lists; the table shows INDEX_PAGE_SIZE rows at a time. Without scripts every row shows."""
+    comma lists; the table shows INDEX_PAGE_SIZE rows at a time. Without scripts every row shows.
+    `rows_file`: where every row is, as data, when the page carries only the first of them."""
     # The noscript rule comes first: kb.css finds the table as the marker's next sibling (`+ table`).
+    rows = f' data-rows="{attribute(rows_file)}"' if rows_file is not None else ""
     return Markup('<noscript><style>.md-typeset .kb-table-tools + table tbody tr { display: table-row !important; }'
                   '</style></noscript>\n'
                   f'<div class="kb-table-tools" data-filters="{attribute(",".join(filters))}" '
-                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"></div>')
+                  f'data-split="{attribute(",".join(split))}" data-page-size="{INDEX_PAGE_SIZE}"{rows}></div>')
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class IndexPage:
     columns: tuple[str, ...]
     rows: tuple[tuple[Markup, ...], ...]
     search_excluded: bool = False
+    parts: Markup = Markup()  # links to the index's other pages of rows (none: one page holds them all)
 
 
 def breakdown(counts: Counter[str]) -> str:
@@ -77,6 +87,9 @@ def _row(context: SiteContext, rows: tuple[Rows, Rows] | None, record_id: str,
     return known[1]
 
 
+_KNOB_FILTERS = ("Status", "Component", "Tags", "Owner", "Reclaimable", "Restore")
+
+
 def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> IndexPage:
     links = Links(KNOB_INDEX, context)
     knobs = sorted(context.knobs(), key=lambda k: k.name.lower())
@@ -87,12 +100,54 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
               "Running is the value that runs now: a knob that is not active runs its default. "
               "Click a column to sort; filter by status, component, tag, owner, whether it is reclaimable or "
               "how its restore was checked. The address keeps the filters and the order.",
-        tools=table_tools(("Status", "Component", "Tags", "Owner", "Reclaimable", "Restore"), split=("Tags",)),
+        tools=table_tools(_KNOB_FILTERS, split=("Tags",)),
         columns=("Name", "Component", "Status", "Running", "Default", "Best gain", "Last change", "Tags"),
         # _row calls `make` at once, in this turn of the loop (B023).
         rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob))  # noqa: B023
                    for knob in knobs),
     )
+
+
+@dataclass(frozen=True)
+class SplitIndex:
+    """An index too long for one page: its first page, the pages of the other rows, and every row."""
+
+    first: IndexPage
+    others: tuple[IndexPage, ...]
+    every_row: tuple[tuple[Markup, ...], ...]
+
+
+def split_knob_index(context: SiteContext, view: IndexPage, rows_per_page: int = KNOB_INDEX_ROWS) -> SplitIndex | None:
+    """The knobs index in pages of `rows_per_page` rows, by name as the index lists them (None when
+    one page holds them all). Each page is a plain table that links to every other page, so a reader
+    without scripts reaches every row; the first keeps the filters, which the script runs over every
+    row (links.KNOB_ROWS). The pages sit beside the index, so the rows' links hold on each."""
+    count = len(view.rows)
+    if count <= rows_per_page:
+        return None
+    chunks = tuple(view.rows[start:start + rows_per_page] for start in range(0, count, rows_per_page))
+
+    def rows_of(number: int) -> str:
+        return f"knobs {(number - 1) * rows_per_page + 1:,}\u2013{min(number * rows_per_page, count):,}"
+
+    def parts(number: int) -> Markup:
+        """A link to each other page, named by its rows; this page's rows in bold."""
+        links = Links(knob_index_part(number), context)
+        said = [Markup("<strong>") + plain(rows_of(other)) + Markup("</strong> (this page)") if other == number
+                else links.to(knob_index_part(other), rows_of(other)) for other in range(1, len(chunks) + 1)]
+        return (plain(f"Pages of the index, {rows_per_page:,} knobs each, by name: ") + Markup(", ").join(said)
+                + Markup('\n{: .kb-pages role="navigation" aria-label="Pages of the knobs index" }'))
+
+    first = replace(view, rows=chunks[0], parts=parts(1), tools=table_tools(
+        _KNOB_FILTERS, split=("Tags",), rows_file=posixpath.relpath(KNOB_ROWS, posixpath.dirname(KNOB_INDEX))))
+    others = tuple(
+        IndexPage(path=knob_index_part(number), title=f"Knobs, page {number} of {len(chunks)}",
+                  intro=plain(f"{rows_of(number).capitalize()} of {count:,}, by name. ")
+                  + Links(knob_index_part(number), context).to(KNOB_INDEX, "The knobs index")
+                  + plain(" filters and sorts all of them."),
+                  tools=Markup(), columns=view.columns, rows=chunk, search_excluded=True, parts=parts(number))
+        for number, chunk in enumerate(chunks[1:], start=2))
+    return SplitIndex(first, others, view.rows)
 
 
 def _knob_row(context: SiteContext, links: Links, knob: Knob) -> tuple[Markup, ...]:

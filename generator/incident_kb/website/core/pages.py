@@ -12,6 +12,8 @@ unless Python prepared it as markup, so a template cannot forget to escape.
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,9 +32,17 @@ from .feed import FEED, render_feed
 from .home_page import HomePage, home_view
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
-from .links import ASSETS_DIR, TAGS_LISTING, TAGS_PAGE, SiteSettings
-from .markup import plain
-from .overview_pages import IndexPage, Rows, findings_view, incident_index_view, knob_index_view
+from .links import ASSETS_DIR, KNOB_ROWS, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from .markup import inline_html, plain
+from .overview_pages import (
+    IndexPage,
+    Rows,
+    SplitIndex,
+    findings_view,
+    incident_index_view,
+    knob_index_view,
+    split_knob_index,
+)
 from .page_parts import doc_banner
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -102,7 +112,7 @@ def render_context(context: SiteContext) -> Bundle:
                  *((findings_files(context),) if context.settings.findings else ()), home_files(context))
     for page in overviews:
         files.update(page.files)
-        pages[page.path] = page.meta
+        pages.update(page.metas)
     files.update(fixed_files(context.settings))
     files[FEED] = render_feed(context.knobs(), context.incidents(), context.settings.site_name,
                               context.settings.site_url)
@@ -116,6 +126,11 @@ class RenderedPage:
     path: str
     files: tuple[tuple[str, str], ...]
     meta: PageMeta
+    more: tuple[tuple[str, PageMeta], ...] = ()  # pages of its own beside it (a long index's pages of rows)
+
+    @property
+    def metas(self) -> dict[str, PageMeta]:
+        return {self.path: self.meta, **dict(self.more)}
 
 
 View = TypeVar("View", KnobPage, IncidentPage, IndexPage, HomePage)
@@ -152,7 +167,31 @@ def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
-    return _overview(knob_index_view(context, rows), render_index_page)
+    """The knobs index; past KNOB_INDEX_ROWS knobs, its first rows, the pages of the others (out of
+    the nav and of search: each row is a knob's page that search finds) and every row as JSON."""
+    view = knob_index_view(context, rows)
+    split = split_knob_index(context, view)
+    if split is None:
+        return _overview(view, render_index_page)
+    page = _overview(split.first, render_index_page)
+    others = tuple((other.path, render_index_page(other)) for other in split.others)
+    return replace(page, files=(*page.files, *others, (KNOB_ROWS, knob_rows_json(split))),
+                   more=tuple((other.path, PageMeta(title=other.title, in_nav=False, search_excluded=True,
+                                                    search_kind=SearchKind.OVERVIEW)) for other in split.others))
+
+
+def knob_rows_json(split: SplitIndex) -> str:
+    """Every row of the knobs index as the script reads it: each cell's HTML (links to `.md` pages,
+    as the page's own markdown has them: the script gives them the site's form of address). A cell
+    that several rows of a column share (a status, a date) is written once, in `shared`, and the rows
+    give its number there."""
+    rows = [[inline_html(cell) for cell in row] for row in split.every_row]
+    counts = [Counter(row[column] for row in rows) for column in range(len(split.first.columns))]
+    shared = [[cell for cell, times in count.items() if times > 1 and len(cell) > 2] for count in counts]
+    numbers = [{cell: number for number, cell in enumerate(cells)} for cells in shared]
+    return json.dumps({"columns": split.first.columns, "shared": shared,
+                       "rows": [[numbers[column].get(cell, cell) for column, cell in enumerate(row)] for row in rows]},
+                      ensure_ascii=False, separators=(",", ":"))
 
 
 def incident_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:

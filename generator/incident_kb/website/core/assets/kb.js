@@ -12,7 +12,15 @@
 
    Only the rows of the current page are in the document: 6,000 rows sort, filter and page in a
    few milliseconds and lay out as fifty. Until the script runs, a style rule (kb.css) shows only
-   the first page; without scripts every row shows. */
+   the first page; without scripts every row shows.
+
+   A long index carries only its first rows, with links to pages of the others (for readers without
+   scripts), and names in data-rows a JSON file of every row ({"columns": [...], "shared": [...],
+   "rows": [[cell HTML, ...], ...]}: links to `.md` pages as the page's markdown had them, and a
+   number for a cell that stands in that column's "shared" list). The script reads it, gives the
+   links the address form the page's own first row shows (knob/ or knob.html), and filters, sorts
+   and pages every row; the links to the pages of rows step aside. If the file cannot be read (a
+   page opened from disk), the index works on the rows the page carries. */
 (function () {
   "use strict";
 
@@ -69,14 +77,71 @@
     table.setAttribute("data-kb-cards", "");
   }
 
-  function makeIndex(table, marker) {
+  // Every row of an index from its JSON file (see the top), or null when the file cannot be read or
+  // does not fit the table.
+  function loadRows(table, marker, done) {
+    var source = marker.getAttribute("data-rows");
+    if (!window.fetch || !window.Promise) return done(null);
+    window.fetch(new URL(source, window.location.href).href).then(function (response) {
+      if (!response.ok) throw new Error(response.status);
+      return response.json();
+    }).then(function (data) {
+      return rowsOf(table, data);
+    }).then(done, function () { done(null); });
+  }
+
+  function rowsOf(table, data) {
+    var names = columnNames(table);
+    if (!data || !data.rows || !data.rows.length || !data.columns || data.columns.join("\n") !== names.join("\n")) {
+      return null;
+    }
+    var body = document.createElement("tbody");
+    var shared = data.shared || [];
+    var row = function (cells) {
+      return "<tr><td>" + cells.map(function (cell, column) {
+        return typeof cell === "number" ? shared[column][cell] : cell;
+      }).join("</td><td>") + "</td></tr>";
+    };
+    // A few hundred rows at a time: the HTML of 6,000 rows as one string would grow the tab for good.
+    for (var start = 0; start < data.rows.length; start += 500) {
+      body.insertAdjacentHTML("beforeend", data.rows.slice(start, start + 500).map(row).join(""));
+    }
+    var address = addressForm(table.tBodies[0].querySelector("a[href]"), body.querySelector("a[href]"));
+    Array.prototype.forEach.call(body.querySelectorAll("a[href]"), function (link) {
+      link.setAttribute("href", address(link.getAttribute("href")));
+    });
+    return Array.prototype.slice.call(body.rows);
+  }
+
+  // How this site addresses a page: the page's first row links to it as the site's generator wrote
+  // the link (knob-1/, knob-1.html); the same row's link in the JSON names knob-1.md.
+  function addressForm(shown, given) {
+    var page = /^([^?#]*)\.md([?#].*)?$/;
+    var kept = function (href) { return href; };
+    if (!shown || !given || !page.test(given.getAttribute("href"))) return kept;
+    var stem = page.exec(given.getAttribute("href"))[1];
+    var href = shown.getAttribute("href").replace(/[?#].*$/, "");
+    var at = href.lastIndexOf(stem);
+    if (at === -1) return kept;
+    var before = href.slice(0, at), after = href.slice(at + stem.length);
+    return function (target) {
+      var parts = page.exec(target);
+      return parts ? before + parts[1] + after + (parts[2] || "") : target;
+    };
+  }
+
+  function makeIndex(table, marker, loaded) {
     var names = columnNames(table);
     var body = table.tBodies[0];
     var params = new URLSearchParams(window.location.search);
     var pageSize = parseInt(marker.getAttribute("data-page-size") || "50", 10) || 50;
     var wanted = (marker.getAttribute("data-filters") || "").split(",").filter(Boolean);
     var split = (marker.getAttribute("data-split") || "").split(",").filter(Boolean);
-    var rows = Array.prototype.map.call(body.rows, function (row, position) {
+    if (loaded) {  // every row is here: the links to the pages of rows step aside
+      var article = table.closest("article") || document;
+      Array.prototype.forEach.call(article.querySelectorAll(".kb-pages"), function (parts) { parts.hidden = true; });
+    }
+    var rows = Array.prototype.map.call(loaded || body.rows, function (row, position) {
       var facets = row.cells[0] && row.cells[0].querySelector("[data-kb-facets]");
       return { row: row, position: position, facets: facets, keys: {}, text: null };
     });
@@ -271,10 +336,15 @@
 
   function setUp() {
     document.querySelectorAll(".kb-table-tools").forEach(function (marker) {
-      if (marker.getAttribute("data-ready")) return;
+      if (marker.getAttribute("data-ready") || marker.hasAttribute("data-loading")) return;
       var table = nextTable(marker);
       if (!table || !table.tHead || !table.tBodies.length) return;
-      makeIndex(table, marker);
+      if (!marker.getAttribute("data-rows")) return makeIndex(table, marker, null);
+      marker.setAttribute("data-loading", "");
+      loadRows(table, marker, function (loaded) {
+        marker.removeAttribute("data-loading");
+        makeIndex(table, marker, loaded);
+      });
     });
     document.querySelectorAll("article table").forEach(function (table) {
       if (!table.hasAttribute("data-kb-cards") && !table.hasAttribute("data-kb-sortable")) labelCells(table);
