@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import KbError
 from ..repository.files import lexists, real_path, status
-from ..repository.writes import write_new_file, write_new_folder, write_new_link
+from ..repository.writes import Unwritable, remove_file, write_new_file, write_new_folder, write_new_link
 from .gitio import Oversized, TreeEntry, iter_blobs, list_tree, missing_objects
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ class TreeLayout:
                  env: Mapping[str, str] | None = None) -> None:
         self.repo, self.rev, self.prefix, self.dest, self.mode, self.env = repo, rev, prefix, dest, mode, env
         self.written: set[str] = set()  # files and links laid out, relative to dest
+        self.linked = False  # whether a link was laid out (a file may then be read under two names)
         self._real_dest = real_path(dest)
 
     def entries(self, paths: Iterable[str]) -> list[TreeEntry]:
@@ -88,6 +89,19 @@ class TreeLayout:
             target = self.inside(path)
             if target is not None and not (path == target or path.startswith(target + "/")):  # not a loop
                 self.add(self.entries([target]))
+
+    def replace(self, entries: Iterable[TreeEntry]) -> None:
+        """Lay out `entries` in place of the regular files the folder holds at their paths (a file the
+        folder was filled with from another tree, as this one holds it)."""
+        entries = list(entries)
+        for entry in entries:
+            _refuse_escaping(entry.path, self.mode)
+            try:
+                remove_file(self.dest, self.dest / entry.path, links=False)
+            except Unwritable as exc:
+                raise KbError(f"{self.mode}: cannot lay out {entry.path!r} again ({exc})") from None
+            self.written.discard(entry.path)
+        self.add(entries)
 
     def add_paths(self, paths: Iterable[str]) -> None:
         """Lay out `paths` (files a record names), each reached through the links laid out already."""
@@ -140,6 +154,7 @@ class TreeLayout:
     def _write_link(self, path: str, target: str) -> None:
         try:
             write_new_link(self.dest, path, target)
+            self.linked = True
         except ValueError:
             raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
         except OSError as exc:
