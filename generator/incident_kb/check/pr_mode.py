@@ -118,14 +118,15 @@ def _doc_digest(root: Path, doc: str) -> str | None:
         return None
 
 
-def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
-             env: Mapping[str, str] | None = None) -> tuple[Catalog | None, TreeLayout]:
+def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str, env: Mapping[str, str] | None = None,
+             work_tree: Path | None = None) -> tuple[Catalog | None, TreeLayout]:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
-    links as links (see history/tree_layout.py); returns its records, and the layout. No records,
+    links as links (see history/tree_layout.py), each file's bytes from `work_tree` where its file there
+    holds the same; returns its records, and the layout. No records,
     with nothing written, when `rev` holds no record folder there."""
     folders = [kind.folder for kind in RecordKind]
-    layout = TreeLayout(repo, rev, prefix, dest, mode, env)
+    layout = TreeLayout(repo, rev, prefix, dest, mode, env, work_tree)
     entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
         return None, layout
@@ -167,7 +168,8 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                 return StagedCheck(note=_NOTHING_TO_CHECK)
             with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
                 staged_root = Path(folder)
-                catalog, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
+                catalog, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
+                                           state.toplevel / state.prefix)
                 if catalog is None:
                     return StagedCheck(note=_removed_note(repo, state))
                 docs = read_settings(staged_root).docs.rel_path
