@@ -140,3 +140,24 @@ def test_records_loaded_in_a_shared_scope_are_one_parse_per_path_and_bytes(tmp_p
         other = RecordCache(root, enabled=False).load(RecordKind.KNOB, "knobs/other.yaml", path)
         assert other is not changed and other.record == changed.record
     assert RecordCache(root, enabled=False).load(RecordKind.KNOB, SEED_KNOB, path) is not changed  # scope over
+
+
+def test_a_work_tree_file_git_takes_for_the_staged_one_is_not_read_for_it(tmp_path):
+    """--staged takes a file's bytes from the work tree only where they hash to the index's blob: an
+    unstaged edit git's stat information does not show (racy git: same size and times, ctime not
+    trusted) is not the commit's content."""
+    import os
+
+    root = tmp_path / "kb"
+    repo = _committed_seed(root)
+    repo.git("config", "core.trustctime", "false")
+    knob = root / SEED_KNOB
+    edit(knob, "\nvalue: 512\n", "\nvalue: [512]\n")  # broken, staged
+    long_ago = (1_700_000_000, 1_700_000_000)  # older than the index: git compares no content
+    os.utime(knob, long_ago)
+    repo.git("add", SEED_KNOB)
+    edit(knob, "\nvalue: [512]\n", "\nvalue: 512  \n")  # fixed in the work tree only, the same size
+    os.utime(knob, long_ago)
+    assert subprocess.run(["git", "diff-files", "--quiet"], cwd=root).returncode == 0  # git sees no change
+    code, out, _ = _kb("check", "--staged", "--root", root)
+    assert code == 1 and f"{SEED_KNOB}:" in out and "bad-type" in out, out

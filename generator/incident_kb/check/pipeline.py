@@ -289,10 +289,12 @@ class Loaded:
 
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> Loaded:
+                 with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
+                 consistency: bool = True) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
-    `with_facts`: also each file's `FileFacts` (for a ledger)."""
+    `with_facts`: also each file's `FileFacts` (for a ledger); without `consistency`, only the
+    catalog is wanted (PR mode's look at which files the records name), unchecked."""
     try:
         if not is_folder(root, strict=True):
             raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
@@ -339,7 +341,7 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
     catalog = Catalog.of(records, broken, *(neighbourhood or ()))
-    for item in check_consistency(catalog, root):
+    for item in check_consistency(catalog, root) if consistency else ():
         by_file.setdefault(item.path, []).append(item)
     return Loaded(catalog, settings, [*settings.config_findings, *skipped], by_file, facts)
 

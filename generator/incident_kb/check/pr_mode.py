@@ -32,6 +32,7 @@ from ..findings import Finding, KbError, Severity
 from ..history.gitio import (
     IndexNotCommittable,
     NotARepository,
+    PendingTree,
     RepoState,
     index_tree,
     list_tree,
@@ -39,18 +40,21 @@ from ..history.gitio import (
     repository_state,
     resolve_commit,
     staged_paths,
+    tree_changes,
 )
+from ..history.memo import walks_shared
 from ..history.tree_layout import TreeLayout
 from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
-from ..records.vocabulary import RecordKind
-from ..repository.files import UnreadableFile, is_folder
+from ..records.vocabulary import RecordKind, record_kind_of
+from ..repository.files import UnreadableFile, is_folder, lexists, regular_file_status
 from ..rules.references import read_doc
 from ..settings.config_files import CONFIG_FILES
 from ..settings.kb_settings import read_settings
+from ..settings.reference_date import reference_date
 from ..wording import plural
-from .pipeline import CheckMode, KnowledgeBase, check_knowledge_base, load_knowledge_base
+from .pipeline import CheckMode, KnowledgeBase, check_knowledge_base, collector_paused, load_records
 from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
@@ -94,7 +98,7 @@ def check_base(root: Path, ref: str, *, allow_shallow: bool = False, today: date
                               f"origin main` and --base origin/main; in CI check out with `fetch-depth: 0`)")
             with tempfile.TemporaryDirectory(prefix="kb-base-") as folder, loads_shared():
                 base_root = Path(folder)
-                if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}") is None:
+                if _lay_out(repo, commit, state.prefix, base_root, f"--base {ref}")[0] is None:
                     # no knowledge base there yet (or not in this folder): everything today is new
                     return BaseCheck(commit, [], Catalog.of(()), {})
                 kb = check_knowledge_base(base_root, CheckMode(today, allow_shallow, repo_folder=root, rev=commit,
@@ -114,22 +118,23 @@ def _doc_digest(root: Path, doc: str) -> str | None:
         return None
 
 
-def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
-             env: Mapping[str, str] | None = None) -> Catalog | None:
+def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str, env: Mapping[str, str] | None = None,
+             work_tree: Path | None = None) -> tuple[Catalog | None, TreeLayout]:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
-    links as links (see history/tree_layout.py); returns its records. None, with nothing written,
-    when `rev` holds no record folder there."""
+    links as links (see history/tree_layout.py), each file's bytes from `work_tree` where its file there
+    holds the same; returns its records, and the layout. No records,
+    with nothing written, when `rev` holds no record folder there."""
     folders = [kind.folder for kind in RecordKind]
-    layout = TreeLayout(repo, rev, prefix, dest, mode, env)
+    layout = TreeLayout(repo, rev, prefix, dest, mode, env, work_tree)
     entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
-        return None
+        return None, layout
     layout.add(entries)
     layout.add(layout.entries([read_settings(dest).docs.rel_path]))  # as the laid-out configuration says
-    catalog = load_knowledge_base(dest).catalog
+    catalog = collector_paused(load_records)(dest, {}, cache=False, consistency=False).catalog
     layout.add_paths(sorted(_named_paths(catalog)))
-    return catalog
+    return catalog, layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +149,9 @@ class StagedCheck:
 
 
 def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
-    """`_check_staged`, each record file loaded once for the commit and HEAD (most bytes are the same)."""
-    with loads_shared():
+    """`_check_staged`, each record file loaded once for the commit and HEAD (most bytes are the same),
+    and the mainline up to HEAD walked once for both."""
+    with loads_shared(), walks_shared():
         return _check_staged(root, allow_shallow=allow_shallow, today=today)
 
 
@@ -162,7 +168,8 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                 return StagedCheck(note=_NOTHING_TO_CHECK)
             with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
                 staged_root = Path(folder)
-                catalog = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env)
+                catalog, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
+                                           state.toplevel / state.prefix)
                 if catalog is None:
                     return StagedCheck(note=_removed_note(repo, state))
                 docs = read_settings(staged_root).docs.rel_path
@@ -170,9 +177,11 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                         not set(paths) & files_named_by_records(catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, CheckMode(today, allow_shallow, repo_folder=root,
-                                                                 pending=pending, cache=False))
+                                                                 pending=pending, cache=False, ledger=True))
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
+                at_head = None if state.head is None else \
+                    _head_from_commit(repo, state.head, state.prefix, pending, kb, layout, root, allow_shallow)
     except NotARepository as exc:
         raise KbError(f"--staged checks the commit being made: {exc}") from None
     except IndexNotCommittable as exc:
@@ -180,9 +189,64 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                       "resolve the conflicts and stage the result (git add)") from None
     if state.head is None:  # the first commit: everything in it is new
         return StagedCheck(tuple(today_findings), summary, notes)
-    commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
+    if at_head is not None:
+        commit, base = state.head, at_head
+    else:
+        commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
     findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
     return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+
+
+def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTree, kb: KnowledgeBase,
+                      layout: TreeLayout, repo_folder: Path, allow_shallow: bool) -> list[Finding] | None:
+    """HEAD's findings, when the commit being made only edits records in place (and files the
+    knowledge base does not read): the commit's check (`kb`, of the folder `layout` filled) re-checked
+    as `recheck` does after an edit, with those records put back as HEAD holds them and history read
+    up to HEAD: what a whole check of HEAD finds. None when the commit changes more (a record added,
+    removed, renamed, its id or names changed; a doc, the configuration, a file a record names), when
+    the folder holds a link (a file could be read under two names), or the re-check cannot follow it:
+    HEAD is then checked whole. Changes the folder: the commit's check must be done."""
+    from .recheck import recheck
+
+    ledger, root = kb.ledger, layout.dest
+    if ledger is None or layout.linked:
+        return None
+    changes = tree_changes(repo, head, pending, [f":(top,literal){prefix.rstrip('/')}"] if prefix else [])
+    records: list[str] = []
+    others: list[str] = []
+    for change in changes:
+        path = change.path[len(prefix):]
+        facts = ledger.files.get(path)
+        if facts is not None and change.status == "M" and facts.in_catalog:
+            records.append(path)
+        elif record_kind_of(path) is not None or change.old_path is not None:
+            return None
+        else:
+            others.append(path)
+    if not records:
+        return None
+    at_head = {entry.path: entry for entry in list_tree(repo, head, prefix, records)}
+    if any(at_head.get(path) is None or at_head[path].mode not in ("100644", "100755") or
+           regular_file_status(str(root / path)) is None for path in records):
+        return None
+    head_layout = TreeLayout(repo, head, prefix, root, "--staged")
+    head_layout.replace(at_head.values())
+    edited = load_records(root, {}, cache=False, only=records, consistency=False).catalog
+    named = {*_named_paths(kb.catalog), *_named_paths(edited)}
+    read_whole = (*kb.settings.folders, *CONFIG_FILES)
+    if any(lexists(root / path) or any(path == folder or path.startswith(folder + "/") for folder in read_whole)
+           or any(path == name or path.startswith(name + "/") or name.startswith(path + "/") for name in named)
+           for path in others):
+        return None  # a file the knowledge base reads at HEAD or in the commit
+    head_layout.add_paths(sorted(_named_paths(edited)))
+    if head_layout.linked:
+        return None
+    done = recheck(root, ledger, records, kb.today or reference_date(None), allow_shallow,
+                   repo_folder=repo_folder, rev=head)
+    if done is None:
+        return None
+    where = str(root)
+    return [replace(f, message=f.message.replace(where, ".")) if where in f.message else f for f in done[0]]
 
 
 def pre_existing_summary(count: int, ref: str, commit: str) -> str:

@@ -27,11 +27,13 @@ caller checks everything.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from pathlib import Path
 
 from ..findings import Finding, KbError
+from ..history.versions import versions_from
 from ..records.vocabulary import RecordKey
 from ..repository.files import is_file
 from ..settings.kb_settings import Settings, read_settings
@@ -46,10 +48,13 @@ MAX_REACHED = 200
 
 @collector_paused
 def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, allow_shallow: bool,
-            history_moved: bool = False) -> tuple[tuple[Finding, ...], Ledger] | None:
+            history_moved: bool = False, repo_folder: Path | None = None,
+            rev: str | None = None) -> tuple[tuple[Finding, ...], Ledger] | None:
     """The findings of a whole check after the record files `edited` (root-relative) changed, or git's
     view (`history_moved`: a commit, a checkout, a configuration...), or both, and the ledger that goes
-    with them; None when the change is not one a re-check can follow."""
+    with them; None when the change is not one a re-check can follow. History as `CheckMode` says:
+    of `root` (HEAD and the work tree), or with `repo_folder` of that repository at commit `rev`
+    (`root` a temporary copy of its files there, which keeps no store)."""
     if not edited and not history_moved:
         return None
     # Records whose findings asked git for old versions stand on history too: when it moved, they are
@@ -59,7 +64,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     files, by_file, consults_git = dict(ledger.files), dict(ledger.by_file), ledger.consults_git
     edited_ids: set[str | None] = set()
     if again:
-        part = _records_again(root, ledger, again, set(edited), today)
+        part = _records_again(root, ledger, again, set(edited), today, repo_folder, rev)
         if part is None:
             return None
         facts, found_by_file, consulted = part
@@ -67,7 +72,8 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
         by_file.update(found_by_file)
         consults_git = (consults_git - set(found_by_file)) | consulted
         edited_ids = {ledger.files[path].record_id for path in edited}
-    found = _stale_docs(root, settings, ledger, files, None if history_moved else edited_ids, allow_shallow)
+    found = _stale_docs(root, settings, ledger, files, None if history_moved else edited_ids, allow_shallow,
+                        repo_folder, rev)
     if found is None:
         return None
     stale, notes, pairable = found
@@ -87,7 +93,8 @@ def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | Non
     return item.code == "unjudged-doc" and history_moved
 
 
-def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date
+def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date,
+                   repo_folder: Path | None, rev: str | None
                    ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], set[str]] | None:
     """The facts of the files `again` (the `edited` ones among them), and the findings of every file
     connected to them, loaded and checked again, with the files whose rules asked git for old
@@ -114,7 +121,8 @@ def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: C
     if len(reached) > MAX_REACHED:
         return None
     part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
-    consulted = run_rules(part, root, today)
+    with versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
+        consulted = run_rules(part, root, today)
     if not set(part.by_file) <= reached:
         return None
     return edited_now, {path: tuple(part.by_file.get(path, ())) for path in reached}, consulted
@@ -149,7 +157,7 @@ def _keys(facts: FileFacts) -> set[RecordKey]:
 
 
 def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[str, FileFacts],
-                ids: set[str | None] | None, allow_shallow: bool
+                ids: set[str | None] | None, allow_shallow: bool, repo_folder: Path | None, rev: str | None
                 ) -> tuple[list[Finding], tuple[str, ...], frozenset[str]] | None:
     """The stale-doc findings about the records with `ids` (of either kind, as the findings name them;
     None: every record docs refer to), from their history read as a whole check reads it, with the
@@ -164,7 +172,8 @@ def _stale_docs(root: Path, settings: Settings, ledger: Ledger, files: Mapping[s
     records = {where[(r.kind, r.record_id)]: (r.kind, r.record_id) for r in about}
     extra_docs = [doc for doc in settings.outside_docs(r.doc for r in ledger.references) if is_file(root / doc)]
     try:  # read as a whole check reads it (the same paths: the same cached pass)
-        history = read_history(root, records, settings.folders, extra_docs, allow_shallow=allow_shallow)
+        history = read_history(root, records, settings.folders, extra_docs, repo_folder=repo_folder, rev=rev,
+                               allow_shallow=allow_shallow, cache=repo_folder is None)
     except (HistoryUnavailable, KbError):
         return None  # a whole check says why, as a note or as the error that stops it
     notes = tuple(history.notes)

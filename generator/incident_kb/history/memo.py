@@ -6,10 +6,15 @@ store's fingerprint). The walk's key holds git's view of history (`git_view.GitV
 shallow boundary, grafts, the configuration that changes rename detection, the git program), so a
 walk remembered before `git fetch --unshallow` or a configuration change is never continued.
 Uncommitted changes are never cached: the caller applies them anew on every run.
+
+Checks that keep no store (the temporary folders of --staged and --base) share the walk within one
+process instead, while `walks_shared()` is active: --staged reads the mainline up to HEAD for the
+commit being made and again for HEAD itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -48,12 +53,32 @@ class _SavedWalk:
 
 _KEPT = 3  # the walks kept (by head): after an amend, a reset or a switch back, one is continued
 
+# Walks made while `walks_shared()` is active, packed, by repository, folder, paths and head commit.
+_shared: dict[tuple[str, str, tuple[str, ...], str], _SavedWalk] | None = None
+
+
+@contextlib.contextmanager
+def walks_shared() -> Iterator[None]:
+    """Within it, a walk that no store keeps is made once per repository, folder, paths and head commit
+    (a walk depends on nothing else while one process runs), and each caller gets its own copy to
+    continue (the commit being made is applied to one of them)."""
+    global _shared
+    outer, _shared = _shared, {} if _shared is None else _shared
+    try:
+        yield
+    finally:
+        _shared = outer
+
 
 def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: RepoState, head: str,
                    pathspecs: list[str]) -> tuple[Walk, int]:
     """The walk over the mainline up to commit `head`, and how many commits it read (remembered in
     `store` under git's `view` of history, when both are given: the last few walks, by head, so a
     walk is continued from any of them that lies on `head`'s mainline)."""
+    shared = (str(state.toplevel), state.prefix, tuple(pathspecs), head)
+    if store is None and _shared is not None and len(head) == 40 and shared in _shared:
+        kept_here = _shared[shared]
+        return _restored(kept_here, state.prefix), kept_here.commits.count("\0") + bool(kept_here.commits)
     scope = ["walk", str(state.toplevel), state.prefix, pathspecs, view.history if view is not None else None]
     base = "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
     found = store.read(base, scope) if store is not None and view is not None else None
@@ -71,16 +96,22 @@ def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: 
     for commit in commits:
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
         moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)
+    if store is None and _shared is not None and len(head) == 40:  # packed now: the caller continues this one
+        _shared[shared] = _packed(head, moments, walk)
     if store is not None and view is not None and len(head) == 40:  # a commit id, not a name that may move
-        if store.write(f"{base}-{head}", scope, {
-                "head": head, "commits": "\0".join(c for c, _ in moments), "dates": "\0".join(d for _, d in moments),
-                "lineages": _packed_lineages(walk.lineages),
-                "doc_changes": {path: at.index for path, at in walk.doc_changes.items()}}):
+        packed = _packed(head, moments, walk)
+        if store.write(f"{base}-{head}", scope, {"head": packed.head, "commits": packed.commits, "dates": packed.dates,
+                                                 "lineages": packed.lineages, "doc_changes": packed.doc_changes}):
             kept = [head, *(h for h in heads if h != head)]
             store.write(base, scope, kept[:_KEPT])
             for dropped in kept[_KEPT:]:
                 store.remove(f"{base}-{dropped}")
     return walk, len(moments)
+
+
+def _packed(head: str, moments: list[tuple[str, str]], walk: Walk) -> _SavedWalk:
+    return _SavedWalk(head, "\0".join(c for c, _ in moments), "\0".join(d for _, d in moments),
+                      _packed_lineages(walk.lineages), {path: at.index for path, at in walk.doc_changes.items()})
 
 
 def _packed_lineages(lineages: dict[str, list[Version]]) -> dict[str, str]:

@@ -10,6 +10,11 @@ follows it, or refuses it, exactly as in the work tree, where links out are refu
 Every path is checked first: an entry with '..', an absolute path or an empty part stops the run
 (git refuses to check such a tree out), and nothing is written beyond a link (git would not either),
 so nothing lands outside the folder. Knows nothing of records.
+
+With a work tree (--staged: the repository's own), a regular file's bytes are taken from the work
+tree's file at its path when they hash to the entry's blob id (they are then the blob's bytes: no
+stat information is trusted, so an unstaged edit, a racy index entry or a clean filter changes
+nothing); the others are read from git's objects, in one `git cat-file --batch` process.
 """
 
 from __future__ import annotations
@@ -21,8 +26,9 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..findings import KbError
-from ..repository.files import lexists, real_path, status
-from ..repository.writes import write_new_file, write_new_folder, write_new_link
+from ..records.record_cache import blob_id
+from ..repository.files import UnreadableFile, lexists, read_bounded, real_path, status
+from ..repository.writes import Unwritable, remove_file, write_new_file, write_new_folder, write_new_link
 from .gitio import Oversized, TreeEntry, iter_blobs, list_tree, missing_objects
 
 if TYPE_CHECKING:
@@ -41,9 +47,11 @@ class TreeLayout:
     repository); `mode` names the command in messages ('--base main', '--staged')."""
 
     def __init__(self, repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str,
-                 env: Mapping[str, str] | None = None) -> None:
+                 env: Mapping[str, str] | None = None, work_tree: Path | None = None) -> None:
         self.repo, self.rev, self.prefix, self.dest, self.mode, self.env = repo, rev, prefix, dest, mode, env
+        self.work_tree = work_tree  # the folder whose files stand for the tree's where their bytes are the same
         self.written: set[str] = set()  # files and links laid out, relative to dest
+        self.linked = False  # whether a link was laid out (a file may then be read under two names)
         self._real_dest = real_path(dest)
 
     def entries(self, paths: Iterable[str]) -> list[TreeEntry]:
@@ -73,7 +81,14 @@ class TreeLayout:
                           f"{', ...' if len(shown) > 1 else ''}) are not in this partial clone, and kb does not "
                           "fetch them (it writes nothing into .git); fetch them (`git fetch --refetch`) or use a "
                           "full clone, then run kb again")
-        for blob, content in iter_blobs(self.repo, files, MAX_BLOB):
+        from_git = dict(files)
+        for blob, paths in files.items():
+            content = self._as_in_work_tree(blob, paths)
+            if content is not None:
+                del from_git[blob]
+                for path in paths:
+                    self._write_file(path, content)
+        for blob, content in iter_blobs(self.repo, from_git, MAX_BLOB):
             for path in files[blob]:
                 self._write_file(path, content)
         followed: list[str] = []
@@ -89,6 +104,19 @@ class TreeLayout:
             if target is not None and not (path == target or path.startswith(target + "/")):  # not a loop
                 self.add(self.entries([target]))
 
+    def replace(self, entries: Iterable[TreeEntry]) -> None:
+        """Lay out `entries` in place of the regular files the folder holds at their paths (a file the
+        folder was filled with from another tree, as this one holds it)."""
+        entries = list(entries)
+        for entry in entries:
+            _refuse_escaping(entry.path, self.mode)
+            try:
+                remove_file(self.dest, self.dest / entry.path, links=False)
+            except Unwritable as exc:
+                raise KbError(f"{self.mode}: cannot lay out {entry.path!r} again ({exc})") from None
+            self.written.discard(entry.path)
+        self.add(entries)
+
     def add_paths(self, paths: Iterable[str]) -> None:
         """Lay out `paths` (files a record names), each reached through the links laid out already."""
         wanted: dict[str, str] = {}
@@ -101,6 +129,17 @@ class TreeLayout:
                     wanted[real] = path
         if wanted:
             self.add(entry for entry in self.entries(sorted(wanted)) if entry.path in wanted)
+
+    def _as_in_work_tree(self, blob: str, paths: list[str]) -> bytes | None:
+        """Blob `blob`'s bytes from the work tree's file at one of `paths`, when that file holds them."""
+        for path in paths if self.work_tree is not None else ():
+            try:
+                raw = read_bounded(self.work_tree / path, MAX_BLOB, self.work_tree)
+            except UnreadableFile:
+                continue
+            if blob_id(raw) == blob:
+                return raw
+        return None
 
     def inside(self, path: str) -> str | None:
         """`path` with the links laid out on its way resolved, relative to the folder; None when it
@@ -140,6 +179,7 @@ class TreeLayout:
     def _write_link(self, path: str, target: str) -> None:
         try:
             write_new_link(self.dest, path, target)
+            self.linked = True
         except ValueError:
             raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
         except OSError as exc:
