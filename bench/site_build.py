@@ -9,6 +9,8 @@ Three builds of one generated knowledge base (under bench/out/):
   static baseline   the pages `kb render` writes, plus the hand-written docs, built by plain
                     MkDocs (no plugin): what MkDocs alone costs for this site
 The steady builds (warm, static) alternate, --rounds times each, and the best of each counts.
+Then Pagefind alone, run over the built site as `pagefind --site` (the index the plugin's build
+makes while MkDocs writes the pages), --rounds times: what the site's search costs on its own.
 """
 
 from __future__ import annotations
@@ -141,6 +143,20 @@ def build(folder: Path, site: Path, kind: str = "") -> float:
     return time.perf_counter() - started
 
 
+def pagefind_alone(site: Path) -> tuple[float, float]:
+    """Pagefind run over a built site on its own, as `mkdocs serve` runs it: wall and CPU seconds."""
+    from incident_kb.website.mkdocs.site_search import EXCLUDED, pagefind_program
+
+    program = pagefind_program()
+    assert program is not None, "Pagefind (pagefind-bin) is not installed"
+    out = site.parent / "pagefind-alone"
+    shutil.rmtree(out, ignore_errors=True)
+    started, cpu = time.perf_counter(), _children_cpu()
+    subprocess.run([str(program), "--site", str(site), "--output-path", str(out), "--exclude-selectors", EXCLUDED,
+                    "--silent"], check=True)
+    return time.perf_counter() - started, _children_cpu() - cpu
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -176,6 +192,11 @@ def main() -> None:
     print(f"CPU seconds (best): plain {plain_cpu:.1f}, cold {CPU['cold'][0]:.1f} "
           f"(ratio {CPU['cold'][0] / plain_cpu:.2f}), warm {min(CPU['warm']):.1f} "
           f"(ratio {min(CPU['warm']) / plain_cpu:.2f}); load average {os.getloadavg()[0]:.1f}")
+    alone = [pagefind_alone(OUT / "site-warm") for _ in range(args.rounds)]
+    wall, cpu = min(alone)
+    print(f"Pagefind alone over the built site: {wall:.1f} s wall, {cpu:.1f} s CPU "
+          f"(runs: {runs([run[0] for run in alone])}); {wall / plain:.2f}x plain MkDocs' wall, "
+          f"{cpu / plain_cpu:.2f}x its CPU")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import io
 import json
 import logging
 import re
+import shutil
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,6 +132,43 @@ def test_an_index_page_is_found_by_its_title_and_first_lines_not_by_its_rows(see
     pages = search_pages(seed_site.out)
     knobs = pages["/knobs/"]["content"]
     assert knobs.startswith("Knobs") and "SGLANG_SM120_MMA_TARGET_CTAS" not in knobs
+
+
+def test_the_index_made_beside_the_build_is_pagefinds_index_of_the_site_as_written(tmp_path):
+    """`mkdocs build` hands each page to Pagefind as it is written (indexed while MkDocs renders the next
+    page): the log says so, and the index holds every page as Pagefind's own run over the built folder
+    indexes it; the records' names are indexed too."""
+    from incident_kb.website.mkdocs import site_search
+
+    root = copy_knowledge_base(tmp_path / "kb")
+    site = Site(root, tmp_path / "site")
+    logged = build_site(root, site.out)
+    assert "(Pagefind indexed them as they were written)" in logged
+    streamed = search_pages(site.out)
+    assert {"/", f"/{KNOB}/", f"/{INCIDENT}/", f"/{DOC}/"} <= streamed.keys()
+    assert "TARGET_CTAS" in search_pages(site.out, "pagefind-names")[f"/{KNOB}/"]["content"]
+    shutil.rmtree(site.out / "pagefind")
+    site_search.write_index(site.out)  # Pagefind over the folder, as `mkdocs serve` runs it
+    assert search_pages(site.out) == streamed
+
+
+def test_a_page_changed_after_it_was_written_is_indexed_as_the_site_holds_it(tmp_path):
+    """A hook (or another plugin) that rewrites a built page after MkDocs wrote it: what Pagefind was
+    handed during the build is not the site, so the index is made from the site's folder."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "rewrite.py").write_text(
+        "from pathlib import Path\n\n\ndef on_post_build(config):\n"
+        f"    page = Path(config.site_dir) / '{DOC}/index.html'\n"
+        "    text = page.read_text(encoding='utf-8')\n"
+        "    page.write_text(text.replace('data-pagefind-body>', 'data-pagefind-body><p>Rewrittenafterwards</p>', 1),"
+        " encoding='utf-8')\n", encoding="utf-8")
+    config = root / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "hooks:\n  - rewrite.py\n", encoding="utf-8")
+    site = Site(root, tmp_path / "site")
+    logged = build_site(root, site.out)
+    assert f"the search index is made from the site's folder ({DOC}/index.html changed after it was written)" in logged
+    assert "Rewrittenafterwards" in indexed_text(site, DOC)
+    assert search_pages(site.out, "pagefind-names")[f"/{KNOB}/"]["meta"]["title"] == "SGLANG_SM120_MMA_TARGET_CTAS"
 
 
 def test_with_search_material_the_site_keeps_materials_own_search(tmp_path):

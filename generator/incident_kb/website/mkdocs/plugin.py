@@ -160,6 +160,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
         self._files: Files | None = None  # this build's files
         self._background_index = site_search.BackgroundIndex()
+        self._streamed_index: site_search.StreamedIndex | None = None  # `mkdocs build`: Pagefind beside MkDocs
         self._prefix = ""  # the option, checked
         self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
         self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
@@ -315,7 +316,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
-    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+    def _link_feed(self, output: str, page: Page, config: MkDocsConfig) -> str:
         """Every page's head names the knowledge base's feed, so a feed reader finds it from any page."""
         feed = self._files.get_file_from_path(posixpath.join(self._prefix, FEED)) if self._files else None
         head = output.find("</head>")
@@ -325,6 +326,18 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         title = html.escape(f"{config.site_name}: record changes", quote=True)
         return (output[:head] + f'<link rel="alternate" type="application/atom+xml" title="{title}" href="{href}">\n'
                 + output[head:])
+
+    @event_priority(-1000)  # the page as MkDocs writes it, after every other plugin's on_post_page
+    def _hand_to_search(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        """`mkdocs build`: the page handed to Pagefind as it is written, indexed while MkDocs renders the
+        next (see site_search.StreamedIndex); `mkdocs serve` indexes the site's folder after each build."""
+        if self._pagefind and not self._serving:
+            if self._streamed_index is None:
+                self._streamed_index = site_search.StreamedIndex()
+            self._streamed_index.add(page.file.dest_uri, output)
+        return output
+
+    on_post_page = CombinedEvent(_link_feed, _hand_to_search)
 
     def on_page_context(self, context: TemplateContext, page: Page, config: MkDocsConfig,
                         nav: Navigation) -> None:
@@ -356,11 +369,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._serving:
             self._background_index.request(Path(config.site_dir), named)
             return
+        streamed, self._streamed_index = self._streamed_index or site_search.StreamedIndex(), None
         try:
-            seconds = site_search.write_index(Path(config.site_dir), named)
+            seconds, beside = streamed.finish(Path(config.site_dir), named)
         except (site_search.SearchUnavailable, OSError) as exc:
             raise PluginError(f"incident-kb: {exc}") from None
-        log.info("incident-kb: search index written in %.1f s", seconds)
+        log.info("incident-kb: search index written in %.1f s after the pages%s", seconds,
+                 " (Pagefind indexed them as they were written)" if beside else "")
 
     on_post_build = CombinedEvent(_merge_search_index, _remove_scratch, _write_search_index)
 
@@ -388,6 +403,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch.watch_inputs(self._looked.inputs(config), self._looked.changed)
 
     def on_build_error(self, error: Exception) -> None:
+        self._close_streamed_index()
         self._watch_inputs(None)  # what it looked at before it failed: fixing any of it rebuilds
         self._drop_preview()  # the next build starts afresh: what this one left is unknown
         self._collection.stop()
@@ -399,8 +415,14 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch.stop()
             self._save_watch = None
         self._collection.stop()
+        self._close_streamed_index()
         self._cleanup()
         self._drop_preview()
+
+    def _close_streamed_index(self) -> None:
+        if self._streamed_index is not None:
+            self._streamed_index.close()
+            self._streamed_index = None
 
     def _cleanup(self) -> None:
         if self._scratch is not None:

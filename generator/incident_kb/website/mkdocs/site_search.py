@@ -17,12 +17,21 @@ match first, then the pages that match. The box is this package's
 `search_theme/partials/search.html` with `kb-search.js`; it replaces Material's search box, whose
 index Material's plugin then writes empty (every page excluded from it), at no cost.
 
+Under `mkdocs build`, Pagefind indexes beside MkDocs (`StreamedIndex`): each page is handed to one
+Pagefind process (its `--service` mode) as MkDocs writes it, so the indexing runs on another core
+while MkDocs renders the next pages, and after the build only the index is written. It is checked
+against the site as written: a page another plugin changed after it was handed over, or anything
+Pagefind refused, and the site is indexed from its folder instead, as `mkdocs serve` always does.
+
 Knows no MkDocs class; runs one program, which reads and writes only the built site.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
+import json
 import logging
 import os
 import re
@@ -121,14 +130,19 @@ def names_page(page: NamedPage) -> str:
             f'<span data-pagefind-filter="kind:{page.kind.value}" hidden></span></main></body></html>')
 
 
-def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
-    """Indexes the built site into `site_dir/pagefind/`, and the records' names into
-    `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took."""
+def _installed_program() -> Path:
     program = pagefind_program()
     if program is None:
         raise SearchUnavailable("Pagefind is not installed (the pagefind-bin package), so the site has no search "
                                 "index: install incident-kb again with its dependencies, or set the incident-kb "
                                 "plugin's `search: material` in mkdocs.yml for Material's own search")
+    return program
+
+
+def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
+    """Indexes the built site into `site_dir/pagefind/`, and the records' names into
+    `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took."""
+    program = _installed_program()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="incident-kb-names-") as scratch:
         names_site = Path(scratch)
@@ -152,14 +166,31 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
     return time.perf_counter() - started
 
 
+def _fresh_folder(target: Path) -> Path:
+    """Where an index is written before it is put in place at `target`."""
+    fresh = target.parent / f".{target.name}-{os.getpid()}-{threading.get_ident()}"
+    shutil.rmtree(fresh, ignore_errors=True)
+    return fresh
+
+
+def _put_in_place(fresh: Path, target: Path) -> None:
+    """A written index in place of the old one at once: a reader of the site being served never
+    sees half an index. Pagefind's own search interfaces are left out (the site's box is kb-search.js)."""
+    for name in _UNUSED:
+        (fresh / name).unlink(missing_ok=True)
+    old = target.parent / f".{target.name}-old-{os.getpid()}-{threading.get_ident()}"
+    if target.exists():
+        target.rename(old)
+    fresh.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 class _Run:
-    """One Pagefind run into a fresh folder, put in place when it succeeds: a reader of the site
-    being served never sees half an index."""
+    """One Pagefind run over a folder into a fresh folder, put in place when it succeeds."""
 
     def __init__(self, program: Path, site: Path, target: Path, excluded: str) -> None:
         self.target = target
-        self.fresh = target.parent / f".{target.name}-{os.getpid()}-{threading.get_ident()}"
-        shutil.rmtree(self.fresh, ignore_errors=True)
+        self.fresh = _fresh_folder(target)
         self.site = site
         self.process = subprocess.Popen(
             [str(program), "--site", str(site), "--output-path", str(self.fresh), "--exclude-selectors", excluded,
@@ -172,15 +203,166 @@ class _Run:
                 lines = output.decode("utf-8", "replace").strip().splitlines()
                 raise SearchUnavailable(f"Pagefind could not index {self.site} (exit {self.process.returncode})"
                                         + (f": {lines[-1]}" if lines else ""))
-            for name in _UNUSED:
-                (self.fresh / name).unlink(missing_ok=True)
-            old = self.target.parent / f".{self.target.name}-old-{os.getpid()}-{threading.get_ident()}"
-            if self.target.exists():
-                self.target.rename(old)
-            self.fresh.rename(self.target)
-            shutil.rmtree(old, ignore_errors=True)
+            _put_in_place(self.fresh, self.target)
         finally:
             shutil.rmtree(self.fresh, ignore_errors=True)
+
+
+class StreamedIndex:
+    """Pagefind's indexing beside a build: one Pagefind process (its `--service` mode) is handed each
+    page as MkDocs writes it (`add`), and writes the index and the names index once the build is done
+    (`finish`). What it was handed is checked against the site as written; where they differ, or
+    Pagefind refused anything, the site is indexed from its folder (`write_index`), as before."""
+
+    def __init__(self) -> None:
+        self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._handed: dict[str, bytes] = {}  # site-relative path -> digest of the bytes handed over
+        self._sent = 0  # the last message's id
+        self._answers: dict[int, dict[str, object]] = {}  # by message id
+        self._ended = False  # Pagefind's output closed
+        self._arrived = threading.Condition()
+        self._failed: str | None = None  # why what Pagefind was handed cannot make the index
+
+    def add(self, dest_uri: str, page_html: str) -> None:
+        """A page as MkDocs writes it to `dest_uri` (site-relative), handed to Pagefind."""
+        if self._failed is not None:
+            return
+        if self._process is None:
+            self._start()
+        if dest_uri in self._handed:
+            self._failed = f"{dest_uri} was written twice"
+            return
+        data = page_html.encode("utf-8", "xmlcharrefreplace")  # as MkDocs writes it
+        self._handed[dest_uri] = _digest(data)
+        self._send({"type": "AddFile", "index_id": 0, "file_path": dest_uri, "file_contents": data.decode("utf-8")})
+
+    def finish(self, site_dir: Path, named: Iterable[NamedPage] = ()) -> tuple[float, bool]:
+        """The index of the site as written in `site_dir`, and the names index, put in place; the
+        seconds it took after the build, and whether the pages handed over made it (False: the site
+        was indexed from its folder)."""
+        started = time.perf_counter()
+        named = tuple(named)
+        try:
+            if self._process is None and self._failed is None:
+                self._start()
+            reason = self._failed or self._changed_since_handed(site_dir) or self._write(site_dir, named)
+        finally:
+            self.close()
+        if reason is None:
+            return time.perf_counter() - started, True
+        log.info("incident-kb: the search index is made from the site's folder (%s)", reason)
+        return write_index(site_dir, named) + (time.perf_counter() - started), False
+
+    def close(self) -> None:
+        """Pagefind stopped (it exits when its input closes)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if self._reader is not None:
+            self._reader.join(timeout=10)
+            self._reader = None
+
+    def _start(self) -> None:
+        try:
+            self._process = subprocess.Popen([str(_installed_program()), "--service"], stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except (SearchUnavailable, OSError) as exc:
+            self._failed = f"Pagefind did not start: {exc}"
+            return
+        self._reader = threading.Thread(target=self._read_answers, name="incident-kb pagefind", daemon=True)
+        self._reader.start()
+        self._send({"type": "NewIndex", "config": {"exclude_selectors": [EXCLUDED]}})
+
+    def _send(self, payload: dict[str, object]) -> int:
+        """A message to Pagefind (base64 of its JSON, then a comma); its id."""
+        self._sent += 1
+        message = base64.b64encode(json.dumps({"message_id": self._sent, "payload": payload}).encode("utf-8"))
+        try:
+            assert self._process is not None and self._process.stdin is not None
+            self._process.stdin.write(message + b",")
+            self._process.stdin.flush()  # Pagefind indexes the page now, while MkDocs renders the next
+        except (OSError, AssertionError):
+            self._failed = self._failed or "Pagefind stopped"
+        return self._sent
+
+    def _read_answers(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        output, pending = self._process.stdout.fileno(), b""
+        while chunk := os.read(output, 65536):  # what has arrived, not a full buffer's worth
+            *complete, pending = (pending + chunk).split(b",")
+            answers = [json.loads(base64.b64decode(answer)) for answer in complete if answer]
+            with self._arrived:
+                self._answers.update((answer["message_id"], answer["payload"]) for answer in answers)
+                self._arrived.notify_all()
+        with self._arrived:
+            self._ended = True
+            self._arrived.notify_all()
+
+    def _answer(self, message_id: int) -> dict[str, object] | None:
+        """Pagefind's answer to a message (it answers in order); None when it stopped first."""
+        with self._arrived:
+            self._arrived.wait_for(lambda: message_id in self._answers or self._ended)
+            return self._answers.get(message_id)
+
+    def _changed_since_handed(self, site_dir: Path) -> str | None:
+        for dest_uri, digest in self._handed.items():
+            try:
+                written = (site_dir / dest_uri).read_bytes()
+            except OSError:
+                return f"{dest_uri} was not written"
+            if _digest(written) != digest:
+                return f"{dest_uri} changed after it was written"
+        return None
+
+    def _write(self, site_dir: Path, named: tuple[NamedPage, ...]) -> str | None:
+        """The rest of the site's pages handed over (those MkDocs did not write as pages: 404.html,
+        HTML files of the docs folder), both indexes written into fresh folders and put in place;
+        why not, if they could not be."""
+        for path in sorted(site_dir.rglob("*.html")):
+            dest_uri = path.relative_to(site_dir).as_posix()
+            if dest_uri not in self._handed and dest_uri.split("/", 1)[0] not in (INDEX_FOLDER, NAMES_FOLDER):
+                self.add(dest_uri, path.read_bytes().decode("utf-8", "replace"))
+        index = _fresh_folder(site_dir / INDEX_FOLDER)
+        names = _fresh_folder(site_dir / NAMES_FOLDER)
+        try:
+            written = self._send({"type": "WriteFiles", "index_id": 0, "output_path": str(index)})
+            if named:
+                self._send({"type": "NewIndex", "config": {"exclude_selectors": [EXCLUDED]}})
+                for page in named:
+                    self._send({"type": "AddFile", "index_id": 1, "file_path": page.dest_uri,
+                                "file_contents": names_page(page)})
+                written = self._send({"type": "WriteFiles", "index_id": 1, "output_path": str(names)})
+            if self._failed is not None:
+                return self._failed
+            if self._answer(written) is None:
+                return "Pagefind stopped"
+            refused = next((answer for answer in self._answers.values() if answer.get("type") == "Error"), None)
+            if refused is not None or len(self._answers) != self._sent:
+                return f"Pagefind answered: {refused.get('message') if refused else 'not every message'}"
+            _put_in_place(index, site_dir / INDEX_FOLDER)
+            if named:
+                _put_in_place(names, site_dir / NAMES_FOLDER)
+            else:  # no record yet: the search answers from the pages alone
+                shutil.rmtree(site_dir / NAMES_FOLDER, ignore_errors=True)
+            return None
+        finally:
+            shutil.rmtree(index, ignore_errors=True)
+            shutil.rmtree(names, ignore_errors=True)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class BackgroundIndex:
