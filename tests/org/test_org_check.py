@@ -174,3 +174,19 @@ def test_an_unreachable_git_knowledge_base_is_a_finding(kb, tmp_path, user_cache
     (found,) = [f for f in json.loads(result.out)["findings"] if f["code"] == "unreadable-kb"]
     assert said in found["message"] and found["subject"] == "payments"
     assert result.code == 1
+
+
+def test_each_record_file_is_read_once(kb, org, monkeypatch):
+    """The organisation reads each knowledge base's records once: for the others' references, then its check."""
+    from incident_kb.records.record_cache import RecordCache
+
+    read: list[str] = []
+    load = RecordCache.load
+
+    def counted(self, kind, rel_path, *args, **kwargs):
+        read.append(rel_path)
+        return load(self, kind, rel_path, *args, **kwargs)
+
+    monkeypatch.setattr(RecordCache, "load", counted)
+    assert org_check(kb, org).code == 1
+    assert sorted(read) == ["incidents/edge-outage.yaml", "knobs/db-pool-size.yaml"]

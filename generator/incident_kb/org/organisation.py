@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ..check.pipeline import CheckMode, KnowledgeBase, check_knowledge_base, load_records
+from ..check.pipeline import CheckMode, KnowledgeBase, RecordsRead, check_knowledge_base, read_records
 from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from ..records.model import Catalog
 from ..records.vocabulary import RecordKind
@@ -73,11 +73,13 @@ def check_organisation(config: OrgConfig, *, today: date | None = None, allow_sh
     """Every knowledge base of `config` read and checked together (see the module's docstring)."""
     findings: list[Finding] = list(config.findings)
     roots: dict[str, Path] = {}
+    read: dict[str, RecordsRead] = {}  # each knowledge base's records, read once: for the others, then its check
     catalogs: dict[str, Catalog] = {}
     for entry in config.entries:  # first every catalog, so references resolve whatever the order
         try:
             root = knowledge_base_folder(entry, config.folder)
-            catalogs[entry.name] = load_records(root, {}, cache=True).catalog
+            read[entry.name] = read_records(root, {}, cache=True)
+            catalogs[entry.name] = read[entry.name].catalog
             roots[entry.name] = root
         except NotAKnowledgeBase as exc:  # its own words tell a command line's user to pass --root
             findings.append(_unreadable(config, entry, f"{exc.problem}, so it is not a knowledge base"))
@@ -90,7 +92,7 @@ def check_organisation(config: OrgConfig, *, today: date | None = None, allow_sh
         if entry.name in roots:
             try:
                 kb = check_knowledge_base(roots[entry.name], CheckMode(today, allow_shallow, timelines=timelines),
-                                          neighbourhood=(entry.name, catalogs))
+                                          neighbourhood=(entry.name, catalogs), read=read[entry.name])
             except KbError as exc:  # e.g. a shallow clone: its history cannot be judged
                 findings.append(_unreadable(config, entry, str(exc)))
             else:
