@@ -81,3 +81,18 @@ def test_the_nav_holds_one_entry_per_knowledge_base(org_site):
     assert re.search(entry, (out / "payments/knobs/db-pool-size/index.html").read_text())
     home = (out / "payments/index.html").read_text()
     assert 'href="knobs/"' in home and 'href="incidents/"' in home
+
+
+@pytest.mark.slow
+def test_the_incident_page_lists_other_knowledge_bases_knobs_changed_under_its_hypotheses(org_site):
+    """payments' knob was reverted under platform:edge-outage's hypothesis: the platform incident's page
+    says so under the hypothesis, linking to the knob's page in payments' part of the site."""
+    out, _ = org_site
+    page = (out / "platform/incidents/edge-outage/index.html").read_text()
+    hypothesis = page[page.index('id="hypothesis-pool-exhaustion"'):]
+    assert ('<li>2026-11-02 <span class="kb-badge kb-status-reverted">reverted</span> '
+            '<a href="../../../payments/knobs/db-pool-size/">DB_POOL_SIZE</a></li>') in hypothesis
+    # and in the hypotheses' overview, the change beside the suspect
+    overview = page[:page.index('id="hypothesis-pool-exhaustion"')]
+    assert ('<span class="kb-badge kb-status-reverted">reverted</span> '
+            '<span class="kb-nowrap">2026-11-02</span>') in overview
