@@ -167,8 +167,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        self._live = command == "serve" and dirty
+        # An org site has no live preview (it keeps one knowledge base's pages): `make serve` builds it
+        # whole each time, as `mkdocs serve` does.
+        self._live = command == "serve" and dirty and self.config.get("knowledge_bases") is None
         self._serving = command == "serve"
+        if command == "serve" and dirty and not self._live:
+            log.info("incident-kb: an org site is built whole on each change (the live preview is for one "
+                     "knowledge base)")
         if self._live:  # the preview keeps a dirty build whole: MkDocs' warning about it does not apply
             for logger in _BUILD_LOGGERS:
                 logging.getLogger(logger).addFilter(_quiet_dirty_warning)
