@@ -215,7 +215,8 @@ def _kb_org_check(config, cache_home):
 def test_a_build_waits_while_another_holds_the_clone(tmp_path, cache_home, user_cache):
     """Another kb holding the clone (cloning, fetching or checking it): this one waits, clones nothing
     meanwhile, then checks as usual."""
-    from incident_kb.history.clones import clone_folder, clone_locked
+    from incident_kb.history.clones import clone_folder
+    from incident_kb.org.sources import clone_locked
 
     config, url = _org_with_a_git_knowledge_base(tmp_path)
     folder = clone_folder(user_cache, url)

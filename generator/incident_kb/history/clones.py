@@ -8,22 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from ..repository.files import is_folder
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: see clone_locked
-    fcntl = None  # type: ignore[assignment]
-
 CLONE_TIMEOUT = 600  # seconds: a remote that hangs is said, never waited on for ever
-LOCK_TIMEOUT = 2 * CLONE_TIMEOUT  # seconds another kb may hold a clone (cloning, then checking) before this says so
-_POLL = 0.05
-_HELD: set[Path] = set()  # the clones this process holds: a second entry of the same URL holds it already
 _ENVIRONMENT = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "", "SSH_ASKPASS": "", "GIT_NO_LAZY_FETCH": "1",
                 "GCM_INTERACTIVE": "never"}
 
@@ -37,58 +26,10 @@ def clone_folder(cache: Path, url: str) -> Path:
     return cache / "clones" / hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
-@contextmanager
-def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
-    """The clone at `folder` this process's alone for the block: another kb (a second build of the org
-    site, a `kb org check` beside it) that would clone, fetch, check out or read it waits, rather than
-    clone into the same folder at once or move its work tree while this one reads. An advisory lock
-    on a file of its own (`clones-locks/NAME.lock` beside `clones/NAME`), which the kernel drops when a
-    process dies. Raises
-    CloneFailed when another holds it past `timeout` seconds."""
-    if folder in _HELD:
-        yield
-        return
-    locks = folder.parent.with_name(folder.parent.name + "-locks")  # beside the clones, none in their folder
-    locks.mkdir(parents=True, exist_ok=True)
-    lock_path = locks / (folder.name + ".lock")
-    if fcntl is None:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
-        from filelock import FileLock, Timeout
-
-        try:
-            with FileLock(lock_path, timeout=timeout):
-                yield
-        except Timeout:
-            raise CloneFailed(_busy(folder, timeout)) from None
-        return
-    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise CloneFailed(_busy(folder, timeout)) from None
-                time.sleep(_POLL)
-        _HELD.add(folder)
-        try:
-            yield
-        finally:
-            _HELD.discard(folder)
-    finally:
-        os.close(handle)  # the lock goes with it
-
-
-def _busy(folder: Path, timeout: float) -> str:
-    return (f"another kb has held its clone in {folder} for more than {timeout:.0f} s; let it finish (or stop it), "
-            "then build again")
-
-
 def checked_out(url: str, ref: str | None, folder: Path) -> str:
     """`url` cloned into `folder` (or fetched, when it already is), its work tree at `ref` (a branch,
     a tag or a commit; None: the remote's default branch); returns the commit id checked out. The
-    caller holds `clone_locked(folder)` until it has read the work tree."""
+    caller keeps other kb processes out meanwhile (org.sources holds a lock on it until it has read it)."""
     if url.startswith("-") or (ref or "").startswith("-"):
         raise CloneFailed(f"'{url if url.startswith('-') else ref}' starts with '-', which git would read as an option")
     if not is_folder(folder / ".git"):
