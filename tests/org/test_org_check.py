@@ -5,6 +5,9 @@ knowledge base named and the rest checked. Real folders and real local git repos
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -174,3 +177,64 @@ def test_an_unreachable_git_knowledge_base_is_a_finding(kb, tmp_path, user_cache
     (found,) = [f for f in json.loads(result.out)["findings"] if f["code"] == "unreadable-kb"]
     assert said in found["message"] and found["subject"] == "payments"
     assert result.code == 1
+
+
+def test_each_record_file_is_read_once(kb, org, monkeypatch):
+    """The organisation reads each knowledge base's records once: for the others' references, then its check."""
+    from incident_kb.records.record_cache import RecordCache
+
+    read: list[str] = []
+    load = RecordCache.load
+
+    def counted(self, kind, rel_path, *args, **kwargs):
+        read.append(rel_path)
+        return load(self, kind, rel_path, *args, **kwargs)
+
+    monkeypatch.setattr(RecordCache, "load", counted)
+    assert org_check(kb, org).code == 1
+    assert sorted(read) == ["incidents/edge-outage.yaml", "knobs/db-pool-size.yaml"]
+
+
+def _org_with_a_git_knowledge_base(tmp_path):
+    """payments a folder, platform a git repository the org clones (file://), its hypothesis refuted."""
+    committed(write_payments(tmp_path / "payments"))
+    platform = write_platform(tmp_path / "platform-src")
+    committed(platform)
+    url = f"file://{platform}"
+    return write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                        {"name": "platform", "git": url, "ref": "main"}]), url
+
+
+def _kb_org_check(config, cache_home):
+    return subprocess.Popen([sys.executable, "-m", "incident_kb.cli", "org", "check", "--config", str(config)],
+                            env={**os.environ, "XDG_CACHE_HOME": str(cache_home)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow  # waits 20 s for a process that must not finish
+def test_a_build_waits_while_another_holds_the_clone(tmp_path, cache_home, user_cache):
+    """Another kb holding the clone (cloning, fetching or checking it): this one waits, clones nothing
+    meanwhile, then checks as usual."""
+    from incident_kb.history.clones import clone_folder
+    from incident_kb.org.sources import clone_locked
+
+    config, url = _org_with_a_git_knowledge_base(tmp_path)
+    folder = clone_folder(user_cache, url)
+    with clone_locked(folder):
+        process = _kb_org_check(config, cache_home)
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=20)
+        assert not folder.exists()
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 1, err
+    assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in out and "unreadable-kb" not in out
+
+
+@pytest.mark.slow  # two kb processes
+def test_two_checks_at_once_share_one_clone(tmp_path, cache_home, user_cache):
+    config, _ = _org_with_a_git_knowledge_base(tmp_path)
+    processes = [_kb_org_check(config, cache_home) for _ in range(2)]
+    outputs = [process.communicate(timeout=180) for process in processes]
+    assert [process.returncode for process in processes] == [1, 1], outputs
+    assert outputs[0][0] == outputs[1][0] and "unreadable-kb" not in outputs[0][0], outputs
+    assert len(list((user_cache / "clones").iterdir())) == 1

@@ -4,6 +4,8 @@ ledger and findings, one search index over all of them."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from ..org_support import write_org, write_payments, write_platform
@@ -59,3 +61,38 @@ def test_the_org_site_builds_strict_when_every_knowledge_base_is_read(tmp_path, 
                                           {"name": "platform", "path": "../platform"}])
     failure, logged = try_build_site(config.parent, tmp_path / "site", strict=True)
     assert failure is None, logged
+
+
+def _primary_nav_links(page: str) -> list[str]:
+    """The links of Material's primary navigation on a built page (the sidebar, before the content)."""
+    nav = page[page.index('md-nav--primary'):page.index('class="md-content"')]
+    return re.findall(r'href="([^"#]*)"', nav)
+
+
+@pytest.mark.slow
+def test_the_nav_holds_one_entry_per_knowledge_base(org_site):
+    """Every page renders the whole nav: one entry per knowledge base (its home, whose page leads to its
+    indexes), not each knowledge base's indexes, so a page's size does not grow with theirs."""
+    out, _ = org_site
+    links = _primary_nav_links((out / "payments/knobs/db-pool-size/index.html").read_text())
+    assert "../../../payments/" not in links  # its own home is "../../" from here
+    assert set(links) == {"../../..", "../../", "../../../platform/"}, links
+    entry = r'href="../../../platform/"[^>]*>\s*(<[^>]*>\s*)*Platform\s*<'  # the section's title, not the page's
+    assert re.search(entry, (out / "payments/knobs/db-pool-size/index.html").read_text())
+    home = (out / "payments/index.html").read_text()
+    assert 'href="knobs/"' in home and 'href="incidents/"' in home
+
+
+@pytest.mark.slow
+def test_the_incident_page_lists_other_knowledge_bases_knobs_changed_under_its_hypotheses(org_site):
+    """payments' knob was reverted under platform:edge-outage's hypothesis: the platform incident's page
+    says so under the hypothesis, linking to the knob's page in payments' part of the site."""
+    out, _ = org_site
+    page = (out / "platform/incidents/edge-outage/index.html").read_text()
+    hypothesis = page[page.index('id="hypothesis-pool-exhaustion"'):]
+    assert ('<li>2026-11-02 <span class="kb-badge kb-status-reverted">reverted</span> '
+            '<a href="../../../payments/knobs/db-pool-size/">DB_POOL_SIZE</a></li>') in hypothesis
+    # and in the hypotheses' overview, the change beside the suspect
+    overview = page[:page.index('id="hypothesis-pool-exhaustion"')]
+    assert ('<span class="kb-badge kb-status-reverted">reverted</span> '
+            '<span class="kb-nowrap">2026-11-02</span>') in overview

@@ -13,6 +13,7 @@ import urllib.request
 import pytest
 
 from ..conftest import SEED_KNOB, edit
+from ..org_support import write_org, write_payments, write_platform
 from ..site_support import MKDOCS_ENV, copy_knowledge_base
 
 pytestmark = pytest.mark.slow  # a real `mkdocs serve`: left out of `make test-fast`
@@ -93,3 +94,33 @@ def test_serve_watches_a_records_folder_made_anew_and_files_outside_the_record_f
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.mark.parametrize("options", [[], ["--dirty", "--no-strict"]], ids=["serve", "make-serve"])
+def test_serve_an_org_site_and_a_knowledge_base_edited(tmp_path, options, cache_home):
+    """`mkdocs serve` of an org site (and `make serve`'s `--dirty`, which builds it whole: the live
+    preview is one knowledge base's) serves the home page with the organisation's ledger, and a record
+    edited in a team's knowledge base shows without a restart."""
+    payments = write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "mkdocs", "serve", *options, "-f", str(config), "--dev-addr", f"127.0.0.1:{port}"],
+        cwd=config.parent, env={**MKDOCS_ENV, "XDG_CACHE_HOME": str(cache_home)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    log = ""
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/", "1 knob reclaimable in total", timeout=90)
+        url = f"http://127.0.0.1:{port}/payments/knobs/db-pool-size/"
+        _wait_for(url, "Connections in the database pool", timeout=30)
+        edit(payments / "knobs/db-pool-size.yaml", "summary: Connections", "summary: Freshly edited connections")
+        _wait_for(url, "Freshly edited connections", timeout=60)
+    finally:
+        server.terminate()
+        try:
+            _, log = server.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    assert "Traceback" not in log and "Aborted" not in log, log

@@ -205,13 +205,17 @@ SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every
 
 
 def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[str, str] | None = None,
-                         neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None) -> KnowledgeBase:
+                         neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
+                         read: RecordsRead | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
     `load_knowledge_base`. `neighbourhood`: the knowledge base's name in an organisation and the other
     knowledge bases' catalogs by name, among which its `NAME:ID` references resolve (`kb org check`,
-    the org site)."""
+    the org site); `read`: its records as `read_records` read them already (an organisation's first
+    pass, which gave the neighbours' catalogs), so they are not read twice."""
     today = reference_date(mode.today)
-    loaded = load_records(root, replaced or {}, mode.cache, with_facts=mode.ledger, neighbourhood=neighbourhood)
+    if read is None:
+        read = read_records(root, replaced or {}, mode.cache, with_facts=mode.ledger)
+    loaded = catalogued(read, root, neighbourhood)
     catalog, config = loaded.catalog, loaded.config
     with versions_from(mode.repo_folder, mode.rev) if mode.repo_folder is not None else contextlib.nullcontext():
         consulted = run_rules(loaded, root, today)
@@ -295,6 +299,32 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger); without `consistency`, only the
     catalog is wanted (PR mode's look at which files the records name), unchecked."""
+    return catalogued(read_records(root, replaced, cache, only, broken_elsewhere, with_facts), root, neighbourhood,
+                      consistency)
+
+
+@dataclass(frozen=True)
+class RecordsRead:
+    """Every record file read and validated, before the records are put in a catalog (an organisation
+    reads each knowledge base's once, then catalogs each among the others': `catalogued`)."""
+
+    records: tuple[tuple[Knob | Incident, RecordSource], ...]
+    broken: Mapping[RecordKind, frozenset[str]]
+    settings: Settings
+    skipped: tuple[Finding, ...]  # record folders not read (see _record_paths)
+    by_file: Mapping[str, tuple[Finding, ...]]  # loading findings, by record file
+    facts: Mapping[str, FileFacts]
+
+    @property
+    def catalog(self) -> Catalog:
+        """The records on their own, their `NAME:ID` references to other knowledge bases unresolved."""
+        return Catalog.of(self.records, self.broken)
+
+
+def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
+                 broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
+                 with_facts: bool = False) -> RecordsRead:
+    """Every record file (or `only` those) read and validated, as `load_records` says."""
     try:
         if not is_folder(root, strict=True):
             raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
@@ -340,10 +370,19 @@ def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
                 continue
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
-    catalog = Catalog.of(records, broken, *(neighbourhood or ()))
+    return RecordsRead(tuple(records), {kind: frozenset(ids) for kind, ids in broken.items()}, settings,
+                       tuple(skipped), {path: tuple(found) for path, found in by_file.items()}, facts)
+
+
+def catalogued(read: RecordsRead, root: Path, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
+               consistency: bool = True) -> Loaded:
+    """The records `read` in their catalog (among the `neighbourhood`'s, in an organisation), with the
+    consistency findings (unless `consistency` is off: see `load_records`)."""
+    catalog = Catalog.of(read.records, read.broken, *(neighbourhood or ()))
+    by_file = {path: list(found) for path, found in read.by_file.items()}
     for item in check_consistency(catalog, root) if consistency else ():
         by_file.setdefault(item.path, []).append(item)
-    return Loaded(catalog, settings, [*settings.config_findings, *skipped], by_file, facts)
+    return Loaded(catalog, read.settings, [*read.settings.config_findings, *read.skipped], by_file, dict(read.facts))
 
 
 def _seen_by_docs(record: Knob | Incident) -> str:

@@ -28,7 +28,8 @@ def clone_folder(cache: Path, url: str) -> Path:
 
 def checked_out(url: str, ref: str | None, folder: Path) -> str:
     """`url` cloned into `folder` (or fetched, when it already is), its work tree at `ref` (a branch,
-    a tag or a commit; None: the remote's default branch); returns the commit id checked out."""
+    a tag or a commit; None: the remote's default branch); returns the commit id checked out. The
+    caller keeps other kb processes out meanwhile (org.sources holds a lock on it until it has read it)."""
     if url.startswith("-") or (ref or "").startswith("-"):
         raise CloneFailed(f"'{url if url.startswith('-') else ref}' starts with '-', which git would read as an option")
     if not is_folder(folder / ".git"):

@@ -11,11 +11,12 @@ about the configuration itself are at its own lines (`mkdocs.yml:12:11`).
 from __future__ import annotations
 
 import dataclasses
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from ..check.pipeline import CheckMode, KnowledgeBase, check_knowledge_base, load_records
+from ..check.pipeline import CheckMode, KnowledgeBase, RecordsRead, check_knowledge_base, read_records
 from ..findings import Finding, KbError, NotAKnowledgeBase, Severity, finding
 from ..records.model import Catalog
 from ..records.vocabulary import RecordKind
@@ -72,31 +73,34 @@ def check_organisation(config: OrgConfig, *, today: date | None = None, allow_sh
                        timelines: bool = False) -> Organisation:
     """Every knowledge base of `config` read and checked together (see the module's docstring)."""
     findings: list[Finding] = list(config.findings)
-    roots: dict[str, Path] = {}
-    catalogs: dict[str, Catalog] = {}
-    for entry in config.entries:  # first every catalog, so references resolve whatever the order
-        try:
-            root = knowledge_base_folder(entry, config.folder)
-            catalogs[entry.name] = load_records(root, {}, cache=True).catalog
-            roots[entry.name] = root
-        except NotAKnowledgeBase as exc:  # its own words tell a command line's user to pass --root
-            findings.append(_unreadable(config, entry, f"{exc.problem}, so it is not a knowledge base"))
-        except (SourceUnreadable, KbError) as exc:
-            findings.append(_unreadable(config, entry, str(exc)))
-    members: list[Member] = []
-    notes: list[str] = []
-    for entry in config.entries:
-        kb = None
-        if entry.name in roots:
+    with ExitStack() as held:  # the clones in kb's cache, locked until every knowledge base is checked
+        roots: dict[str, Path] = {}
+        read: dict[str, RecordsRead] = {}  # each knowledge base's records, read once: for the others, then its check
+        catalogs: dict[str, Catalog] = {}
+        for entry in config.entries:  # first every catalog, so references resolve whatever the order
             try:
-                kb = check_knowledge_base(roots[entry.name], CheckMode(today, allow_shallow, timelines=timelines),
-                                          neighbourhood=(entry.name, catalogs))
-            except KbError as exc:  # e.g. a shallow clone: its history cannot be judged
+                root = knowledge_base_folder(entry, config.folder, held)
+                read[entry.name] = read_records(root, {}, cache=True)
+                catalogs[entry.name] = read[entry.name].catalog
+                roots[entry.name] = root
+            except NotAKnowledgeBase as exc:  # its own words tell a command line's user to pass --root
+                findings.append(_unreadable(config, entry, f"{exc.problem}, so it is not a knowledge base"))
+            except (SourceUnreadable, KbError) as exc:
                 findings.append(_unreadable(config, entry, str(exc)))
-            else:
-                findings.extend(dataclasses.replace(f, path=member_path(entry.name, f.path)) for f in kb.findings)
-                notes.extend(f"{entry.name}: {note}" for note in kb.notes)
-        members.append(Member(entry, roots.get(entry.name), kb))
+        members: list[Member] = []
+        notes: list[str] = []
+        for entry in config.entries:
+            kb = None
+            if entry.name in roots:
+                try:
+                    kb = check_knowledge_base(roots[entry.name], CheckMode(today, allow_shallow, timelines=timelines),
+                                              neighbourhood=(entry.name, catalogs), read=read[entry.name])
+                except KbError as exc:  # e.g. a shallow clone: its history cannot be judged
+                    findings.append(_unreadable(config, entry, str(exc)))
+                else:
+                    findings.extend(dataclasses.replace(f, path=member_path(entry.name, f.path)) for f in kb.findings)
+                    notes.extend(f"{entry.name}: {note}" for note in kb.notes)
+            members.append(Member(entry, roots.get(entry.name), kb))
     return Organisation(config, tuple(members), tuple(sorted(findings, key=lambda f: f.sort_key)), tuple(notes))
 
 

@@ -7,21 +7,34 @@ repository (`cache.user_cache_folder`); nothing is ever written to a team's repo
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from ..cache import user_cache_folder
-from ..history.clones import CloneFailed, checked_out, clone_folder
+from ..history.clones import CLONE_TIMEOUT, CloneFailed, checked_out, clone_folder
 from ..repository.files import describe_error
 from .configuration import KnowledgeBaseEntry
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: see clone_locked
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_TIMEOUT = 2 * CLONE_TIMEOUT  # seconds another kb may hold a clone (cloning, then checking) before this says so
+_POLL = 0.05
+_HELD: set[Path] = set()  # the clones this process holds: a second entry of the same URL holds it already
 
 
 class SourceUnreadable(Exception):
     """The knowledge base cannot be reached where its entry says: why, in a few words."""
 
 
-def knowledge_base_folder(entry: KnowledgeBaseEntry, config_folder: Path) -> Path:
+def knowledge_base_folder(entry: KnowledgeBaseEntry, config_folder: Path, held: ExitStack) -> Path:
     """The folder holding the knowledge base of `entry`: its path, or its clone in kb's cache at its
-    ref (cloned or fetched now). Raises SourceUnreadable."""
+    ref (cloned or fetched now), locked until `held` closes (another kb waits to clone, fetch or read
+    it meanwhile). Raises SourceUnreadable."""
     if entry.path is not None:
         folder = Path(os.path.realpath(config_folder / entry.path))
         try:
@@ -33,9 +46,57 @@ def knowledge_base_folder(entry: KnowledgeBaseEntry, config_folder: Path) -> Pat
     assert entry.git is not None
     folder = clone_folder(user_cache_folder(), entry.git)
     try:
+        held.enter_context(clone_locked(folder))
         checked_out(entry.git, entry.ref, folder)
     except CloneFailed as exc:
         raise SourceUnreadable(f"cannot fetch {entry.where}: {exc}") from None
     except OSError as exc:
         raise SourceUnreadable(f"cannot keep a clone of {entry.git} in {folder} ({describe_error(exc)})") from None
     return folder
+
+
+@contextmanager
+def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
+    """The clone at `folder` this process's alone for the block: another kb (a second build of the org
+    site, a `kb org check` beside it) that would clone, fetch, check out or read it waits, rather than
+    clone into the same folder at once or move its work tree while this one reads. An advisory lock
+    on a file of its own (`clones-locks/NAME.lock` beside `clones/NAME`), which the kernel drops when a
+    process dies. Raises CloneFailed when another holds it past `timeout` seconds."""
+    if folder in _HELD:
+        yield
+        return
+    locks = folder.parent.with_name(folder.parent.name + "-locks")  # beside the clones, none in their folder
+    locks.mkdir(parents=True, exist_ok=True)
+    lock_path = locks / (folder.name + ".lock")
+    if fcntl is None:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
+        from filelock import FileLock, Timeout
+
+        try:
+            with FileLock(lock_path, timeout=timeout):
+                yield
+        except Timeout:
+            raise CloneFailed(_busy(folder, timeout)) from None
+        return
+    handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise CloneFailed(_busy(folder, timeout)) from None
+                time.sleep(_POLL)
+        _HELD.add(folder)
+        try:
+            yield
+        finally:
+            _HELD.discard(folder)
+    finally:
+        os.close(handle)  # the lock goes with it
+
+
+def _busy(folder: Path, timeout: float) -> str:
+    return (f"another kb has held its clone in {folder} for more than {timeout:.0f} s; let it finish (or stop it), "
+            "then build again")

@@ -222,6 +222,13 @@ class Catalog:
     # other knowledge bases' catalogs by name, which `NAME:ID` references resolve in. Alone: none.
     name: str | None = None
     neighbours: Mapping[str, Catalog] = field(default_factory=lambda: MappingProxyType({}))
+    # Changes of this catalog's knobs made under another knowledge base's incident, by its name:
+    # (incident id there, hypothesis id, knob, entry); and the neighbours' changes made under this
+    # one's incidents, by (incident id, hypothesis id or None): ('NAME:KNOB_ID', knob, entry).
+    _across: Mapping[str, tuple[tuple[str, str | None, Knob, HistoryEntry], ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    _from_neighbours: Mapping[tuple[str, str | None], tuple[tuple[str, Knob, HistoryEntry], ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
 
     @classmethod
     def of(cls, records: Iterable[tuple[Knob | Incident, RecordSource]],
@@ -252,6 +259,7 @@ class Catalog:
             known.setdefault(record.id, record)
             sources.setdefault((source.kind, record.id), source)
         changes: dict[tuple[str, str | None], list[tuple[Knob, HistoryEntry]]] = {}
+        across: dict[str, list[tuple[str, str | None, Knob, HistoryEntry]]] = {}
         suspicions: dict[str, list[Suspicion]] = {}
         for incident in incidents.values():
             for hypothesis in incident.hypotheses:
@@ -266,6 +274,9 @@ class Catalog:
                 under_id = own(entry.incident)
                 if under_id is not None:
                     changes.setdefault((under_id, None), []).append((knob, entry))
+                else:
+                    kb_name, incident_id = split_reference(entry.incident)
+                    across.setdefault(str(kb_name), []).append((incident_id, entry.hypothesis, knob, entry))
                 if entry.hypothesis is None:
                     continue
                 if under_id is not None:
@@ -277,12 +288,21 @@ class Catalog:
                 found = suspicions.setdefault(knob.id, [])
                 if under is not None and acted_on is not None and not any(s.hypothesis is acted_on for s in found):
                     found.append(Suspicion(under, acted_on))
+        from_neighbours: dict[tuple[str, str | None], list[tuple[str, Knob, HistoryEntry]]] = {}
+        for neighbour_name in sorted(neighbours) if name is not None else ():
+            for incident_id, hypothesis_id, knob, entry in neighbours[neighbour_name]._across.get(str(name), ()):
+                reference = f"{neighbour_name}:{knob.id}"
+                from_neighbours.setdefault((incident_id, None), []).append((reference, knob, entry))
+                if hypothesis_id is not None:
+                    from_neighbours.setdefault((incident_id, hypothesis_id), []).append((reference, knob, entry))
         broken = {kind: frozenset((broken_ids or {}).get(kind, ())) for kind in RecordKind}
         return cls(MappingProxyType(knobs), MappingProxyType(incidents), MappingProxyType(sources),
                    MappingProxyType(broken),
                    MappingProxyType({key: tuple(value) for key, value in changes.items()}),
                    MappingProxyType({key: tuple(value) for key, value in suspicions.items()}),
-                   name, neighbours)
+                   name, neighbours,
+                   MappingProxyType({key: tuple(value) for key, value in across.items()}),
+                   MappingProxyType({key: tuple(value) for key, value in from_neighbours.items()}))
 
     def in_organisation(self, name: str, neighbours: Mapping[str, Catalog]) -> Catalog:
         """This catalog as knowledge base `name` of an organisation whose other knowledge bases are
@@ -334,6 +354,13 @@ class Catalog:
                       hypothesis_id: str | None = None) -> tuple[tuple[Knob, HistoryEntry], ...]:
         """Knob status changes that name this incident (and hypothesis, when given), in knob order."""
         return self._changes_under.get((incident_id, hypothesis_id), ())
+
+    def changes_from_neighbours(self, incident_id: str,
+                                hypothesis_id: str | None = None) -> tuple[tuple[str, Knob, HistoryEntry], ...]:
+        """In an organisation: the other knowledge bases' knob changes that name this incident (and
+        hypothesis, when given) as `NAME:ID`, each with its knob's reference from here ('payments:db-pool-size'),
+        by knowledge base name, then knob order. Alone: none."""
+        return self._from_neighbours.get((incident_id, hypothesis_id), ())
 
     def suspicions(self, knob_id: str) -> tuple[Suspicion, ...]:
         """Every hypothesis that suspected the knob, or under which it was changed."""

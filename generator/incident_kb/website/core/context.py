@@ -131,6 +131,12 @@ class SiteContext:
         return self._kb.catalog.changes_under(incident_id, hypothesis_id)
 
     @query
+    def changes_from_neighbours(self, incident_id: str,
+                                hypothesis_id: str | None) -> tuple[tuple[str, Knob, HistoryEntry], ...]:
+        """On an org site: other knowledge bases' knob changes under the incident, each with its reference."""
+        return self._kb.catalog.changes_from_neighbours(incident_id, hypothesis_id)
+
+    @query
     def source_path(self, kind: RecordKind, record_id: str) -> str:
         """The record's file, repository-relative."""
         return self._kb.catalog.source(kind, record_id).rel_path

@@ -240,10 +240,13 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
     is_cause = cause is not None and cause.hypothesis == hypothesis.id
     status = hypothesis.status.value
     heading = f"{status.capitalize()}{' (root cause)' if is_cause else ''}: {hypothesis.id}"
-    changes = context.changes_under(incident.id, hypothesis.id)
+    # This knowledge base's knobs changed under the hypothesis, then (on an org site) other knowledge
+    # bases' ('payments:db-pool-size'), each with the reference its link resolves
+    changes = [*((knob.id, knob, entry) for knob, entry in context.changes_under(incident.id, hypothesis.id)),
+               *context.changes_from_neighbours(incident.id, hypothesis.id)]
     supporting = supporting_evidence(hypothesis)
     basis = support(hypothesis)
-    reverted = list(dict.fromkeys(knob.id for knob, entry in changes if entry.status is HistoryStatus.REVERTED))
+    reverted = list(dict.fromkeys(ref for ref, _, entry in changes if entry.status is HistoryStatus.REVERTED))
     warning = None
     if basis.is_weak and reverted:
         names = Markup(", ").join(links.knob(knob_id) for knob_id in reverted)
@@ -258,12 +261,12 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
     suspect = links.knob(hypothesis.suspect.knob) if hypothesis.suspect else None
     change_lines = tuple(
         plain(when_text(entry.date)) + Markup(" ") + badge("status", entry.status.value) + Markup(" ")
-        + links.knob(knob.id)
+        + links.knob(ref)
         + (Markup(": ") + record_inline(entry.note) if entry.note else Markup())
-        for knob, entry in changes)
+        for ref, _, entry in changes)
     # The overview's changes name their knob unless every one is of the knob the hypothesis suspects
     # (named beside them): 'reverted 2026-10-02' four times would not say which knob stays reverted.
-    named = any(hypothesis.suspect is None or knob.id != hypothesis.suspect.knob for knob, _ in changes)
+    named = any(hypothesis.suspect is None or ref != hypothesis.suspect.knob for ref, _, _ in changes)
     against = len(evidence_against(hypothesis))
     evidence = (f"{len(supporting)} for{' (correlation only)' if basis is Support.CORRELATION_ONLY else ''}, "
                 f"{against} against")
@@ -273,8 +276,8 @@ def _hypothesis_view(context: SiteContext, links: Links, incident: Incident, hyp
         suspect if suspect is not None else Markup("—"),
         plain(evidence),
         Markup("<br>").join(badge("status", entry.status.value) + Markup(" ") + when_cell(entry.date)
-                            + (Markup(" ") + links.knob(knob.id) if named else Markup())
-                            for knob, entry in changes) or Markup("—"),
+                            + (Markup(" ") + links.knob(ref) if named else Markup())
+                            for ref, _, entry in changes) or Markup("—"),
     )
     return HypothesisView(
         anchor=hypothesis_anchor(hypothesis.id),

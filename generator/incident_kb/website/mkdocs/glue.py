@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,6 +25,8 @@ from typing import Any
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.pages import Page
 from mkdocs_gen_files.editor import FilesEditor
 
 from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
@@ -64,6 +66,9 @@ class Generated:
     files: Files  # the build's files, the generated ones included
     banners: dict[str, str]  # hand-written page (docs-relative) -> banner HTML for its top
     pages: dict[str, PageMeta]  # what the bundle says of each page it knows (search reads its kind)
+    # An org site's knowledge bases' homes (docs-relative): each stands for its knowledge base in the
+    # nav, one entry (see `org_navigation`)
+    homes: frozenset[str] = frozenset()
 
 
 def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
@@ -103,6 +108,7 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
     hand_written = hand_written_pages(files, config)
     generated: dict[str, str] = {}
     pages: dict[str, PageMeta] = {}
+    homes: set[str] = set()
     for member in organisation.members:
         if member.kb is None or member.root is None:
             continue
@@ -116,7 +122,11 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
         for shared in (*placed.bundle.needs.stylesheets, *placed.bundle.needs.scripts):  # linked from every page
             if posixpath.join(member.name, shared) in placed.bundle.files:
                 generated[shared] = placed.bundle.files[posixpath.join(member.name, shared)]
-        pages.update({path: replace(meta, banner=None) for path, meta in placed.bundle.pages.items() if meta.generated})
+        # In the nav, the knowledge base is its home (which leads to its indexes): every page renders the
+        # whole nav, so an entry per index of every knowledge base would grow every page with their number.
+        homes.add(placed.home_path)
+        pages.update({path: replace(meta, banner=None, in_nav=meta.in_nav and path == placed.home_path)
+                      for path, meta in placed.bundle.pages.items() if meta.generated})
     if ORG_HOME not in hand_written:
         generated[ORG_HOME] = render_org_home(organisation, config.site_name, options.findings)
         pages[ORG_HOME] = PageMeta(title=config.site_name)
@@ -131,7 +141,21 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
             log.warning("incident-kb: %s:%d: %s", item.path, item.line, item.message)
     log.info("kb org check: %d finding(s) in %d knowledge base(s)", len(organisation.findings),
              len(organisation.members))
-    return Generated(built, {}, pages)
+    return Generated(built, {}, pages, frozenset(homes))
+
+
+def org_navigation(nav: Navigation, homes: Collection[str]) -> Navigation:
+    """An org site's nav with each knowledge base's section, which holds only its home (`homes`,
+    docs-relative), as that one page: one entry a knowledge base, under the section's title (its name,
+    "Payments"), which the page's title in the browser's tab then says too."""
+    for index, item in enumerate(nav.items):
+        if isinstance(item, Section) and len(item.children) == 1 and isinstance(item.children[0], Page) \
+                and item.children[0].file.src_uri in homes:
+            page = item.children[0]
+            page.parent = None
+            page.title = item.title
+            nav.items[index] = page
+    return nav
 
 
 class InputsLooked:

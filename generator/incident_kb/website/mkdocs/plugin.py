@@ -159,6 +159,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._pagefind = False  # this build's search is the plugin's (site_search), on Pagefind's index
         self._pages: dict[str, Any] = {}  # docs-relative page -> core.bundle.PageMeta, this build's
         self._files: Files | None = None  # this build's files
+        self._homes: frozenset[str] = frozenset()  # an org site's knowledge bases' homes (glue.Generated.homes)
+        self._glue: GlueModule | None = None  # the glue module as this build imported it
         self._background_index = site_search.BackgroundIndex()
         self._streamed_index: site_search.StreamedIndex | None = None  # `mkdocs build`: Pagefind beside MkDocs
         self._prefix = ""  # the option, checked
@@ -166,8 +168,13 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        self._live = command == "serve" and dirty
+        # An org site has no live preview (it keeps one knowledge base's pages): `make serve` builds it
+        # whole each time, as `mkdocs serve` does.
+        self._live = command == "serve" and dirty and self.config.get("knowledge_bases") is None
         self._serving = command == "serve"
+        if command == "serve" and dirty and not self._live:
+            log.info("incident-kb: an org site is built whole on each change (the live preview is for one "
+                     "knowledge base)")
         if self._live:  # the preview keeps a dirty build whole: MkDocs' warning about it does not apply
             for logger in _BUILD_LOGGERS:
                 logging.getLogger(logger).addFilter(_quiet_dirty_warning)
@@ -267,12 +274,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._banners = generated.banners
         self._pages = generated.pages
         self._files = generated.files
+        self._homes = generated.homes
+        self._glue = glue
         files_out: Files = generated.files
         return files_out
 
-    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> None:
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        if self._homes and self._glue is not None:  # an org site: one entry a knowledge base
+            nav = self._glue.org_navigation(nav, self._homes)
         if self._preview is not None:
             self._preview.navigation = nav
+        return nav
 
     def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None and self._previewer is not None:

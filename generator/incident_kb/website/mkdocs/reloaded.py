@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
     from mkdocs.structure.files import Files
+    from mkdocs.structure.nav import Navigation
     from mkdocs.structure.pages import Page
 
     # Aliased: inside the protocols the modules' own names are the attributes.
@@ -29,6 +32,8 @@ class GlueModule(Protocol):
 
     def generate_org_files(self, files: Files, config: MkDocsConfig, options: _SiteOptions,
                            scratch: str) -> Generated: ...
+
+    def org_navigation(self, nav: Navigation, homes: Collection[str]) -> Navigation: ...
 
 
 class PreviewModule(Protocol):
