@@ -5,6 +5,7 @@ so a HEAD that moved in between, other paths or a walk kept in the cache each ge
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -37,12 +38,30 @@ def traced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return trace
 
 
-def git_logs(trace: Path) -> list[list[str]]:
-    """The `git log` commands started, as argument lists, in the order they started."""
+def started(trace: Path) -> list[dict]:
+    """The start events of the git commands run, as git wrote them."""
     if not trace.exists():
         return []
-    events = [json.loads(line) for line in trace.read_text().splitlines()]
-    return [event["argv"] for event in events if event.get("event") == "start" and "log" in event["argv"][1:2]]
+    events = [json.loads(line) for line in trace.read_text().splitlines() if line.endswith("}")]
+    return [event for event in events if event.get("event") == "start"]
+
+
+def git_logs(trace: Path) -> list[list[str]]:
+    """The `git log` commands started, as argument lists."""
+    return [event["argv"] for event in started(trace) if "log" in event["argv"][1:2]]
+
+
+def forked_at(event: dict) -> int:
+    """The process id in a trace event's session id (`...-P0000abcd`): in the order processes were
+    made (git writes its start event only once it runs, which a loaded machine may delay)."""
+    return int(event["sid"].rpartition("-P")[2], 16)
+
+
+def wait_for_logs(trace: Path, count: int) -> list[list[str]]:
+    deadline = time.monotonic() + 60
+    while len(logs := git_logs(trace)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return logs
 
 
 def seen(history: History) -> tuple[object, ...]:
@@ -60,7 +79,7 @@ def test_the_walk_started_ahead_is_the_one_git_walk(committed, traced):
     traced.unlink()
     with history_read_ahead(root, FOLDERS, cache=False) as ahead:
         assert ahead is not None
-        assert len(git_logs(traced)) == 1  # started before read_history is called
+        assert len(wait_for_logs(traced, 1)) == 1  # started with no read_history called
         history = read_history(root, records(root), FOLDERS, cache=False, ahead=ahead)
     assert seen(history) == expected
     assert len(git_logs(traced)) == 1
@@ -71,6 +90,7 @@ def test_the_walk_started_ahead_is_the_one_git_walk(committed, traced):
 def test_a_head_moved_meanwhile_is_read_from_git_again(committed, traced):
     root = committed.root
     with history_read_ahead(root, FOLDERS, cache=False) as ahead:
+        wait_for_logs(traced, 1)  # under way (else it might be killed unstarted, and not counted below)
         edit(root / SEED_KNOB, "\nstatus: reverted\n", "\nstatus: active\n")
         committed.commit("restored", "2026-11-03T00:00:00Z")
         history = read_history(root, records(root), FOLDERS, cache=False, ahead=ahead)
@@ -82,6 +102,7 @@ def test_a_head_moved_meanwhile_is_read_from_git_again(committed, traced):
 def test_other_paths_are_read_from_git_again(committed, traced):
     root = committed.root
     with history_read_ahead(root, FOLDERS, cache=False) as ahead:
+        wait_for_logs(traced, 1)
         history = read_history(root, records(root), FOLDERS, ["README.md"], cache=False, ahead=ahead)
     logs = git_logs(traced)
     assert len(logs) == 2 and ":(top,literal)README.md" in logs[-1]
@@ -109,8 +130,8 @@ def test_nothing_is_started_without_history(seed_kb, traced):
 def test_a_cold_check_starts_its_one_walk_before_the_records_load(committed, traced, monkeypatch):
     monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
     kb = check_knowledge_base(committed.root, CheckMode(timelines=True))
-    started = [line for line in map(json.loads, traced.read_text().splitlines()) if line.get("event") == "start"]
-    commands = [" ".join(event["argv"][1:3]) for event in started]
+    events = sorted(started(traced), key=forked_at)
+    commands = [" ".join(event["argv"][1:3]) for event in events]
     assert commands.count("log --first-parent") == 1
     # The history pass opens the repository after the records loaded; the walk was under way before.
     assert commands.index("log --first-parent") < len(commands) - commands[::-1].index("rev-parse --git-dir") - 1
