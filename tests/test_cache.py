@@ -327,7 +327,8 @@ def test_after_an_amend_or_a_reset_the_history_pass_continues_from_a_walk_it_kep
         assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
     reads = []
     original = memo.read_log
-    monkeypatch.setattr(memo, "read_log", lambda repo, rev, paths: reads.append(rev) or original(repo, rev, paths))
+    monkeypatch.setattr(memo, "read_log", lambda repo, rev, paths, *ahead: reads.append(rev)
+                        or original(repo, rev, paths, *ahead))
     git.git("commit", "-q", "--amend", "-m", "change 1, amended", when="2026-12-03T00:00:00Z")
     assert kb("check", "--root", repo) == cold(kb, repo, monkeypatch)
     git.git("reset", "-q", "--hard", "HEAD~1")

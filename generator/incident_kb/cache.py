@@ -155,6 +155,10 @@ class Store:
         header = b" ".join((_MAGIC, _key_digest(key).encode(), hashlib.sha256(body).hexdigest().encode()))
         return self._write_own(name, header + b"\n" + body)
 
+    def holds(self, name: str) -> bool:
+        """Whether an entry `name` is there (for whatever key)."""
+        return os.path.lexists(self.folder / name)
+
     def remove(self, name: str) -> None:
         """Forget the entry `name` (nothing when it is not there)."""
         try:

@@ -103,3 +103,19 @@ def test_kb_fmt_says_which_records_it_cannot_reach_never_all_formatted(kb, seed_
     assert (outside / "other.yaml").read_bytes() == (seed_kb / SEED_KNOB).read_bytes()  # nothing written there
     named = kb("fmt", "--check", str(seed_kb / SEED_KNOB), "--root", seed_kb)  # files named: only those
     assert named.code == 0, named.err
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("knobs/a.yaml", "knob"), ("incidents/b.yml", "incident"), ("knobs/team/deep/a.yaml", "knob"),
+    ("knobs/.a.yaml", None), ("knobs/.team/a.yaml", None), ("knobs/team/.deep/a.yaml", None),
+    ("knobs/te.am/a.yaml", "knob"), ("knobs/a.yaml.md", None), ("knobs/", None), ("knobs", None),
+    ("knobs.yaml", None), ("docs/a.yaml", None), ("knobsx/a.yaml", None), ("knob/a.yaml", None),
+    ("sub/knobs/a.yaml", None), ("knobs//a.yaml", "knob"), ("incidents/a/", None),
+])
+def test_which_paths_are_records(path, kind):
+    """What the history walk asks of every path of every commit: a YAML file under its kind's folder,
+    at any depth, nothing hidden on the way."""
+    from incident_kb.records.vocabulary import record_kind_of
+
+    found = record_kind_of(path)
+    assert (found.value if found is not None else None) == kind

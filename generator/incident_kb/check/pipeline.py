@@ -42,7 +42,7 @@ from ..wording import plural, shell_word
 from .ledger import FileFacts, Ledger
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
-    from ..history.gitio import PendingTree
+    from ..history.gitio import LogAhead, PendingTree
     from ..history.timelines import History, MaterialChange
 
 P = ParamSpec("P")
@@ -179,7 +179,6 @@ def load_knowledge_base(root: Path, replaced: Mapping[str, str] | None = None) -
     return KnowledgeBase(root, loaded.catalog, loaded.settings, configured(loaded.config, loaded.findings))
 
 
-@collector_paused
 @dataclass(frozen=True, slots=True)
 class CheckMode:
     """How one check runs, as one value that the stages read (no flag threaded through them)."""
@@ -204,6 +203,7 @@ PLAIN = CheckMode()  # `kb check` as a user runs it: HEAD and the work tree, the
 SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every timeline, shallow clones too
 
 
+@collector_paused
 def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[str, str] | None = None,
                          neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
                          read: RecordsRead | None = None) -> KnowledgeBase:
@@ -213,8 +213,27 @@ def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[
     the org site); `read`: its records as `read_records` read them already (an organisation's first
     pass, which gave the neighbours' catalogs), so they are not read twice."""
     today = reference_date(mode.today)
+    settings = read.settings if read is not None else knowledge_base_settings(root)
+    with _history_ahead(root, settings, mode) as ahead:
+        return _checked(root, mode, today, settings, replaced, neighbourhood, read, ahead)
+
+
+def _history_ahead(root: Path, settings: Settings,
+                   mode: CheckMode) -> contextlib.AbstractContextManager[LogAhead | None]:
+    """The history pass's `git log` started while the records load (at HEAD only: see
+    `timelines.history_read_ahead`)."""
+    if mode.repo_folder is not None or mode.rev is not None or mode.pending is not None:
+        return contextlib.nullcontext()
+    from ..history.timelines import history_read_ahead
+
+    return history_read_ahead(root, settings.folders, allow_shallow=mode.allow_shallow, cache=mode.cache)
+
+
+def _checked(root: Path, mode: CheckMode, today: date, settings: Settings, replaced: Mapping[str, str] | None,
+             neighbourhood: tuple[str, Mapping[str, Catalog]] | None, read: RecordsRead | None,
+             ahead: LogAhead | None) -> KnowledgeBase:
     if read is None:
-        read = read_records(root, replaced or {}, mode.cache, with_facts=mode.ledger)
+        read = read_records(root, replaced or {}, mode.cache, with_facts=mode.ledger, settings=settings)
     loaded = catalogued(read, root, neighbourhood)
     catalog, config = loaded.catalog, loaded.config
     with versions_from(mode.repo_folder, mode.rev) if mode.repo_folder is not None else contextlib.nullcontext():
@@ -229,7 +248,8 @@ def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
-    history, notes = _read_history(root, catalog, loaded.settings, traced, mode, every_record=mode.timelines)
+    history, notes = _read_history(root, catalog, loaded.settings, traced, mode, every_record=mode.timelines,
+                                   ahead=ahead)
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
 
@@ -291,16 +311,31 @@ class Loaded:
         return [*self.config_findings, *(item for found in self.by_file.values() for item in found)]
 
 
+def knowledge_base_settings(root: Path) -> Settings:
+    """The settings of the knowledge base at `root` (NotAKnowledgeBase when `root` is not one)."""
+    try:
+        if not is_folder(root, strict=True):
+            raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
+        if not any(is_folder(root / kind.folder, strict=True) for kind in RecordKind):
+            raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
+                                    "is --root the knowledge base's repository?")
+    except OSError as exc:
+        raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
+                                "make it readable, or pass another folder with --root") from None
+    return read_settings(root)
+
+
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
                  with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
-                 consistency: bool = True) -> Loaded:
+                 consistency: bool = True, settings: Settings | None = None) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger); without `consistency`, only the
-    catalog is wanted (PR mode's look at which files the records name), unchecked."""
-    return catalogued(read_records(root, replaced, cache, only, broken_elsewhere, with_facts), root, neighbourhood,
-                      consistency)
+    catalog is wanted (PR mode's look at which files the records name), unchecked; `settings`: as
+    `knowledge_base_settings(root)` gave them (read when not given)."""
+    read = read_records(root, replaced, cache, only, broken_elsewhere, with_facts, settings)
+    return catalogued(read, root, neighbourhood, consistency)
 
 
 @dataclass(frozen=True)
@@ -323,18 +358,10 @@ class RecordsRead:
 
 def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False) -> RecordsRead:
+                 with_facts: bool = False, settings: Settings | None = None) -> RecordsRead:
     """Every record file (or `only` those) read and validated, as `load_records` says."""
-    try:
-        if not is_folder(root, strict=True):
-            raise NotAKnowledgeBase(f"{root} is not a folder", "pass the knowledge base's repository with --root")
-        if not any(is_folder(root / kind.folder, strict=True) for kind in RecordKind):
-            raise NotAKnowledgeBase(f"{root} has no knobs/ or incidents/ folder",
-                                    "is --root the knowledge base's repository?")
-    except OSError as exc:
-        raise NotAKnowledgeBase(f"cannot read {root} ({describe_error(exc)})",
-                                "make it readable, or pass another folder with --root") from None
-    settings = read_settings(root)
+    if settings is None:
+        settings = knowledge_base_settings(root)
     skipped: list[Finding] = []  # record folders not read (see _record_paths)
     memo = RecordCache(root, enabled=cache)  # parsed and validated records by content, from earlier runs
     records: list[tuple[Knob | Incident, RecordSource]] = []
@@ -391,7 +418,8 @@ def _seen_by_docs(record: Knob | Incident) -> str:
 
 
 def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference],
-                  mode: CheckMode, every_record: bool) -> tuple[History | None, tuple[str, ...]]:
+                  mode: CheckMode, every_record: bool,
+                  ahead: LogAhead | None = None) -> tuple[History | None, tuple[str, ...]]:
     """The one pass over git history: the records docs refer to (or every record), and the docs."""
     from ..history.timelines import HistoryUnavailable, read_history
 
@@ -401,7 +429,7 @@ def _read_history(root: Path, catalog: Catalog, settings: Settings, references: 
     try:
         history = read_history(root, records, settings.folders, settings.outside_docs(r.doc for r in references),
                                repo_folder=mode.repo_folder, rev=mode.rev, pending=mode.pending,
-                               allow_shallow=mode.allow_shallow, cache=mode.cache)
+                               allow_shallow=mode.allow_shallow, cache=mode.cache, ahead=ahead)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

@@ -143,16 +143,18 @@ def resolve_commit(repo: git.Repo, ref: str) -> str | None:
         return None
 
 
-def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
+def read_log(repo: git.Repo, rev: str, paths: Iterable[str], ahead: LogAhead | None = None) -> list[Commit]:
     """Mainline (first-parent) commits up to `rev` that touch `paths`, oldest first, with their
-    changes to those paths; merges show what they changed relative to their first parent."""
+    changes to those paths; merges show what they changed relative to their first parent. `ahead`:
+    the same command's output, when it was started early (`LogAhead`) in the same repository."""
     # --full-history --sparse: list every mainline commit instead of simplifying history by the paths,
     # which costs git a second tree comparison per commit (measured: about half the time of the
     # pass). Commits that touch none of the paths come back with no changes and are left out.
+    paths = list(paths)
+    out = ahead.output(repo, rev, paths) if ahead is not None else None
     try:
-        out = repo.git.log(
-            "--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
-            "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths, stdout_as_string=False)
+        if out is None:
+            out = repo.git.log(*_log_arguments(rev, paths), stdout_as_string=False)
     except GitCommandError as exc:
         if is_partial_clone(repo):  # rename detection needs contents the clone lacks
             raise ObjectsMissing(" ".join(str(exc.stderr).replace("stderr:", "").split()).strip("' ")) from None
@@ -164,6 +166,50 @@ def read_log(repo: git.Repo, rev: str, paths: Iterable[str]) -> list[Commit]:
             commits.append(Commit(tokens[0], commit_date(tokens[1]), tuple(_parse_raw(tokens[2:]))))
     commits.reverse()
     return commits
+
+
+def _log_arguments(rev: str, paths: list[str]) -> list[str]:
+    return ["--first-parent", "--diff-merges=first-parent", "--full-history", "--sparse", "--raw", "-z", "-M",
+            "--no-abbrev", "--no-color", "--format=%x01%H%x00%cI %ct%x00", rev, "--", *paths]
+
+
+class LogAhead:
+    """`read_log`'s git process for commit `rev` and `paths`, started before its output is asked for:
+    git walks the history on a core of its own while kb loads the records (the walk is most of a cold
+    check's git time). Its output is given only to the very same command in the same repository
+    (`output`), where git's answer is the one it would give then (`rev` is a commit id); any other
+    answer, or an error, is left unused and `read_log` runs git itself. Close it (`close`) when done:
+    a process still running is killed."""
+
+    def __init__(self, repo: git.Repo, rev: str, paths: list[str]) -> None:
+        self._key = (str(repo.git_dir), rev, list(paths))
+        self._process = repo.git.log(*_log_arguments(rev, list(paths)), as_process=True)
+        self._out: bytes | None = None
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        process = self._process.proc
+        if process is None:
+            return
+        out, _ = process.communicate()  # stderr too: git never waits on a full pipe
+        if process.returncode == 0:
+            # as gitpython's `execute` gives a command's output: one final newline dropped
+            self._out = out[:-1] if out.endswith(b"\n") else out
+
+    def output(self, repo: git.Repo, rev: str, paths: list[str]) -> bytes | None:
+        """The output of `read_log`'s command for `rev` and `paths` in `repo`, if that is the command
+        started; None otherwise (or when git failed)."""
+        if (str(repo.git_dir), rev, list(paths)) != self._key:
+            return None
+        self._thread.join()
+        return self._out
+
+    def close(self) -> None:
+        process = self._process.proc
+        if process is not None and process.poll() is None:
+            process.kill()
+        self._thread.join()
 
 
 def is_on_mainline(repo: git.Repo, ancestor: str, rev: str) -> bool:

@@ -25,7 +25,7 @@ from ..cache import Store
 from ..records.materiality import MaterialFields
 from ..records.vocabulary import RecordKind
 from .git_view import GitView
-from .gitio import RepoState, is_on_mainline, read_log
+from .gitio import LogAhead, RepoState, is_on_mainline, read_log
 from .walk import Moment, Version, Walk
 
 
@@ -70,17 +70,28 @@ def walks_shared() -> Iterator[None]:
         _shared = outer
 
 
+def _walks_entry(pathspecs: list[str]) -> str:
+    return "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
+
+
+def may_continue_walk(store: Store, pathspecs: list[str]) -> bool:
+    """Whether `store` holds walks over `pathspecs` that `committed_walk` may continue (kept under
+    some view of history: which one, only the walk's own key says)."""
+    return store.holds(_walks_entry(pathspecs))
+
+
 def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: RepoState, head: str,
-                   pathspecs: list[str]) -> tuple[Walk, int]:
+                   pathspecs: list[str], ahead: LogAhead | None = None) -> tuple[Walk, int]:
     """The walk over the mainline up to commit `head`, and how many commits it read (remembered in
     `store` under git's `view` of history, when both are given: the last few walks, by head, so a
-    walk is continued from any of them that lies on `head`'s mainline)."""
+    walk is continued from any of them that lies on `head`'s mainline). `ahead`: the whole walk's
+    `git log`, started early (see `gitio.LogAhead`)."""
     shared = (str(state.toplevel), state.prefix, tuple(pathspecs), head)
     if store is None and _shared is not None and len(head) == 40 and shared in _shared:
         kept_here = _shared[shared]
         return _restored(kept_here, state.prefix), kept_here.commits.count("\0") + bool(kept_here.commits)
     scope = ["walk", str(state.toplevel), state.prefix, pathspecs, view.history if view is not None else None]
-    base = "history-" + hashlib.sha256(repr(pathspecs).encode()).hexdigest()[:16]
+    base = _walks_entry(pathspecs)
     found = store.read(base, scope) if store is not None and view is not None else None
     heads = [h for h in found if isinstance(h, str)] if isinstance(found, list) else []
     old = head if head in heads else next((h for h in heads if is_on_mainline(repo, h, head)), None)
@@ -92,7 +103,7 @@ def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: 
         commits = read_log(repo, f"{saved.head}..{head}", pathspecs)
     else:
         walk, moments = Walk(state.prefix), []
-        commits = read_log(repo, head, pathspecs)
+        commits = read_log(repo, head, pathspecs, ahead)
     for commit in commits:
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
         moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)

@@ -83,11 +83,11 @@ class TreeLayout:
                           "full clone, then run kb again")
         from_git = dict(files)
         for blob, paths in files.items():
-            content = self._as_in_work_tree(blob, paths)
-            if content is not None:
+            in_work_tree = self._as_in_work_tree(blob, paths)
+            if in_work_tree is not None:
                 del from_git[blob]
                 for path in paths:
-                    self._write_file(path, content)
+                    self._write_file(path, in_work_tree)
         for blob, content in iter_blobs(self.repo, from_git, MAX_BLOB):
             for path in files[blob]:
                 self._write_file(path, content)
@@ -132,9 +132,12 @@ class TreeLayout:
 
     def _as_in_work_tree(self, blob: str, paths: list[str]) -> bytes | None:
         """Blob `blob`'s bytes from the work tree's file at one of `paths`, when that file holds them."""
-        for path in paths if self.work_tree is not None else ():
+        work_tree = self.work_tree
+        if work_tree is None:
+            return None
+        for path in paths:
             try:
-                raw = read_bounded(self.work_tree / path, MAX_BLOB, self.work_tree)
+                raw = read_bounded(work_tree / path, MAX_BLOB, work_tree)
             except UnreadableFile:
                 continue
             if blob_id(raw) == blob:

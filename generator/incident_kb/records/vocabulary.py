@@ -152,10 +152,14 @@ def record_kind_of(rel_path: str) -> RecordKind | None:
 
     A record is a YAML file anywhere under its kind's folder: subfolders group records (by team,
     by service) and the file name is still the id. Hidden files and folders are not records."""
-    folder, *inside = rel_path.split("/")
-    if not inside or not inside[-1].endswith(RECORD_SUFFIXES) or any(part.startswith(".") for part in inside):
+    folder, _, inside = rel_path.partition("/")
+    kind = _KIND_BY_FOLDER.get(folder)  # asked of every path of every commit: one look-up, no loop
+    if kind is None or not inside.endswith(RECORD_SUFFIXES) or inside.startswith(".") or "/." in inside:
         return None
-    return next((kind for kind in RecordKind if kind.folder == folder), None)
+    return kind
+
+
+_KIND_BY_FOLDER = {kind.folder: kind for kind in RecordKind}
 
 
 def built_path(path: str, directory_urls: bool = True) -> str:
