@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,34 @@ def session_cache_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = saved
+
+
+def installed_modules_read_once(scan: Callable[[], dict[str, list[str]]]) -> Callable[[], dict[str, list[str]]]:
+    """`importlib.metadata.packages_distributions`, answered once per `sys.path`: it reads every installed
+    distribution's RECORD (a third of an in-process `kb init` on a team's own site went there, scanned
+    again by every test), and no test installs into the environment it runs in (a test that adds a
+    distribution puts it on a new `sys.path` entry, which is scanned afresh). Each call gets its own
+    copy, so a caller that changes the answer changes no other's."""
+    answers: dict[tuple[str, ...], dict[str, list[str]]] = {}
+
+    def packages_distributions() -> dict[str, list[str]]:
+        key = tuple(sys.path)
+        if key not in answers:
+            answers[key] = scan()
+        return {module: list(names) for module, names in answers[key].items()}
+
+    packages_distributions.__wrapped__ = scan  # type: ignore[attr-defined]
+    return packages_distributions
+
+
+@pytest.fixture(scope="session", autouse=True)
+def installed_modules() -> Iterator[None]:
+    """The installed distributions scanned once per session (see installed_modules_read_once); the
+    processes tests start scan for themselves."""
+    scan = metadata.packages_distributions
+    metadata.packages_distributions = installed_modules_read_once(scan)
+    yield
+    metadata.packages_distributions = scan
 
 
 @pytest.fixture(autouse=True)

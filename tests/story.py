@@ -9,7 +9,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from .conftest import REPO, SEED, SEED_INCIDENT, SEED_KNOB
@@ -130,5 +133,35 @@ def step(repo: GitRepo, number: int) -> str:
 
 
 def story_until(root: Path, last: int) -> tuple[GitRepo, dict[int, str]]:
+    """The story's repository up to step `last` at `root` (created), and each step's commit id: a copy
+    of one this process built with the same git environment (the commits are pinned, so the copy holds
+    the very history a build makes), its index refreshed for the copied files. Built afresh where
+    `root` already holds something."""
+    if root.exists() and any(root.iterdir()):
+        return _story_built(root, last)
+    key = (last, tuple(sorted((name, value) for name, value in os.environ.items() if name.startswith("GIT"))))
+    if key not in _BUILT:
+        template = Path(tempfile.mkdtemp(prefix="story-", dir=_templates())) / "kb"
+        _BUILT[key] = (template, _story_built(template, last)[1])
+    template, ids = _BUILT[key]
+    shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True, copy_function=shutil.copy)  # times: now
+    repo = GitRepo(root, init=False)
+    repo.git("update-index", "-q", "--refresh")
+    return repo, dict(ids)
+
+
+def _story_built(root: Path, last: int) -> tuple[GitRepo, dict[int, str]]:
     repo = GitRepo(root)
     return repo, {n: step(repo, n) for n in range(1, last + 1)}
+
+
+_BUILT: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Path, dict[int, str]]] = {}
+_TEMPLATES: list[str] = []
+
+
+def _templates() -> str:
+    """This process's folder of built stories, removed when it ends."""
+    if not _TEMPLATES:
+        _TEMPLATES.append(tempfile.mkdtemp(prefix="kb-story-templates-"))
+        atexit.register(shutil.rmtree, _TEMPLATES[0], True)
+    return _TEMPLATES[0]

@@ -129,3 +129,25 @@ def test_the_seed_story_recorded_with_the_commands_alone(kb, empty_kb):
     assert kb("fmt", "--check", "--root", root).code == 0
     assert filled(parse_yaml((root / SEED_KNOB).read_text()).value) == knob
     assert filled(parse_yaml((root / SEED_INCIDENT).read_text()).value) == incident
+
+
+def test_the_story_history_copied_is_the_history_built(tmp_path, git_env):
+    """tests/story.py copies a history it built once: the copy has the commits, the tree, the index
+    entries and the clean status of a history built afresh in its place."""
+    from .story import _story_built, story_until
+
+    def seen(repo) -> tuple[str, ...]:
+        return (repo.git("log", "--format=%H %an %ad %s", "--date=iso-strict"), repo.git("ls-files", "-s"),
+                repo.git("status", "--porcelain", "--untracked-files=all"), repo.git("rev-parse", "HEAD^{tree}"))
+
+    built, built_ids = _story_built(tmp_path / "built", 4)
+    first, first_ids = story_until(tmp_path / "first", 4)
+    second, second_ids = story_until(tmp_path / "second", 4)
+    assert seen(first) == seen(second) == seen(built) and seen(built)[2] == ""
+    assert first_ids == second_ids == built_ids and len(built_ids) == 4
+    first_ids[1] = "changed"
+    assert story_until(tmp_path / "third", 4)[1] == built_ids  # each caller its own ids
+    (tmp_path / "fourth").mkdir()
+    (tmp_path / "fourth/notes.md").write_text("# Notes\n")  # a folder that holds something: built there
+    fourth, _ = story_until(tmp_path / "fourth", 4)
+    assert "notes.md" in fourth.git("ls-files")

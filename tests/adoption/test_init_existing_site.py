@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from incident_kb.adoption.site_merge import SEARCH_SEPARATOR as MERGED_SEPARATOR
 from incident_kb.website.core.bundle import SEARCH_SEPARATOR
 
+from ..conftest import one_fast
 from ..gitrepo import GitRepo
 
 pytestmark = pytest.mark.usefixtures("git_env")
@@ -318,7 +319,8 @@ INHERITED = {  # the parent's plugins: and nav:, in the shapes teams write them
 }
 
 
-@pytest.mark.parametrize("shape", INHERITED, ids=list(INHERITED))
+# Each case builds the site: the mapping (with nav) runs in `make test-fast`, the others in the full suite.
+@pytest.mark.parametrize("shape", one_fast(INHERITED, fast="a mapping"), ids=list(INHERITED))
 def test_lists_an_inherit_parent_sets_are_shown_as_the_parents_change_which_builds(kb, tmp_path, monkeypatch, shape):
     """MkDocs replaces an inherited list: a plugins: list merged into the child dropped the parent's
     plugins. --merge refuses (the file unchanged); kb init prints the parent's change in its own style
@@ -384,7 +386,13 @@ MERGE_KEYS = {  # a YAML merge key (`<<: *base`) at the top, or inside plugins: 
 }
 
 
-@pytest.mark.parametrize("shape", MERGE_KEYS, ids=list(MERGE_KEYS))
+# The merges that succeed build the site: one runs in `make test-fast`, the others in the full suite; the
+# refusals build nothing and all run fast.
+BUILT_SLOW = ("before the plugins", "no plugins at all")
+
+
+@pytest.mark.parametrize("shape", [pytest.param(shape, marks=pytest.mark.slow if shape in BUILT_SLOW else ())
+                                   for shape in MERGE_KEYS], ids=list(MERGE_KEYS))
 def test_a_merge_key_is_merged_around_or_refused_in_one_line_never_a_crash(kb, tmp_path, monkeypatch, shape):
     """`<<: *base` at the top crashed --merge (KeyError: a merged key has no line of its own). A merged
     plugins: or nav: would be replaced by one written here: refused, the file unchanged."""

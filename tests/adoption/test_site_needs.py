@@ -141,3 +141,33 @@ def test_a_site_kb_init_writes_needs_nothing_more(kb, tmp_path, monkeypatch):
     GitRepo(tmp_path / "new")
     monkeypatch.chdir(tmp_path / "new")
     assert kb("init").code == 0 and install_words(tmp_path / "new") == []
+
+
+def test_the_sessions_scan_of_installed_modules_answers_as_a_fresh_one_and_sees_a_new_path(tmp_path, monkeypatch):
+    """The suite scans the installed distributions once per `sys.path` (tests/conftest.py): what it
+    answers is what a scan answers, a caller's change to it reaches no other caller, and a
+    distribution on a new `sys.path` entry is seen."""
+    from importlib import metadata
+
+    from ..conftest import installed_modules_read_once
+
+    scans: list[None] = []
+
+    def scan() -> dict[str, list[str]]:
+        scans.append(None)
+        return {"yaml": ["PyYAML"]} if len(scans) == 1 else {"fancy": ["fancy-markdown"]}
+
+    read_once = installed_modules_read_once(scan)
+    first = read_once()
+    first["yaml"].append("changed")
+    assert read_once() == {"yaml": ["PyYAML"]} and len(scans) == 1
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert read_once() == {"fancy": ["fancy-markdown"]} and len(scans) == 2
+    # The suite's own: what the session answers is what a scan of the installed distributions does.
+    session = metadata.packages_distributions()
+    assert session == metadata.packages_distributions.__wrapped__() and "yaml" in session
+    found = tmp_path / "site-packages"
+    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
+    (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+    monkeypatch.syspath_prepend(str(found))
+    assert metadata.packages_distributions()["fancy"] == ["fancy-markdown"] and "fancy" not in session
