@@ -103,7 +103,9 @@ def mark_page(html: str, meta: PageMeta | None, excluded: bool) -> str:
     if excluded:
         return html
     kind = meta.search_kind if meta is not None else SearchKind.DOC
-    if kind is SearchKind.OVERVIEW:
+    # By value: the live preview imports the core's modules again when their source changes, so a
+    # page's kind may be a member of the reloaded class, never `is` this module's.
+    if kind == SearchKind.OVERVIEW.value:
         end = _OVERVIEW_END.search(html)
         cut = end.start() if end else len(html)
         return f"<div data-pagefind-body>{html[:cut]}</div>{html[cut:]}"
