@@ -249,3 +249,28 @@ def test_kb_render_keeps_its_manifest_rule_in_the_team_folder(kb, team):
     refused = kb("render")
     assert refused.code == 2 and "exists and was not written by kb render; it is never replaced" in refused.err
     assert (team / "handbook/kb/knobs/retries.md").read_text() == "# Ours\n"
+
+
+@pytest.mark.parametrize("merge", [False, True])
+def test_plain_kb_init_beside_a_zensical_toml_alone_takes_zensical(kb, team, merge, monkeypatch):
+    """Without --site, a zensical.toml and no MkDocs configuration mean the team's Zensical site:
+    no mkdocs.yml is started beside it, and the lines are those of --site zensical."""
+    options = ("--merge",) if merge else ()
+    result = kb("init", *options)
+    assert result.code == 0, result.err
+    assert not (team / "mkdocs.yml").exists()
+    explicit_team = team_repo(team.parent / "explicit", TEAM_TOML, "handbook")
+    monkeypatch.chdir(explicit_team.root)
+    explicit = kb("init", "--site", "zensical", *options)
+    assert result.out == explicit.out
+    assert (team / "zensical.toml").read_text() == (explicit_team.root / "zensical.toml").read_text()
+    assert ("extra_css" in (team / "zensical.toml").read_text()) is merge
+
+
+@pytest.mark.parametrize("beside", ["mkdocs.yml", "properdocs.yml"])
+def test_an_mkdocs_configuration_beside_a_zensical_toml_keeps_mkdocs(kb, team, beside):
+    (team / beside).write_text("site_name: Payments\ndocs_dir: handbook\n")
+    result = kb("init")
+    assert result.code == 0, result.err
+    assert f"for the site of {beside}" in result.out and (team / "zensical.toml").read_text() == TEAM_TOML
+    assert "kb render && zensical build" not in (team / ".github/workflows/kb-check.yml").read_text()

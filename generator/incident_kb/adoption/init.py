@@ -31,7 +31,7 @@ from ..places import is_inside
 from ..records.vocabulary import RecordKind
 from ..repository.files import UnreadableFile, read_bounded
 from ..repository.writes import Unwritable, make_folders, way_out, write_file
-from ..settings.config_files import SITE_CONFIGS, site_yaml
+from ..settings.config_files import MKDOCS_CONFIGS, SITE_CONFIGS, ZENSICAL_TOML, site_yaml
 from ..settings.docs_folder import DEFAULT_DOCS
 from ..wording import path_word, plural
 from . import first_files
@@ -155,12 +155,14 @@ class Initialised:
     errors: int = 0
 
 
-def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False) -> Initialised:
+def init_knowledge_base(folder: Path, site: str | None = None, merge: bool = False) -> Initialised:
     """Check, then write what is missing (all of it, or nothing); returns the lines to print. Beside
-    an existing site configuration (mkdocs.yml, properdocs.yml), say what it must add to show the
-    knowledge base, or add it with `merge` (never without)."""
+    an existing site configuration (mkdocs.yml, properdocs.yml, zensical.toml), say what it must add to
+    show the knowledge base, or add it with `merge` (never without). `site` None: the generator whose
+    configuration is there."""
     layout = locate(folder)
     _refuse_unusable(folder, layout)
+    site = site or site_generator_found(layout.root)
     for name in SITE_CONFIGS:  # one that is there must be a regular file inside the repository, as if written
         if os.path.lexists(layout.root / name):
             _plan(layout.top, layout.root / name)
@@ -240,6 +242,14 @@ def init_knowledge_base(folder: Path, site: str = "mkdocs", merge: bool = False)
         lines.append(f"kb init: {plural(len(needs.conflicts), 'error')} above: the files are written, but the "
                      "workflow's install step fails until the site's requirements admit incident-kb's Material")
     return Initialised(tuple(lines), len(needs.conflicts))
+
+
+def site_generator_found(root: Path) -> str:
+    """zensical when the folder holds a zensical.toml and no MkDocs-family configuration (a team's
+    Zensical site: a new mkdocs.yml beside it would build a second site); else mkdocs."""
+    if os.path.lexists(root / ZENSICAL_TOML) and not any(os.path.lexists(root / name) for name in MKDOCS_CONFIGS):
+        return "zensical"
+    return "mkdocs"
 
 
 def _site_needs(layout: Layout, setup: SiteSetup) -> SiteNeeds:

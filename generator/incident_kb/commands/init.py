@@ -13,9 +13,10 @@ from .command import Command
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", type=Path, default=Path("."), metavar="DIR",
                         help="where the knowledge base goes (default: here); may be a subfolder of a repository")
-    parser.add_argument("--site", choices=SITE_GENERATORS, default="mkdocs",
-                        help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin (default), or "
-                             "zensical, which builds the pages kb render writes")
+    parser.add_argument("--site", choices=SITE_GENERATORS, default=None,
+                        help="the site generator: mkdocs (or ProperDocs), with the incident-kb plugin, or zensical, "
+                             "which builds the pages kb render writes (default: the one whose configuration is there, "
+                             "a zensical.toml alone meaning zensical; else mkdocs)")
     parser.add_argument("--merge", action="store_true",
                         help="add the knowledge base to an existing mkdocs.yml or properdocs.yml (the plugin, search "
                              "separator, tags, nav entries) or, with --site zensical, zensical.toml (the pages' style "
