@@ -1,10 +1,14 @@
 """feed.xml: an Atom 1.0 feed of the records' changes, read back by a real feed parser: the changes it
 names and none other, newest first, dated as the records say, ids that stay the same across builds
-(and across an edit of another record), and a link to it in every page's head."""
+(and across an edit of another record), links that reach the built pages however the site serves
+them (directory URLs or not, under a prefix), a link to it in every page's head, and one feed over
+every knowledge base of an org site."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
+from urllib.parse import unquote, urldefrag
 
 import feedparser
 import pytest
@@ -15,6 +19,7 @@ from incident_kb.website.core.links import SiteSettings
 from incident_kb.website.core.pages import render_site
 
 from ..conftest import SEED_KNOB, edit
+from ..org_support import write_org, write_payments, write_platform
 from ..site_support import copy_knowledge_base, try_build_site
 
 NAME = "SGLANG_SM120_MMA_TARGET_CTAS"
@@ -83,3 +88,75 @@ def test_every_page_names_the_feed_in_its_head(tmp_path, prefix):
         [link] = [line for line in head.splitlines() if 'type="application/atom+xml"' in line]
         href = link.split('href="')[1].split('"')[0]
         assert (site / page).parent.joinpath(href).resolve() == feed.resolve(), (page, href)
+
+
+def test_links_name_the_html_files_when_the_site_has_no_directory_urls(seed_kb):
+    feed = _feed(seed_kb, replace(SiteSettings(), directory_urls=False))
+    links = {entry.link for entry in feed.entries}
+    assert "knobs/sglang-sm120-mma-target-ctas.html" in links
+    assert any(link.startswith("incidents/multi-round-harness-hang.html#hypothesis-") for link in links)
+    assert not any(link.endswith("/") or "/#" in link for link in links)
+
+
+def _reached(site: Path, feed: Path) -> list[str]:
+    """Every entry's link in the built feed, as the page it reaches in the built site ('' when none)."""
+    parsed = feedparser.parse(feed.read_text())
+    assert not parsed.bozo, parsed.bozo_exception
+    assert parsed.entries
+    reached = []
+    for entry in parsed.entries:
+        target = feed.parent / unquote(urldefrag(entry.link).url)
+        target = target / "index.html" if entry.link.split("#")[0].endswith("/") else target
+        reached.append(target.resolve().relative_to(site.resolve()).as_posix() if target.is_file() else "")
+    return reached
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("prefix, directory_urls", [("", False), ("kb", False), ("kb", True)])
+def test_every_entry_reaches_its_built_page(tmp_path, prefix, directory_urls):
+    """A knob whose id is 'index' too: its page is not the knobs index (the feed used to link that)."""
+    root = copy_knowledge_base(tmp_path / "kb")
+    (root / "knobs/index.yaml").write_text((root / SEED_KNOB).read_text().replace(
+        "id: sglang-sm120-mma-target-ctas", "id: index").replace("SGLANG_SM120_MMA_TARGET_CTAS", "INDEX_KNOB"))
+    plugin = f"\n  - incident-kb:\n      prefix: {prefix}\n" if prefix else "\n  - incident-kb\n"
+    edit(root / "mkdocs.yml", "\n  - incident-kb\n", plugin)
+    if not directory_urls:
+        (root / "mkdocs.yml").write_text((root / "mkdocs.yml").read_text() + "use_directory_urls: false\n")
+    failure, log = try_build_site(root, tmp_path / "site", strict=False)
+    assert failure is None, log
+    site = tmp_path / "site"
+    reached = _reached(site, site / prefix / FEED)
+    assert "" not in reached, reached
+    under = f"{prefix}/" if prefix else ""
+    index_knob = f"{under}knobs/index_.html" if not directory_urls else f"{under}knobs/index_/index.html"
+    assert index_knob in reached and "INDEX_KNOB" in (site / index_knob).read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_an_org_site_has_one_feed_over_every_knowledge_base(tmp_path, user_cache, directory_urls):
+    write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    if not directory_urls:
+        config.write_text(config.read_text() + "use_directory_urls: false\n")
+    site = tmp_path / "site"
+    failure, log = try_build_site(config.parent, site, strict=True)
+    assert failure is None, log
+    feed = feedparser.parse((site / FEED).read_text())
+    titles = [entry.title for entry in feed.entries]
+    assert "payments: DB_POOL_SIZE: active -> reverted" in titles
+    assert "platform: Incident opened: Edge proxies time out" in titles
+    assert any(title.startswith("platform: Hypothesis refuted: ") for title in titles)
+    assert all(title.split(": ")[0] in ("payments", "platform") for title in titles)
+    reached = _reached(site, site / FEED)
+    assert "" not in reached and {page.split("/")[0] for page in reached} == {"payments", "platform"}
+    # every page names the org's one feed (each knowledge base keeps its own under its name)
+    for page in ("index.html", "payments/knobs/db-pool-size/index.html" if directory_urls
+                 else "payments/knobs/db-pool-size.html"):
+        head = (site / page).read_text().split("</head>")[0]
+        [href] = [line.split('href="')[1].split('"')[0] for line in head.splitlines()
+                  if 'type="application/atom+xml"' in line]
+        assert ((site / page).parent / href).resolve() == (site / FEED).resolve()
+    assert (site / "payments" / FEED).is_file()

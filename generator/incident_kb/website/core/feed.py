@@ -3,19 +3,21 @@ knowledge base from a feed reader: a knob reverted, restored, set to a new value
 hypothesis refuted or confirmed; an incident opened or resolved. Newest first, each entry dated as
 the record says and linking its page, with an id made from the record and the change alone, so
 that it stays the same from build to build. Pure: the records in, the text out; no build timestamp.
+An org site has one feed over every knowledge base (`render_org_feed`), each entry named and linked
+under its knowledge base's name.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from xml.sax.saxutils import escape, quoteattr
 
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
-from ...records.vocabulary import HypothesisStatus, RecordKind, Stance
+from ...records.vocabulary import HypothesisStatus, RecordKind, Stance, built_path
 from .changes import knob_changes
 from .links import FEED, hypothesis_anchor
 
@@ -28,7 +30,7 @@ _NAMESPACE = uuid.UUID("5a0c2b1e-7a4f-4d0e-9c3e-6b1f2d8e4a17")
 class Entry:
     when: date | datetime
     title: str
-    page: str  # the record's page, relative to the feed ('knobs/ID/')
+    page: str  # the record's page's address, relative to the feed ('knobs/ID/', or 'knobs/ID.html')
     key: str  # what the entry is, for its id
 
     @property
@@ -36,17 +38,24 @@ class Entry:
         return f"urn:uuid:{uuid.uuid5(_NAMESPACE, self.key)}"
 
 
-def feed_entries(knobs: Iterable[Knob], incidents: Iterable[Incident]) -> list[Entry]:
+def page_address(page: str, directory_urls: bool = True) -> str:
+    """A docs-relative page's address as MkDocs serves it: 'knobs/ID/' with directory URLs (MkDocs'
+    default), else the file itself ('knobs/ID.html')."""
+    built = built_path(page, directory_urls)
+    return built.removesuffix("index.html") if directory_urls else built
+
+
+def feed_entries(knobs: Iterable[Knob], incidents: Iterable[Incident], directory_urls: bool = True) -> list[Entry]:
     """Every change the feed tells of, newest first (at most MAX_ENTRIES)."""
     entries: list[Entry] = []
     for knob in knobs:
-        page = f"{RecordKind.KNOB.folder}/{knob.id}/"
+        page = page_address(RecordKind.KNOB.page_path(knob.id), directory_urls)
         for index, change in enumerate(knob_changes(knob)):
             if change.status_moved or change.value_change is not None:
                 entries.append(Entry(change.when, f"{knob.name}: {change.what}", page,
                                      f"knob/{knob.id}/history/{index}/{change.when}"))
     for incident in incidents:
-        page = f"{RecordKind.INCIDENT.folder}/{incident.id}/"
+        page = page_address(RecordKind.INCIDENT.page_path(incident.id), directory_urls)
         entries.append(Entry(incident.started, f"Incident opened: {incident.title}", page,
                              f"incident/{incident.id}/started"))
         if incident.resolved is not None:
@@ -59,6 +68,10 @@ def feed_entries(knobs: Iterable[Knob], incidents: Iterable[Incident]) -> list[E
                                      f"{hypothesis.statement} ({incident.title})",
                                      f"{page}#{hypothesis_anchor(hypothesis.id)}",
                                      f"incident/{incident.id}/hypothesis/{hypothesis.id}/{hypothesis.status.value}"))
+    return _newest(entries)
+
+
+def _newest(entries: list[Entry]) -> list[Entry]:
     entries.sort(key=lambda entry: (when_key(entry.when), entry.key), reverse=True)
     return entries[:MAX_ENTRIES]
 
@@ -76,10 +89,25 @@ def _decided_on(hypothesis: Hypothesis) -> date | datetime | None:
     return max(dated, key=when_key) if dated else None
 
 
-def render_feed(knobs: Iterable[Knob], incidents: Iterable[Incident], site_name: str, site_url: str | None) -> str:
+def render_feed(knobs: Iterable[Knob], incidents: Iterable[Incident], site_name: str, site_url: str | None,
+                directory_urls: bool = True) -> str:
     """The feed's text. Links are absolute under `site_url` when the site says where it is served,
     else relative to the feed (Atom resolves them against its own address)."""
-    entries = feed_entries(knobs, incidents)
+    return _feed_text(feed_entries(knobs, incidents, directory_urls), site_name, site_url)
+
+
+def render_org_feed(members: Iterable[tuple[str, Iterable[Knob], Iterable[Incident]]], site_name: str,
+                    site_url: str | None, directory_urls: bool = True) -> str:
+    """An org site's one feed: every knowledge base's changes (`members`: its name, knobs and
+    incidents), each entry's title led by the knowledge base's name and its link under it
+    ('payments/knobs/ID/'); ids differ from the knowledge base's own feed's, as the entries do."""
+    entries = [replace(entry, title=f"{name}: {entry.title}", page=f"{name}/{entry.page}", key=f"{name}/{entry.key}")
+               for name, knobs, incidents in members
+               for entry in feed_entries(knobs, incidents, directory_urls)]
+    return _feed_text(_newest(entries), site_name, site_url)
+
+
+def _feed_text(entries: list[Entry], site_name: str, site_url: str | None) -> str:
     base = site_url if site_url is None or site_url.endswith("/") else site_url + "/"
     updated = _timestamp(entries[0].when) if entries else "1970-01-01T00:00:00Z"
     lines = ['<?xml version="1.0" encoding="utf-8"?>',

@@ -109,7 +109,8 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     for kept in pages.values():
         files.update(kept.rendered.files)
     files.update(fixed_files(settings))
-    files[FEED] = render_feed(context.knobs(), context.incidents(), settings.site_name, settings.site_url)
+    files[FEED] = render_feed(context.knobs(), context.incidents(), settings.site_name, settings.site_url,
+                              settings.directory_urls)
     for path, known in rows.items():  # an index not rendered this time keeps its rows
         if not known and previous is not None and same:
             rows[path] = previous.rows.get(path, {})

@@ -76,6 +76,7 @@ class SiteSettings:
 
     site_name: str = "incident-kb"
     site_url: str | None = None  # where the site is served (absolute links in the feed), if the site says
+    directory_urls: bool = True  # pages served as 'knobs/ID/' (MkDocs' use_directory_urls), else 'knobs/ID.html'
     docs_dir: str = "docs"  # repository-relative
     edit_base: str | None = None  # URL that edits files of the docs folder, ending in '/'
     home: bool = True  # the knowledge base's home is the site's home page (index.md), else ACTION_PAGE

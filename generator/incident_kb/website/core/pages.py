@@ -115,7 +115,7 @@ def render_context(context: SiteContext) -> Bundle:
         pages.update(page.metas)
     files.update(fixed_files(context.settings))
     files[FEED] = render_feed(context.knobs(), context.incidents(), context.settings.site_name,
-                              context.settings.site_url)
+                              context.settings.site_url, context.settings.directory_urls)
     return Bundle(files, {**pages, **fixed_pages(context.settings), **banner_pages(context)}, site_needs(context.root))
 
 

@@ -44,6 +44,7 @@ def settings_from_config(config: Mapping[str, Any], root: Path) -> SiteSettings:
     site_name, site_url = config.get("site_name"), config.get("site_url")
     return SiteSettings(site_name=site_name if isinstance(site_name, str) and site_name else "incident-kb",
                         site_url=site_url if isinstance(site_url, str) and site_url else None,
+                        directory_urls=config.get("use_directory_urls") is not False,
                         docs_dir=docs_rel, edit_base=edit_base)
 
 

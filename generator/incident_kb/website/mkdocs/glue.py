@@ -35,7 +35,8 @@ from ...history.git_view import GitView, read_git_view
 from ...repository.files import Probes, probes_recorded
 from ...settings.docs_folder import DocsFolder
 from ..core.bundle import Bundle, PageMeta
-from ..core.links import TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from ..core.feed import render_org_feed
+from ..core.links import FEED, TAGS_FIELD, TAGS_LISTING, TAGS_PAGE, SiteSettings
 from ..core.org_home import ORG_HOME, render_org_home
 from ..core.pages import render_site
 from ..core.placement import Placed, kept_pages_message, place_bundle, place_settings
@@ -130,6 +131,11 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
     if ORG_HOME not in hand_written:
         generated[ORG_HOME] = render_org_home(organisation, config.site_name, options.findings)
         pages[ORG_HOME] = PageMeta(title=config.site_name)
+    if files.get_file_from_path(FEED) is None:  # one feed over every knowledge base (each keeps its own too)
+        generated[FEED] = render_org_feed(((member.name, member.kb.catalog.knobs.values(),
+                                            member.kb.catalog.incidents.values())
+                                           for member in organisation.members if member.kb is not None),
+                                          config.site_name, config.site_url, config.use_directory_urls)
     with FilesEditor(files, config, scratch) as editor:
         for path, text in generated.items():
             with editor.open(path, "w") as handle:
@@ -260,7 +266,7 @@ def check(root: Path) -> KnowledgeBase:
 
 def site_settings(config: MkDocsConfig, options: SiteOptions) -> SiteSettings:
     site = {"site_name": config.site_name, "site_url": config.site_url, "repo_url": config.repo_url,
-            "edit_uri": config.edit_uri,
+            "edit_uri": config.edit_uri, "use_directory_urls": config.use_directory_urls,
             "docs_dir": options.docs_dir or config.docs_dir}
     return replace(settings_from_config(site, options.root), home=options.home, tags=options.tags,
                    charts=options.charts, prefix=options.prefix, findings=options.findings)
