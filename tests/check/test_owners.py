@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ..gitrepo import GitRepo
 from ..story import DEADLOCK, INCIDENT, KNOB, PERF_PLAN, WHEN, step, story_until
 
 pytestmark = pytest.mark.usefixtures("git_env")
@@ -158,3 +159,51 @@ def test_no_refute_no_notice(kb, tmp_path):
     result = kb("check", "--root", root, "--base", ids[2], "--format", "json")
     assert "cleared" not in result.out
     json.loads(result.out)  # the notice never enters a machine format
+
+
+def _story_in_a_subfolder(top, sub: str = "services/payments", last: int = 4):
+    """The story's knowledge base in a subfolder of a larger repository (a monorepo), as it is built."""
+    GitRepo(top)
+    repo = GitRepo(top / sub, init=False)
+    (top / sub).mkdir(parents=True)
+    for number in range(1, last + 1):
+        step(repo, number)
+    return repo
+
+
+MONOREPO_CODEOWNERS = ("* @everyone\n/services/payments/docs/design/ @architects @perf-team\n"
+                       "/services/payments/docs/design/DSV4_PD_DEADLOCK_ISSUE.md @sre\n")
+
+
+@pytest.mark.parametrize("where", [".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS"])
+def test_a_knowledge_base_in_a_subfolder_reads_the_repositorys_codeowners(kb, tmp_path, where):
+    """GitHub and GitLab read CODEOWNERS at the repository's top, its patterns from that top."""
+    top = tmp_path / "mono"
+    _story_in_a_subfolder(top)
+    (top / where).parent.mkdir(parents=True, exist_ok=True)
+    (top / where).write_text(MONOREPO_CODEOWNERS)
+    found = _gitlab_descriptions(kb, top / "services/payments")
+    assert found[(PERF_PLAN, 7)].endswith("; owners: @architects, @perf-team")
+    assert found[(DEADLOCK, 2)].endswith("; owners: @sre")
+    (top / where).write_text(MONOREPO_CODEOWNERS.replace("@sre", "@oncall"))  # the cache sees the top's file
+    assert _gitlab_descriptions(kb, top / "services/payments")[(DEADLOCK, 2)].endswith("; owners: @oncall")
+
+
+def test_the_tops_codeowners_anchors_patterns_at_the_top_and_names_itself(kb, tmp_path):
+    top = tmp_path / "mono"
+    _story_in_a_subfolder(top, "teams/payments/kb")
+    (top / ".github").mkdir()
+    (top / ".github/CODEOWNERS").write_text("/docs/design/ @wrong-team\n*PERF*.md @perf-team\n")
+    found = _gitlab_descriptions(kb, top / "teams/payments/kb")
+    assert found[(PERF_PLAN, 7)].endswith("; owners: @perf-team")  # unanchored: any depth
+    assert found[(DEADLOCK, 2)].endswith(  # /docs/design/ is the top's docs, not the knowledge base's
+        "; owned by nobody: no line of ../../../.github/CODEOWNERS gives it an owner")
+
+
+def test_the_knowledge_bases_own_codeowners_comes_first(kb, tmp_path):
+    top = tmp_path / "mono"
+    _story_in_a_subfolder(top)
+    (top / "CODEOWNERS").write_text("* @top-owners\n")
+    (top / "services/payments/CODEOWNERS").write_text(GITHUB_CODEOWNERS)
+    found = _gitlab_descriptions(kb, top / "services/payments")
+    assert found[(DEADLOCK, 2)].endswith("; owners: @sre")

@@ -2,7 +2,9 @@
 a path. It reads the file through the repository's reader and nothing else; it judges no finding.
 
 Which file: the first of `.github/CODEOWNERS`, `CODEOWNERS`, `docs/CODEOWNERS` that exists (the
-order GitHub looks in), relative to the knowledge base's root.
+order GitHub looks in) in the knowledge base's folder; for a knowledge base in a subfolder of its
+repository (a monorepo) that holds none, the first at the repository's top, as the hosts read it: its
+patterns then match paths from that top (`/services/payments/docs/`).
 
 Rules, both hosts: one pattern and its owners per line, `#` comments, `\\#` and `\\ ` escapes. A
 pattern follows gitignore's shape: a leading or inner `/` anchors it at the root, else it matches
@@ -20,11 +22,14 @@ section that owns a path are combined, as GitLab decides.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..places import repository_top
 from ..repository.files import UnreadableFile, lexists, read_bounded
 from .path_globs import glob_source
 
@@ -54,15 +59,17 @@ class Section:
 class CodeOwners:
     """The CODEOWNERS file that counts (None: there is none), its sections, and why it could not be read."""
 
-    rel_path: str | None = None
+    rel_path: str | None = None  # relative to the knowledge base ('../../.github/CODEOWNERS' for the top's)
     sections: tuple[Section, ...] = ()
     problem: str | None = None
+    base: str = ""  # the knowledge base's folder as the file's patterns see it ('services/payments'), '' its own
 
     def owners_of(self, rel_path: str) -> tuple[str, ...]:
-        """Who owns `rel_path` (repository-relative, `/`-separated): () when nobody does."""
+        """Who owns `rel_path` (relative to the knowledge base, `/`-separated): () when nobody does."""
+        path = posixpath.join(self.base, rel_path) if self.base else rel_path
         found: list[str] = []
         for section in self.sections:
-            last = next((rule for rule in reversed(section.rules) if rule.matches(rel_path)), None)
+            last = next((rule for rule in reversed(section.rules) if rule.matches(path)), None)
             if last is not None and not last.excludes:
                 found.extend(owner for owner in last.owners if owner not in found)
         return tuple(found)
@@ -74,18 +81,33 @@ class CodeOwners:
 
 
 def read_codeowners(root: Path) -> CodeOwners:
-    """The knowledge base's CODEOWNERS, read once (bounded) and parsed."""
+    """The knowledge base's CODEOWNERS, read once (bounded) and parsed: its own folder's, else its
+    repository's top's (a knowledge base in a subfolder)."""
+    found = _first_codeowners(root, root)
+    if found is not None:
+        return found
+    here = Path(os.path.abspath(root))
+    top = repository_top(here)
+    if top is None or top == here:
+        return CodeOwners()
+    return _first_codeowners(top, here) or CodeOwners()
+
+
+def _first_codeowners(folder: Path, root: Path) -> CodeOwners | None:
+    """The first CODEOWNERS file of `folder` (the knowledge base's `root` or its repository's top)."""
     for name in CODEOWNERS_FILES:
-        path = root / name
+        path = folder / name
         if not lexists(path):  # a look written down even when missing: adding one changes the owners
             continue
+        shown = name if folder == root else posixpath.relpath(path.as_posix(), root.as_posix())
+        base = "" if folder == root else root.relative_to(folder).as_posix()
         try:
-            text = read_bounded(path, MAX_CODEOWNERS_BYTES, root).decode("utf-8")
+            text = read_bounded(path, MAX_CODEOWNERS_BYTES, folder).decode("utf-8")
         except (UnreadableFile, UnicodeDecodeError) as exc:
             why = "it is not UTF-8" if isinstance(exc, UnicodeDecodeError) else str(exc)
-            return CodeOwners(name, (), f"cannot read {name}: {why}")
-        return CodeOwners(name, parse_codeowners(text))
-    return CodeOwners()
+            return CodeOwners(shown, (), f"cannot read {shown}: {why}", base)
+        return CodeOwners(shown, parse_codeowners(text), base=base)
+    return None
 
 
 def parse_codeowners(text: str) -> tuple[Section, ...]:
