@@ -176,6 +176,24 @@ def test_under_serve_the_index_waits_until_the_saves_stop(seed_site, tmp_path, c
     assert search_pages(site)
 
 
+def test_under_serve_a_site_removed_before_its_index_is_left_alone(tmp_path, caplog):
+    """The server stopped (and removed its site folder) while the index waited for the saves to stop:
+    no Pagefind run, no warning on the way out."""
+    from incident_kb.website.mkdocs import site_search
+
+    site = tmp_path / "site"
+    site.mkdir()
+    index = site_search.BackgroundIndex(quiet=0.3)
+    caplog.set_level(logging.INFO)
+    index.request(site, ())
+    shutil.rmtree(site)
+    started = time.monotonic()
+    while index._running and time.monotonic() - started < 30:
+        time.sleep(0.05)
+    assert not index._running
+    assert not [r for r in caplog.records if "incident-kb" in r.getMessage()]
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or shutil.which("nice") is None,
                     reason="reads a process's priority from Linux's /proc")
 def test_under_serve_pagefind_runs_at_the_lowest_priority(seed_site, tmp_path):

@@ -413,6 +413,8 @@ class BackgroundIndex:
             if wanted is None:
                 time.sleep(wait)
                 continue
+            if not wanted[0].is_dir():  # the server stopped meanwhile and removed its site: nothing to index
+                continue
             try:
                 seconds = write_index(*wanted, low_priority=True)
             except (SearchUnavailable, OSError) as exc:
