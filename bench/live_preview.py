@@ -1,5 +1,5 @@
-"""Benchmark: how long `make serve` takes to show a saved record (issue 12: within 3 s at 2,000
-records), and a saved hand-written doc.
+"""Benchmark: how long `make serve` takes to show a saved record (issue 33: under 1 s median at
+2,000 records; issue 12 asked within 3 s), and a saved hand-written doc.
 
     .venv/bin/python bench/live_preview.py [--knobs 1200] [--incidents 800] [--docs 60] [--saves 5]
 
@@ -42,7 +42,7 @@ GIT_ENV = {"GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1", "PATH":
 CHROMIUM = "/usr/bin/chromium"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-GOAL = 3.0
+GOAL = 1.0  # seconds, the median (issue 33)
 
 
 def serve_arguments(addr: str) -> list[str]:
@@ -94,7 +94,7 @@ def timed_saves(page, addr: str, server: int, url: str, path: Path, prefix: str,
     (the watcher's polling and its wait for the writes to settle), the rebuild, and the browser's
     reload, read from livereload itself (see `rebuilt`)."""
     page.goto(url, wait_until="load")
-    times = []
+    times, cpus = [], []
     for line, mark in zip(lines, marks):
         page.wait_for_timeout(1000)  # the page settled and livereload's poll is waiting
         poll = rebuilt(addr, page.content())
@@ -104,9 +104,11 @@ def timed_saves(page, addr: str, server: int, url: str, path: Path, prefix: str,
                                timeout=timeout * 1000, polling=50)
         times.append(time.monotonic() - started)
         build_started, build_done = poll.result(timeout=timeout)
+        cpus.append(cpu_seconds(server) - cpu)
         print(f"  save {len(times)}: {times[-1]:6.2f} s   (until the rebuild {build_started - started:4.2f} s, "
               f"rebuild {build_done - build_started:4.2f} s, browser {started + times[-1] - build_done:4.2f} s; "
-              f"server CPU {cpu_seconds(server) - cpu:5.2f} s, load average {load_average()})", flush=True)
+              f"server CPU {cpus[-1]:5.2f} s, load average {load_average()})", flush=True)
+    print(f"  the server's CPU a save: median {statistics.median(cpus):.2f} s", flush=True)
     return times
 
 
@@ -193,8 +195,8 @@ def main() -> None:
             server.wait()
         log.close()
     print(f"\nrecord saved, until the browser shows it: median {statistics.median(record):.2f} s "
-          f"(best {min(record):.2f}, worst {max(record):.2f}), goal < {GOAL:.0f} s: "
-          f"{'met' if max(record) < GOAL else 'NOT met'}")
+          f"(best {min(record):.2f}, worst {max(record):.2f}), goal < {GOAL:.0f} s median: "
+          f"{'met' if statistics.median(record) < GOAL else 'NOT met'}")
     print(f"doc saved, until the browser shows it:    median {statistics.median(docs):.2f} s "
           f"(best {min(docs):.2f}, worst {max(docs):.2f})")
     print(f"first build {first:.1f} s; load average at the end {load_average()}; "

@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import shutil
+import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from pathlib import Path
@@ -150,6 +151,68 @@ def test_the_index_made_beside_the_build_is_pagefinds_index_of_the_site_as_writt
     shutil.rmtree(site.out / "pagefind")
     site_search.write_index(site.out)  # Pagefind over the folder, as `mkdocs serve` runs it
     assert search_pages(site.out) == streamed
+
+
+def test_under_serve_the_index_waits_until_the_saves_stop(seed_site, tmp_path, caplog):
+    """`mkdocs serve` indexes the whole site after a build: not while saves keep coming (each build
+    asks again), and once only for the builds that asked meanwhile."""
+    from incident_kb.website.mkdocs import site_search
+
+    site = tmp_path / "site"
+    shutil.copytree(seed_site.out, site)
+    shutil.rmtree(site / "pagefind")
+    index = site_search.BackgroundIndex(quiet=1.0)
+    caplog.set_level(logging.INFO)
+    index.request(site, ())
+    time.sleep(0.5)
+    index.request(site, ())  # the next save's build: the quiet second starts again
+    asked = time.monotonic()
+    while not (site / "pagefind").exists() and time.monotonic() - asked < 60:
+        time.sleep(0.01)
+    assert time.monotonic() - asked >= 1.0
+    while index._running and time.monotonic() - asked < 60:
+        time.sleep(0.05)
+    assert sum("search index updated" in r.getMessage() for r in caplog.records) == 1
+    assert search_pages(site)
+
+
+def test_under_serve_a_site_removed_before_its_index_is_left_alone(tmp_path, caplog):
+    """The server stopped (and removed its site folder) while the index waited for the saves to stop:
+    no Pagefind run, no warning on the way out."""
+    from incident_kb.website.mkdocs import site_search
+
+    site = tmp_path / "site"
+    site.mkdir()
+    index = site_search.BackgroundIndex(quiet=0.3)
+    caplog.set_level(logging.INFO)
+    index.request(site, ())
+    shutil.rmtree(site)
+    started = time.monotonic()
+    while index._running and time.monotonic() - started < 30:
+        time.sleep(0.05)
+    assert not index._running
+    assert not [r for r in caplog.records if "incident-kb" in r.getMessage()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists() or shutil.which("nice") is None,
+                    reason="reads a process's priority from Linux's /proc")
+def test_under_serve_pagefind_runs_at_the_lowest_priority(seed_site, tmp_path):
+    """The background index's Pagefind yields the cores to the rebuild and the browser."""
+    from incident_kb.website.mkdocs import site_search
+
+    run = site_search._Run(site_search._installed_program(), seed_site.out, tmp_path / "index",
+                           site_search.EXCLUDED, low_priority=True)
+    fields: list[str] = []
+    started = time.monotonic()
+    while time.monotonic() - started < 30:  # until `nice` ran the program (a zombie keeps its name)
+        name, _, rest = Path(f"/proc/{run.process.pid}/stat").read_text().rpartition(")")
+        fields = rest.split()
+        if not name.endswith("(nice"):
+            break
+        time.sleep(0.001)
+    run.wait()
+    assert int(fields[16]) == 19  # the nice value, for the program and the threads it starts
+    assert (tmp_path / "index" / "pagefind-entry.json").exists()
 
 
 def test_a_page_changed_after_it_was_written_is_indexed_as_the_site_holds_it(tmp_path):

@@ -12,6 +12,7 @@ Pure, like `pages`: writes nothing.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -79,7 +80,7 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     same = previous is not None and previous.stamp == stamp
     reusable = previous.pages if previous is not None and same else {}
     records = _versions(context, previous.records if previous is not None else {})
-    context.recorded = lambda answer: _versioned(answer, records)
+    context.recorded = functools.partial(_versioned, records=records)
     rows: dict[str, Rows] = {KNOB_INDEX: {}, INCIDENT_INDEX: {}}
 
     def index_rows(path: str) -> tuple[Rows, Rows]:
@@ -136,15 +137,22 @@ def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[R
 
 def _versioned(value: object, records: dict[tuple[RecordKind, str], tuple[Record, _Version]]) -> object:
     """An answer as recorded: each record of the catalog in it replaced by its version."""
+    kind = _KINDS.get(type(value))
+    if kind is not None:
+        known = records.get((kind, value.id))  # type: ignore[attr-defined]
+        return known[1] if known is not None and known[0] is value else value
     if isinstance(value, tuple):
-        return tuple(_versioned(item, records) for item in value)
-    if isinstance(value, (Knob, Incident)):
+        return tuple([_versioned(item, records) for item in value]) if value else value
+    if isinstance(value, (Knob, Incident)):  # a subclass (none today), as the catalog's look-up would give
         known = records.get((RecordKind.KNOB if isinstance(value, Knob) else RecordKind.INCIDENT, value.id))
         if known is not None and known[0] is value:
             return known[1]
     if isinstance(value, Suspicion):
         return (_versioned(value.incident, records), value.hypothesis)
     return value
+
+
+_KINDS: dict[type, RecordKind] = {Knob: RecordKind.KNOB, Incident: RecordKind.INCIDENT}
 
 
 def _template_stamp() -> tuple[tuple[str, int], ...]:

@@ -22,6 +22,9 @@ Pagefind process (its `--service` mode) as MkDocs writes it, so the indexing run
 while MkDocs renders the next pages, and after the build only the index is written. It is checked
 against the site as written: a page another plugin changed after it was handed over, or anything
 Pagefind refused, and the site is indexed from its folder instead, as `mkdocs serve` always does.
+Under `mkdocs serve` that indexing (the whole site, two processes, many seconds at 2,000 records)
+waits until the saves stopped and runs at the lowest CPU priority (`BackgroundIndex`): a save's
+rebuild and the browser's reload are not slowed by the last save's indexing.
 
 Knows no MkDocs class; runs one program, which reads and writes only the built site.
 """
@@ -141,9 +144,10 @@ def _installed_program() -> Path:
     return program
 
 
-def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
+def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: bool = False) -> float:
     """Indexes the built site into `site_dir/pagefind/`, and the records' names into
-    `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took."""
+    `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took.
+    `low_priority`: the programs run at the lowest CPU priority (see `_Run`)."""
     program = _installed_program()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="incident-kb-names-") as scratch:
@@ -152,9 +156,9 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = ()) -> float:
             target = names_site / page.dest_uri
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(names_page(page), encoding="utf-8")
-        runs = [_Run(program, site_dir, site_dir / INDEX_FOLDER, EXCLUDED)]
+        runs = [_Run(program, site_dir, site_dir / INDEX_FOLDER, EXCLUDED, low_priority)]
         if any(names_site.iterdir()):
-            runs.append(_Run(program, names_site, site_dir / NAMES_FOLDER, EXCLUDED))
+            runs.append(_Run(program, names_site, site_dir / NAMES_FOLDER, EXCLUDED, low_priority))
         else:  # no record yet: Pagefind refuses an empty folder, and the search answers from the pages alone
             shutil.rmtree(site_dir / NAMES_FOLDER, ignore_errors=True)
         failed = []
@@ -190,13 +194,14 @@ def _put_in_place(fresh: Path, target: Path) -> None:
 class _Run:
     """One Pagefind run over a folder into a fresh folder, put in place when it succeeds."""
 
-    def __init__(self, program: Path, site: Path, target: Path, excluded: str) -> None:
+    def __init__(self, program: Path, site: Path, target: Path, excluded: str, low_priority: bool = False) -> None:
         self.target = target
         self.fresh = _fresh_folder(target)
         self.site = site
         self.process = subprocess.Popen(
-            [str(program), "--site", str(site), "--output-path", str(self.fresh), "--exclude-selectors", excluded,
-             "--silent"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [*_lowest_priority(low_priority), str(program), "--site", str(site), "--output-path", str(self.fresh),
+             "--exclude-selectors", excluded, "--silent"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def wait(self) -> None:
         try:
@@ -208,6 +213,13 @@ class _Run:
             _put_in_place(self.fresh, self.target)
         finally:
             shutil.rmtree(self.fresh, ignore_errors=True)
+
+
+def _lowest_priority(wanted: bool) -> list[str]:
+    """The command that runs a program at the lowest CPU priority (`nice`, for the program and every
+    thread it starts), where there is one; else none: the program runs as it is."""
+    nice = shutil.which("nice") if wanted else None
+    return [nice, "-n", "19"] if nice else []
 
 
 class StreamedIndex:
@@ -369,16 +381,22 @@ def _digest(data: bytes) -> bytes:
 
 class BackgroundIndex:
     """Under `mkdocs serve`, the index is written after each build without holding up the page the
-    save reloads: one run at a time, and one more after it when a build finished meanwhile."""
+    save reloads: one run at a time, and one more after it when a build finished meanwhile. A run
+    starts once no build has finished for `quiet` seconds, and Pagefind runs at the lowest CPU
+    priority: indexing the whole site takes both cores for many seconds, and without these the next
+    save's rebuild and the browser's reload shared the cores with the last save's indexing."""
 
-    def __init__(self) -> None:
+    def __init__(self, quiet: float = 2.0) -> None:
         self._lock = threading.Lock()
         self._wanted: tuple[Path, tuple[NamedPage, ...]] | None = None
         self._running = False
+        self._quiet = quiet
+        self._requested = 0.0  # when the last build asked (time.monotonic)
 
     def request(self, site_dir: Path, named: Iterable[NamedPage]) -> None:
         with self._lock:
             self._wanted = (site_dir, tuple(named))
+            self._requested = time.monotonic()
             if self._running:
                 return
             self._running = True
@@ -387,12 +405,18 @@ class BackgroundIndex:
     def _run(self) -> None:
         while True:
             with self._lock:
-                wanted, self._wanted = self._wanted, None
-                if wanted is None:
+                wait = self._requested + self._quiet - time.monotonic()
+                wanted, self._wanted = (None, self._wanted) if wait > 0 else (self._wanted, None)
+                if wait <= 0 and wanted is None:
                     self._running = False
                     return
+            if wanted is None:
+                time.sleep(wait)
+                continue
+            if not wanted[0].is_dir():  # the server stopped meanwhile and removed its site: nothing to index
+                continue
             try:
-                seconds = write_index(*wanted)
+                seconds = write_index(*wanted, low_priority=True)
             except (SearchUnavailable, OSError) as exc:
                 log.warning("incident-kb: %s", exc)
             else:
