@@ -206,16 +206,18 @@ SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every
 @collector_paused
 def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[str, str] | None = None,
                          neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
-                         read: RecordsRead | None = None) -> KnowledgeBase:
+                         read: RecordsRead | None = None, ahead: LogAhead | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
     `load_knowledge_base`. `neighbourhood`: the knowledge base's name in an organisation and the other
     knowledge bases' catalogs by name, among which its `NAME:ID` references resolve (`kb org check`,
     the org site); `read`: its records as `read_records` read them already (an organisation's first
-    pass, which gave the neighbours' catalogs), so they are not read twice."""
+    pass, which gave the neighbours' catalogs; --staged's layout), so they are not read twice;
+    `ahead`: the history pass's `git log`, started by the caller (--staged: `history_read_ahead`)."""
     today = reference_date(mode.today)
     settings = read.settings if read is not None else knowledge_base_settings(root)
-    with _history_ahead(root, settings, mode) as ahead:
-        return _checked(root, mode, today, settings, replaced, neighbourhood, read, ahead)
+    started = contextlib.nullcontext(ahead) if ahead is not None else _history_ahead(root, settings, mode)
+    with started as log_ahead:
+        return _checked(root, mode, today, settings, replaced, neighbourhood, read, log_ahead)
 
 
 def _history_ahead(root: Path, settings: Settings,
@@ -358,8 +360,10 @@ class RecordsRead:
 
 def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False, settings: Settings | None = None) -> RecordsRead:
-    """Every record file (or `only` those) read and validated, as `load_records` says."""
+                 with_facts: bool = False, settings: Settings | None = None,
+                 contents: Mapping[str, bytes] | None = None) -> RecordsRead:
+    """Every record file (or `only` those) read and validated, as `load_records` says; `contents`: the
+    bytes of files kb laid out itself (PR and pre-commit modes), by path, not read back."""
     if settings is None:
         settings = knowledge_base_settings(root)
     skipped: list[Finding] = []  # record folders not read (see _record_paths)
@@ -377,7 +381,8 @@ def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
         else:
             rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
         for rel_path in sorted(rel_paths, key=_path_order):
-            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path))
+            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path),
+                               contents.get(rel_path) if contents is not None else None)
             found = by_file[rel_path] = list(loaded.problems)
             record = loaded.record
             if record is None:

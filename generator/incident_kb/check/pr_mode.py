@@ -19,10 +19,12 @@ compares two checks.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import re
 import tempfile
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -51,14 +53,25 @@ from ..records.vocabulary import RecordKind, record_kind_of
 from ..repository.files import UnreadableFile, is_folder, lexists, regular_file_status
 from ..rules.references import read_doc
 from ..settings.config_files import CONFIG_FILES
-from ..settings.kb_settings import read_settings
+from ..settings.kb_settings import Settings, read_settings
 from ..settings.reference_date import reference_date
 from ..wording import plural
-from .pipeline import CheckMode, KnowledgeBase, check_knowledge_base, collector_paused, load_records
+from .pipeline import (
+    CheckMode,
+    KnowledgeBase,
+    RecordsRead,
+    check_knowledge_base,
+    collector_paused,
+    knowledge_base_settings,
+    load_records,
+    read_records,
+)
 from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
     import git
+
+    from ..history.gitio import LogAhead
 
 # The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
 _INDEX = re.compile(r"\[\d+\]")
@@ -119,22 +132,27 @@ def _doc_digest(root: Path, doc: str) -> str | None:
 
 
 def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str, env: Mapping[str, str] | None = None,
-             work_tree: Path | None = None) -> tuple[Catalog | None, TreeLayout]:
+             work_tree: Path | None = None, *, with_facts: bool = False,
+             settled: Callable[[Settings], object] | None = None) -> tuple[RecordsRead | None, TreeLayout]:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
     links as links (see history/tree_layout.py), each file's bytes from `work_tree` where its file there
-    holds the same; returns its records, and the layout. No records,
-    with nothing written, when `rev` holds no record folder there."""
+    holds the same; returns its records as read (`with_facts`: with each file's facts), and the
+    layout. No records, with nothing written, when `rev` holds no record folder there. `settled`: called
+    with the laid-out configuration's settings once it is there, before the records are read."""
     folders = [kind.folder for kind in RecordKind]
     layout = TreeLayout(repo, rev, prefix, dest, mode, env, work_tree)
     entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
         return None, layout
     layout.add(entries)
-    layout.add(layout.entries([read_settings(dest).docs.rel_path]))  # as the laid-out configuration says
-    catalog = collector_paused(load_records)(dest, {}, cache=False, consistency=False).catalog
-    layout.add_paths(sorted(_named_paths(catalog)))
-    return catalog, layout
+    settings = read_settings(dest)
+    if settled is not None:
+        settled(settings)
+    layout.add(layout.entries([settings.docs.rel_path]))  # as the laid-out configuration says
+    read = collector_paused(read_records)(dest, {}, False, with_facts=with_facts, contents=layout.contents)
+    layout.add_paths(sorted(_named_paths(read.catalog)))
+    return read, layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,18 +184,24 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
             paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
             if not paths:
                 return StagedCheck(note=_NOTHING_TO_CHECK)
-            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
+            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder, \
+                    contextlib.ExitStack() as stack:
                 staged_root = Path(folder)
-                catalog, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
-                                           state.toplevel / state.prefix)
-                if catalog is None:
+                ahead: list[LogAhead | None] = []
+                read, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
+                                        state.toplevel / state.prefix, with_facts=True,
+                                        settled=lambda settings: ahead.append(stack.enter_context(
+                                            _walk_ahead(root, settings, allow_shallow))))
+                if read is None:
                     return StagedCheck(note=_removed_note(repo, state))
-                docs = read_settings(staged_root).docs.rel_path
-                if not any(is_own_file(path, docs) for path in paths) and \
-                        not set(paths) & files_named_by_records(catalog):
+                settings = knowledge_base_settings(staged_root)  # the docs and named files are there now
+                if not any(is_own_file(path, settings.docs.rel_path) for path in paths) and \
+                        not set(paths) & files_named_by_records(read.catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, CheckMode(today, allow_shallow, repo_folder=root,
-                                                                 pending=pending, cache=False, ledger=True))
+                                                                 pending=pending, cache=False, ledger=True),
+                                          read=None if layout.linked else dataclasses.replace(read, settings=settings),
+                                          ahead=ahead[0] if ahead else None)
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
                 at_head = None if state.head is None else \
@@ -195,6 +219,15 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
         commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
     findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
     return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+
+
+def _walk_ahead(root: Path, settings: Settings,
+                allow_shallow: bool) -> contextlib.AbstractContextManager[LogAhead | None]:
+    """The mainline walk's `git log` up to HEAD, started now: the check of the commit being made
+    continues that walk with the commit (used only if it is the very same command: see `LogAhead`)."""
+    from ..history.timelines import history_read_ahead
+
+    return history_read_ahead(root, settings.folders, allow_shallow=allow_shallow, cache=False)
 
 
 def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTree, kb: KnowledgeBase,

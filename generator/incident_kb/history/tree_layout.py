@@ -52,6 +52,8 @@ class TreeLayout:
         self.work_tree = work_tree  # the folder whose files stand for the tree's where their bytes are the same
         self.written: set[str] = set()  # files and links laid out, relative to dest
         self.linked = False  # whether a link was laid out (a file may then be read under two names)
+        self.contents: dict[str, bytes] = {}  # the regular files laid out, by path: their bytes
+        self._folders: set[str] = set()  # folders made here (never links: the folder is kb's own)
         self._real_dest = real_path(dest)
 
     def entries(self, paths: Iterable[str]) -> list[TreeEntry]:
@@ -153,6 +155,8 @@ class TreeLayout:
         return Path(os.path.relpath(real, self._real_dest)).as_posix()
 
     def _beyond_a_link(self, path: str) -> bool:
+        if not self.linked:  # the folder is kb's own: a link in it is one laid out here
+            return False
         parts = path.split("/")
         return any(isinstance(found := status(self.dest.joinpath(*parts[:i])), tuple) and stat.S_ISLNK(found[0])
                    for i in range(1, len(parts)))
@@ -161,13 +165,16 @@ class TreeLayout:
         """Create `dest/path`; an oversized blob is laid out as large as it is, so readers refuse it
         alike (never read)."""
         try:
-            write_new_file(self.dest, path, content.size if isinstance(content, Oversized) else content)
+            write_new_file(self.dest, path, content.size if isinstance(content, Oversized) else content,
+                           self._folders)
         except ValueError:
             raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
         except OSError as exc:
             raise KbError(f"{self.mode}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
                           "is the tree well-formed?") from None
         self.written.add(path)
+        if not isinstance(content, Oversized):
+            self.contents[path] = content
 
     def _write_folder(self, path: str) -> None:
         try:
