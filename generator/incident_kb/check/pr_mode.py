@@ -50,6 +50,7 @@ from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
 from ..records.vocabulary import RecordKind, record_kind_of
+from ..records.yaml_source import MAX_BYTES
 from ..repository.files import UnreadableFile, is_folder, lexists, regular_file_status
 from ..rules.references import read_doc
 from ..settings.config_files import CONFIG_FILES
@@ -132,27 +133,38 @@ def _doc_digest(root: Path, doc: str) -> str | None:
 
 
 def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str, env: Mapping[str, str] | None = None,
-             work_tree: Path | None = None, *, with_facts: bool = False,
+             work_tree: Path | None = None, *, with_facts: bool = False, in_memory: bool = False,
              settled: Callable[[Settings], object] | None = None) -> tuple[RecordsRead | None, TreeLayout]:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
     links as links (see history/tree_layout.py), each file's bytes from `work_tree` where its file there
     holds the same; returns its records as read (`with_facts`: with each file's facts), and the
-    layout. No records, with nothing written, when `rev` holds no record folder there. `settled`: called
-    with the laid-out configuration's settings once it is there, before the records are read."""
+    layout. No records, with nothing written, when `rev` holds no record folder there. `in_memory`: the
+    record files are read from memory, not written (`TreeLayout.unwritten`), unless the tree holds a link
+    there (a file could then be read under two names); `settled`: called with the laid-out
+    configuration's settings once it is there, before the records are read."""
     folders = [kind.folder for kind in RecordKind]
     layout = TreeLayout(repo, rev, prefix, dest, mode, env, work_tree)
     entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
         return None, layout
-    layout.add(entries)
+    layout.add(entries, _is_record if in_memory else None)
+    if layout.linked:
+        layout.write_all()
     settings = read_settings(dest)
     if settled is not None:
         settled(settings)
     layout.add(layout.entries([settings.docs.rel_path]))  # as the laid-out configuration says
-    read = collector_paused(read_records)(dest, {}, False, with_facts=with_facts, contents=layout.contents)
+    read = collector_paused(read_records)(dest, {}, False, with_facts=with_facts, contents=layout.contents,
+                                          unwritten=layout.unwritten)
     layout.add_paths(sorted(_named_paths(read.catalog)))
     return read, layout
+
+
+def _is_record(path: str, content: bytes) -> bool:
+    """A record file the loader reads from memory as it would from the folder (a larger one is written,
+    for the loader to refuse)."""
+    return record_kind_of(path) is not None and len(content) <= MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +201,7 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                 staged_root = Path(folder)
                 ahead: list[LogAhead | None] = []
                 read, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
-                                        state.toplevel / state.prefix, with_facts=True,
+                                        state.toplevel / state.prefix, with_facts=True, in_memory=True,
                                         settled=lambda settings: ahead.append(stack.enter_context(
                                             _walk_ahead(root, settings, allow_shallow))))
                 if read is None:
@@ -200,7 +212,8 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, CheckMode(today, allow_shallow, repo_folder=root,
                                                                  pending=pending, cache=False, ledger=True),
-                                          read=None if layout.linked else dataclasses.replace(read, settings=settings),
+                                          read=None if layout.linked and not read.unwritten else
+                                          dataclasses.replace(read, settings=settings),
                                           ahead=ahead[0] if ahead else None)
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
@@ -260,10 +273,11 @@ def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTr
         return None
     at_head = {entry.path: entry for entry in list_tree(repo, head, prefix, records)}
     if any(at_head.get(path) is None or at_head[path].mode not in ("100644", "100755") or
-           regular_file_status(str(root / path)) is None for path in records):
+           (path not in layout.unwritten and regular_file_status(str(root / path)) is None) for path in records):
         return None
     head_layout = TreeLayout(repo, head, prefix, root, "--staged")
-    head_layout.replace(at_head.values())
+    head_layout.replace(at_head.values(), unwritten=layout.unwritten)  # written: read as HEAD holds them
+    in_memory = {path: content for path, content in layout.unwritten.items() if path not in at_head}
     edited = load_records(root, {}, cache=False, only=records, consistency=False).catalog
     named = {*_named_paths(kb.catalog), *_named_paths(edited)}
     read_whole = (*kb.settings.folders, *CONFIG_FILES)
@@ -275,7 +289,7 @@ def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTr
     if head_layout.linked:
         return None
     done = recheck(root, ledger, records, kb.today or reference_date(None), allow_shallow,
-                   repo_folder=repo_folder, rev=head)
+                   repo_folder=repo_folder, rev=head, unwritten=in_memory)
     if done is None:
         return None
     where = str(root)

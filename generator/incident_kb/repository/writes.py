@@ -271,6 +271,11 @@ def write_new_file(folder: Path, rel_path: str, content: bytes | int, made: set[
         os.close(fd)
 
 
+def write_new_folders(folder: Path, rel_path: str, made: set[str]) -> None:
+    """Make the folders on the way to `folder/rel_path`, as `write_new_file` does, and no file."""
+    _new_place(folder, rel_path, made)
+
+
 def write_new_link(folder: Path, rel_path: str, target: str) -> None:
     """Create the symbolic link `folder/rel_path` to `target` (as a checkout would; it is not
     followed here), the folders on its way made as in `write_new_file`."""
