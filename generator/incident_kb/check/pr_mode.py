@@ -200,10 +200,14 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                     contextlib.ExitStack() as stack:
                 staged_root = Path(folder)
                 ahead: list[LogAhead | None] = []
+
+                def walk_ahead(settings: Settings) -> None:
+                    if any(is_own_file(path, settings.docs.rel_path) for path in paths):  # else maybe nothing to do
+                        ahead.append(stack.enter_context(_walk_ahead(root, settings, allow_shallow)))
+
                 read, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
                                         state.toplevel / state.prefix, with_facts=True, in_memory=True,
-                                        settled=lambda settings: ahead.append(stack.enter_context(
-                                            _walk_ahead(root, settings, allow_shallow))))
+                                        settled=walk_ahead)
                 if read is None:
                     return StagedCheck(note=_removed_note(repo, state))
                 settings = knowledge_base_settings(staged_root)  # the docs and named files are there now
