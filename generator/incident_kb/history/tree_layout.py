@@ -15,6 +15,10 @@ With a work tree (--staged: the repository's own), a regular file's bytes are ta
 tree's file at its path when they hash to the entry's blob id (they are then the blob's bytes: no
 stat information is trusted, so an unstaged edit, a racy index entry or a clean filter changes
 nothing); the others are read from git's objects, in one `git cat-file --batch` process.
+
+A caller may hold chosen regular files in memory instead of writing them (`add`'s `keep`: --staged's
+record files, which the loader reads from `unwritten`; creating them was most of its cost); any later
+`add` of one, a link's target for instance, writes it.
 """
 
 from __future__ import annotations
