@@ -366,3 +366,58 @@ def test_staged_mode_agrees_with_a_check_of_the_commit_it_would_make(tmp_path, s
         return
     assert code == made_code, context
     assert _normalized(out, mix.root) == _normalized(made_out, tmp_path / "commit" / mix.kb_path), context
+
+
+def test_the_commits_record_files_are_read_from_memory_and_what_else_it_reads_is_written(tmp_path):
+    """--staged lays the commit out without writing its record files (their bytes are read from
+    memory: most of its cost over a plain check was creating them); docs and configuration are files."""
+    from incident_kb.check import pr_mode
+    from incident_kb.history.gitio import index_tree, open_repository
+
+    root = tmp_path / "kb"
+    _committed_seed(root)
+    edit(root / SEED_KNOB, "\nsummary: ", "\nsummary: Edited. ")
+    subprocess.run(["git", "add", SEED_KNOB], cwd=root, check=True, capture_output=True)
+    dest = tmp_path / "laid-out"
+    dest.mkdir()
+    with open_repository(root) as repo, index_tree(repo) as pending:
+        read, layout = pr_mode._lay_out(repo, pending.tree, "", dest, "--staged", pending.env, root,
+                                        with_facts=True, in_memory=True)
+    assert read is not None
+    assert sorted(layout.unwritten) == sorted([SEED_INCIDENT, SEED_KNOB])
+    assert not (dest / SEED_KNOB).exists() and (dest / "knobs").is_dir()
+    assert layout.unwritten[SEED_KNOB] == (root / SEED_KNOB).read_bytes()
+    assert sorted(source.rel_path for source in read.catalog.sources.values()) == sorted([SEED_INCIDENT, SEED_KNOB])
+    assert (dest / "docs/design/DSV4_DECODE_PERF_PLAN.md").is_file()
+
+
+def test_git_walks_history_ahead_for_a_commit_of_the_knowledge_base_and_not_for_one_of_other_files(
+        tmp_path, monkeypatch):
+    """--staged starts git's walk up to HEAD while the records load, as a plain check does, and the
+    history pass uses its output; a commit of no file the knowledge base reads starts none."""
+    from incident_kb.check import pr_mode
+    from incident_kb.history.gitio import LogAhead
+
+    started: list[str] = []
+    used: list[bool] = []
+    start, output = LogAhead.__init__, LogAhead.output
+
+    def spied_start(self, repo, rev, paths):
+        started.append(rev)
+        start(self, repo, rev, paths)
+
+    def spied(self, *args):
+        found = output(self, *args)
+        used.append(found is not None)
+        return found
+
+    monkeypatch.setattr(LogAhead, "__init__", spied_start)
+    monkeypatch.setattr(LogAhead, "output", spied)
+    root = tmp_path / "kb"
+    _committed_seed(root)
+    (root / "NOTES.txt").write_text("not the knowledge base's\n")
+    subprocess.run(["git", "add", "NOTES.txt"], cwd=root, check=True, capture_output=True)
+    assert pr_mode.check_staged(root).note is not None and started == []
+    edit(root / SEED_KNOB, "\nsummary: ", "\nsummary: Edited. ")
+    subprocess.run(["git", "add", SEED_KNOB], cwd=root, check=True, capture_output=True)
+    assert pr_mode.check_staged(root).note is None and len(started) == 1 and used == [True]

@@ -81,8 +81,24 @@ def _a_file_the_knowledge_base_does_not_read(root):
     _git(root, "add", "-A")
 
 
+def _reference_by_a_file_name_breaks(root):
+    """At HEAD the incident names knob 'second-knob' twice, whose file carries another id (id-mismatch,
+    and the references are not dangling: the file is there); the commit makes one name no knob at all.
+    The commit's record files are read from memory (--staged writes none), and still count as there."""
+    (root / "knobs/second-knob.yaml").write_text(
+        _knob_naming("multi-round-harness-hang").replace("id: second-knob", "id: odd-id", 1))
+    edit(root / SEED_INCIDENT, "suspect: {knob: sglang-sm120-mma-target-ctas}", "suspect: {knob: second-knob}")
+    edit(root / SEED_INCIDENT, "    status: open\n    knob: sglang-sm120-mma-target-ctas",
+         "    status: open\n    knob: second-knob")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "a knob named by its file's name")
+    edit(root / SEED_INCIDENT, "    status: open\n    knob: second-knob", "    status: open\n    knob: no-such-knob")
+    _git(root, "add", SEED_INCIDENT)
+
+
 DERIVED = [_prose, _dates_out_of_order, _material_incident_change, _stale_at_head_already,
-           _two_records_and_work_tree_noise, _a_file_the_knowledge_base_does_not_read]
+           _two_records_and_work_tree_noise, _a_file_the_knowledge_base_does_not_read,
+           _reference_by_a_file_name_breaks]
 
 
 def _doc_edited_too(root):

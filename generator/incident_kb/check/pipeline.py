@@ -206,16 +206,18 @@ SITE = CheckMode(timelines=True, allow_shallow=True)  # what a site shows: every
 @collector_paused
 def check_knowledge_base(root: Path, mode: CheckMode = PLAIN, replaced: Mapping[str, str] | None = None,
                          neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
-                         read: RecordsRead | None = None) -> KnowledgeBase:
+                         read: RecordsRead | None = None, ahead: LogAhead | None = None) -> KnowledgeBase:
     """Validation plus every rule, the git-based ones included, run as `mode` says; `replaced` as in
     `load_knowledge_base`. `neighbourhood`: the knowledge base's name in an organisation and the other
     knowledge bases' catalogs by name, among which its `NAME:ID` references resolve (`kb org check`,
     the org site); `read`: its records as `read_records` read them already (an organisation's first
-    pass, which gave the neighbours' catalogs), so they are not read twice."""
+    pass, which gave the neighbours' catalogs; --staged's layout), so they are not read twice;
+    `ahead`: the history pass's `git log`, started by the caller (--staged: `history_read_ahead`)."""
     today = reference_date(mode.today)
     settings = read.settings if read is not None else knowledge_base_settings(root)
-    with _history_ahead(root, settings, mode) as ahead:
-        return _checked(root, mode, today, settings, replaced, neighbourhood, read, ahead)
+    started = contextlib.nullcontext(ahead) if ahead is not None else _history_ahead(root, settings, mode)
+    with started as log_ahead:
+        return _checked(root, mode, today, settings, replaced, neighbourhood, read, log_ahead)
 
 
 def _history_ahead(root: Path, settings: Settings,
@@ -328,13 +330,14 @@ def knowledge_base_settings(root: Path) -> Settings:
 def load_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
                  with_facts: bool = False, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
-                 consistency: bool = True, settings: Settings | None = None) -> Loaded:
+                 consistency: bool = True, settings: Settings | None = None,
+                 unwritten: Mapping[str, bytes] | None = None) -> Loaded:
     """Load, validate and check the consistency of every record file (or `only` those, with the
     ids of broken records elsewhere in `broken_elsewhere`: a re-check's part of the catalog);
     `with_facts`: also each file's `FileFacts` (for a ledger); without `consistency`, only the
     catalog is wanted (PR mode's look at which files the records name), unchecked; `settings`: as
-    `knowledge_base_settings(root)` gave them (read when not given)."""
-    read = read_records(root, replaced, cache, only, broken_elsewhere, with_facts, settings)
+    `knowledge_base_settings(root)` gave them (read when not given); `unwritten` as in `read_records`."""
+    read = read_records(root, replaced, cache, only, broken_elsewhere, with_facts, settings, unwritten=unwritten)
     return catalogued(read, root, neighbourhood, consistency)
 
 
@@ -349,6 +352,7 @@ class RecordsRead:
     skipped: tuple[Finding, ...]  # record folders not read (see _record_paths)
     by_file: Mapping[str, tuple[Finding, ...]]  # loading findings, by record file
     facts: Mapping[str, FileFacts]
+    unwritten: frozenset[str] = frozenset()  # record files held in memory only (see `read_records`)
 
     @property
     def catalog(self) -> Catalog:
@@ -358,8 +362,13 @@ class RecordsRead:
 
 def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Iterable[str] | None = None,
                  broken_elsewhere: Mapping[RecordKind, frozenset[str]] | None = None,
-                 with_facts: bool = False, settings: Settings | None = None) -> RecordsRead:
-    """Every record file (or `only` those) read and validated, as `load_records` says."""
+                 with_facts: bool = False, settings: Settings | None = None,
+                 contents: Mapping[str, bytes] | None = None,
+                 unwritten: Mapping[str, bytes] | None = None) -> RecordsRead:
+    """Every record file (or `only` those) read and validated, as `load_records` says. `contents`: the
+    bytes of files kb laid out itself (PR and pre-commit modes), by path, not read back; `unwritten`:
+    the record files it laid out in memory only (--staged), by path, read as if they were in the folder."""
+    unwritten = unwritten or {}
     if settings is None:
         settings = knowledge_base_settings(root)
     skipped: list[Finding] = []  # record folders not read (see _record_paths)
@@ -374,10 +383,12 @@ def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
         if subset is None:
             rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
                                                            if record_kind_of(rel) is kind}
+            rel_paths.update(rel for rel in unwritten if record_kind_of(rel) is kind)
         else:
             rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
         for rel_path in sorted(rel_paths, key=_path_order):
-            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path))
+            raw = unwritten.get(rel_path) if rel_path in unwritten else contents.get(rel_path) if contents else None
+            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path), raw)
             found = by_file[rel_path] = list(loaded.problems)
             record = loaded.record
             if record is None:
@@ -398,7 +409,8 @@ def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
             records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
     return RecordsRead(tuple(records), {kind: frozenset(ids) for kind, ids in broken.items()}, settings,
-                       tuple(skipped), {path: tuple(found) for path, found in by_file.items()}, facts)
+                       tuple(skipped), {path: tuple(found) for path, found in by_file.items()}, facts,
+                       frozenset(unwritten))
 
 
 def catalogued(read: RecordsRead, root: Path, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,
@@ -407,7 +419,7 @@ def catalogued(read: RecordsRead, root: Path, neighbourhood: tuple[str, Mapping[
     consistency findings (unless `consistency` is off: see `load_records`)."""
     catalog = Catalog.of(read.records, read.broken, *(neighbourhood or ()))
     by_file = {path: list(found) for path, found in read.by_file.items()}
-    for item in check_consistency(catalog, root) if consistency else ():
+    for item in check_consistency(catalog, root, read.unwritten) if consistency else ():
         by_file.setdefault(item.path, []).append(item)
     return Loaded(catalog, read.settings, [*read.settings.config_findings, *read.skipped], by_file, dict(read.facts))
 

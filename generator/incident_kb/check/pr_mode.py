@@ -19,10 +19,12 @@ compares two checks.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import hashlib
 import re
 import tempfile
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
@@ -48,17 +50,29 @@ from ..records.links import files_named
 from ..records.model import Catalog
 from ..records.record_cache import loads_shared
 from ..records.vocabulary import RecordKind, record_kind_of
+from ..records.yaml_source import MAX_BYTES
 from ..repository.files import UnreadableFile, is_folder, lexists, regular_file_status
 from ..rules.references import read_doc
 from ..settings.config_files import CONFIG_FILES
-from ..settings.kb_settings import read_settings
+from ..settings.kb_settings import Settings, read_settings
 from ..settings.reference_date import reference_date
 from ..wording import plural
-from .pipeline import CheckMode, KnowledgeBase, check_knowledge_base, collector_paused, load_records
+from .pipeline import (
+    CheckMode,
+    KnowledgeBase,
+    RecordsRead,
+    check_knowledge_base,
+    collector_paused,
+    knowledge_base_settings,
+    load_records,
+    read_records,
+)
 from .staged import files_named_by_records, is_own_file
 
 if TYPE_CHECKING:
     import git
+
+    from ..history.gitio import LogAhead
 
 # The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
 _INDEX = re.compile(r"\[\d+\]")
@@ -119,22 +133,38 @@ def _doc_digest(root: Path, doc: str) -> str | None:
 
 
 def _lay_out(repo: git.Repo, rev: str, prefix: str, dest: Path, mode: str, env: Mapping[str, str] | None = None,
-             work_tree: Path | None = None) -> tuple[Catalog | None, TreeLayout]:
+             work_tree: Path | None = None, *, with_facts: bool = False, in_memory: bool = False,
+             settled: Callable[[Settings], object] | None = None) -> tuple[RecordsRead | None, TreeLayout]:
     """Write what the knowledge base under `prefix` reads in commit (or tree) `rev` into `dest`: its
     records, configuration, docs (where that configuration says) and the files its records name,
     links as links (see history/tree_layout.py), each file's bytes from `work_tree` where its file there
-    holds the same; returns its records, and the layout. No records,
-    with nothing written, when `rev` holds no record folder there."""
+    holds the same; returns its records as read (`with_facts`: with each file's facts), and the
+    layout. No records, with nothing written, when `rev` holds no record folder there. `in_memory`: the
+    record files are read from memory, not written (`TreeLayout.unwritten`), unless the tree holds a link
+    there (a file could then be read under two names); `settled`: called with the laid-out
+    configuration's settings once it is there, before the records are read."""
     folders = [kind.folder for kind in RecordKind]
     layout = TreeLayout(repo, rev, prefix, dest, mode, env, work_tree)
     entries = layout.entries([*folders, *CONFIG_FILES])
     if not any(entry.path.split("/", 1)[0] in folders for entry in entries):
         return None, layout
-    layout.add(entries)
-    layout.add(layout.entries([read_settings(dest).docs.rel_path]))  # as the laid-out configuration says
-    catalog = collector_paused(load_records)(dest, {}, cache=False, consistency=False).catalog
-    layout.add_paths(sorted(_named_paths(catalog)))
-    return catalog, layout
+    layout.add(entries, _is_record if in_memory else None)
+    if layout.linked:
+        layout.write_all()
+    settings = read_settings(dest)
+    if settled is not None:
+        settled(settings)
+    layout.add(layout.entries([settings.docs.rel_path]))  # as the laid-out configuration says
+    read = collector_paused(read_records)(dest, {}, False, with_facts=with_facts, contents=layout.contents,
+                                          unwritten=layout.unwritten)
+    layout.add_paths(sorted(_named_paths(read.catalog)))
+    return read, layout
+
+
+def _is_record(path: str, content: bytes) -> bool:
+    """A record file the loader reads from memory as it would from the folder (a larger one is written,
+    for the loader to refuse)."""
+    return record_kind_of(path) is not None and len(content) <= MAX_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,18 +196,29 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
             paths = [path[len(state.prefix):] for path in staged_paths(repo) if path.startswith(state.prefix)]
             if not paths:
                 return StagedCheck(note=_NOTHING_TO_CHECK)
-            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder:
+            with index_tree(repo) as pending, tempfile.TemporaryDirectory(prefix="kb-staged-") as folder, \
+                    contextlib.ExitStack() as stack:
                 staged_root = Path(folder)
-                catalog, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
-                                           state.toplevel / state.prefix)
-                if catalog is None:
+                ahead: list[LogAhead | None] = []
+
+                def walk_ahead(settings: Settings) -> None:
+                    if any(is_own_file(path, settings.docs.rel_path) for path in paths):  # else maybe nothing to do
+                        ahead.append(stack.enter_context(_walk_ahead(root, settings, allow_shallow)))
+
+                read, layout = _lay_out(repo, pending.tree, state.prefix, staged_root, "--staged", pending.env,
+                                        state.toplevel / state.prefix, with_facts=True, in_memory=True,
+                                        settled=walk_ahead)
+                if read is None:
                     return StagedCheck(note=_removed_note(repo, state))
-                docs = read_settings(staged_root).docs.rel_path
-                if not any(is_own_file(path, docs) for path in paths) and \
-                        not set(paths) & files_named_by_records(catalog):
+                settings = knowledge_base_settings(staged_root)  # the docs and named files are there now
+                if not any(is_own_file(path, settings.docs.rel_path) for path in paths) and \
+                        not set(paths) & files_named_by_records(read.catalog):
                     return StagedCheck(note=_NOTHING_TO_CHECK)
                 kb = check_knowledge_base(staged_root, CheckMode(today, allow_shallow, repo_folder=root,
-                                                                 pending=pending, cache=False, ledger=True))
+                                                                 pending=pending, cache=False, ledger=True),
+                                          read=None if layout.linked and not read.unwritten else
+                                          dataclasses.replace(read, settings=settings),
+                                          ahead=ahead[0] if ahead else None)
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
                 at_head = None if state.head is None else \
@@ -195,6 +236,15 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
         commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
     findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
     return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+
+
+def _walk_ahead(root: Path, settings: Settings,
+                allow_shallow: bool) -> contextlib.AbstractContextManager[LogAhead | None]:
+    """The mainline walk's `git log` up to HEAD, started now: the check of the commit being made
+    continues that walk with the commit (used only if it is the very same command: see `LogAhead`)."""
+    from ..history.timelines import history_read_ahead
+
+    return history_read_ahead(root, settings.folders, allow_shallow=allow_shallow, cache=False)
 
 
 def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTree, kb: KnowledgeBase,
@@ -227,10 +277,11 @@ def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTr
         return None
     at_head = {entry.path: entry for entry in list_tree(repo, head, prefix, records)}
     if any(at_head.get(path) is None or at_head[path].mode not in ("100644", "100755") or
-           regular_file_status(str(root / path)) is None for path in records):
+           (path not in layout.unwritten and regular_file_status(str(root / path)) is None) for path in records):
         return None
     head_layout = TreeLayout(repo, head, prefix, root, "--staged")
-    head_layout.replace(at_head.values())
+    head_layout.replace(at_head.values(), unwritten=layout.unwritten)  # written: read as HEAD holds them
+    in_memory = {path: content for path, content in layout.unwritten.items() if path not in at_head}
     edited = load_records(root, {}, cache=False, only=records, consistency=False).catalog
     named = {*_named_paths(kb.catalog), *_named_paths(edited)}
     read_whole = (*kb.settings.folders, *CONFIG_FILES)
@@ -242,7 +293,7 @@ def _head_from_commit(repo: git.Repo, head: str, prefix: str, pending: PendingTr
     if head_layout.linked:
         return None
     done = recheck(root, ledger, records, kb.today or reference_date(None), allow_shallow,
-                   repo_folder=repo_folder, rev=head)
+                   repo_folder=repo_folder, rev=head, unwritten=in_memory)
     if done is None:
         return None
     where = str(root)

@@ -49,12 +49,14 @@ MAX_REACHED = 200
 @collector_paused
 def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, allow_shallow: bool,
             history_moved: bool = False, repo_folder: Path | None = None,
-            rev: str | None = None) -> tuple[tuple[Finding, ...], Ledger] | None:
+            rev: str | None = None,
+            unwritten: Mapping[str, bytes] | None = None) -> tuple[tuple[Finding, ...], Ledger] | None:
     """The findings of a whole check after the record files `edited` (root-relative) changed, or git's
     view (`history_moved`: a commit, a checkout, a configuration...), or both, and the ledger that goes
     with them; None when the change is not one a re-check can follow. History as `CheckMode` says:
     of `root` (HEAD and the work tree), or with `repo_folder` of that repository at commit `rev`
-    (`root` a temporary copy of its files there, which keeps no store)."""
+    (`root` a temporary copy of its files there, which keeps no store; `unwritten`: its record files
+    held in memory, as `read_records` takes them)."""
     if not edited and not history_moved:
         return None
     # Records whose findings asked git for old versions stand on history too: when it moved, they are
@@ -64,7 +66,7 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     files, by_file, consults_git = dict(ledger.files), dict(ledger.by_file), ledger.consults_git
     edited_ids: set[str | None] = set()
     if again:
-        part = _records_again(root, ledger, again, set(edited), today, repo_folder, rev)
+        part = _records_again(root, ledger, again, set(edited), today, repo_folder, rev, unwritten)
         if part is None:
             return None
         facts, found_by_file, consulted = part
@@ -94,7 +96,7 @@ def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | Non
 
 
 def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: Collection[str], today: date,
-                   repo_folder: Path | None, rev: str | None
+                   repo_folder: Path | None, rev: str | None, unwritten: Mapping[str, bytes] | None = None
                    ) -> tuple[dict[str, FileFacts], dict[str, tuple[Finding, ...]], set[str]] | None:
     """The facts of the files `again` (the `edited` ones among them), and the findings of every file
     connected to them, loaded and checked again, with the files whose rules asked git for old
@@ -103,7 +105,7 @@ def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: C
             any(reference.doc in edited for reference in ledger.references) or ledger.pairable & set(edited):
         return None
     edited_now = load_records(root, {}, cache=False, only=again, broken_elsewhere=ledger.broken_ids,
-                              with_facts=True).facts
+                              with_facts=True, unwritten=unwritten).facts
     for path in again:
         now, before = edited_now.get(path), ledger.files[path]
         if now is None or not now.in_catalog or \
@@ -120,7 +122,7 @@ def _records_again(root: Path, ledger: Ledger, again: Collection[str], edited: C
     reached |= _connected(files, by_key, again)
     if len(reached) > MAX_REACHED:
         return None
-    part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids)
+    part = load_records(root, {}, cache=False, only=reached, broken_elsewhere=ledger.broken_ids, unwritten=unwritten)
     with versions_from(repo_folder, rev) if repo_folder is not None else contextlib.nullcontext():
         consulted = run_rules(part, root, today)
     if not set(part.by_file) <= reached:

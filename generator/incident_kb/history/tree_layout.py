@@ -15,20 +15,31 @@ With a work tree (--staged: the repository's own), a regular file's bytes are ta
 tree's file at its path when they hash to the entry's blob id (they are then the blob's bytes: no
 stat information is trusted, so an unstaged edit, a racy index entry or a clean filter changes
 nothing); the others are read from git's objects, in one `git cat-file --batch` process.
+
+A caller may hold chosen regular files in memory instead of writing them (`add`'s `keep`: --staged's
+record files, which the loader reads from `unwritten`; creating them was most of its cost); any later
+`add` of one, a link's target for instance, writes it.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from ..findings import KbError
 from ..records.record_cache import blob_id
 from ..repository.files import UnreadableFile, lexists, read_bounded, real_path, status
-from ..repository.writes import Unwritable, remove_file, write_new_file, write_new_folder, write_new_link
+from ..repository.writes import (
+    Unwritable,
+    remove_file,
+    write_new_file,
+    write_new_folder,
+    write_new_folders,
+    write_new_link,
+)
 from .gitio import Oversized, TreeEntry, iter_blobs, list_tree, missing_objects
 
 if TYPE_CHECKING:
@@ -52,15 +63,20 @@ class TreeLayout:
         self.work_tree = work_tree  # the folder whose files stand for the tree's where their bytes are the same
         self.written: set[str] = set()  # files and links laid out, relative to dest
         self.linked = False  # whether a link was laid out (a file may then be read under two names)
+        self.contents: dict[str, bytes] = {}  # the regular files laid out, by path: their bytes
+        self.unwritten: dict[str, bytes] = {}  # those held in memory only (`add`'s `keep`), by path
+        self._folders: set[str] = set()  # folders made here (never links: the folder is kb's own)
         self._real_dest = real_path(dest)
 
     def entries(self, paths: Iterable[str]) -> list[TreeEntry]:
         """The tree's entries under `paths` (relative to the knowledge base's folder)."""
         return list_tree(self.repo, self.rev, self.prefix, list(paths), self.env)
 
-    def add(self, entries: Iterable[TreeEntry]) -> None:
+    def add(self, entries: Iterable[TreeEntry], keep: Callable[[str, bytes], bool] | None = None) -> None:
         """Lay out the regular files and links among `entries`, then what each link leads to inside
-        the folder; a submodule as an empty folder. Paths already laid out are left out."""
+        the folder; a submodule as an empty folder. Paths already laid out are left out. `keep`: which
+        regular files (by path and bytes) to hold in memory instead (`unwritten`; the folders on their
+        way are made); a later `add` of one writes it."""
         files: dict[str, list[str]] = {}
         links: dict[str, list[str]] = {}
         for entry in entries:
@@ -87,10 +103,10 @@ class TreeLayout:
             if in_work_tree is not None:
                 del from_git[blob]
                 for path in paths:
-                    self._write_file(path, in_work_tree)
+                    self._lay_file(path, in_work_tree, keep)
         for blob, content in iter_blobs(self.repo, from_git, MAX_BLOB):
             for path in files[blob]:
-                self._write_file(path, content)
+                self._lay_file(path, content, keep)
         followed: list[str] = []
         for blob, content in iter_blobs(self.repo, links, _MAX_TARGET):
             if isinstance(content, Oversized) or b"\0" in content:
@@ -104,12 +120,15 @@ class TreeLayout:
             if target is not None and not (path == target or path.startswith(target + "/")):  # not a loop
                 self.add(self.entries([target]))
 
-    def replace(self, entries: Iterable[TreeEntry]) -> None:
+    def replace(self, entries: Iterable[TreeEntry], unwritten: Collection[str] = ()) -> None:
         """Lay out `entries` in place of the regular files the folder holds at their paths (a file the
-        folder was filled with from another tree, as this one holds it)."""
+        folder was filled with from another tree, as this one holds it), or holds in memory only
+        (`unwritten`: another layout's, which then stand for the folder's no longer)."""
         entries = list(entries)
         for entry in entries:
             _refuse_escaping(entry.path, self.mode)
+            if entry.path in unwritten:
+                continue
             try:
                 remove_file(self.dest, self.dest / entry.path, links=False)
             except Unwritable as exc:
@@ -153,21 +172,45 @@ class TreeLayout:
         return Path(os.path.relpath(real, self._real_dest)).as_posix()
 
     def _beyond_a_link(self, path: str) -> bool:
+        if not self.linked:  # the folder is kb's own: a link in it is one laid out here
+            return False
         parts = path.split("/")
         return any(isinstance(found := status(self.dest.joinpath(*parts[:i])), tuple) and stat.S_ISLNK(found[0])
                    for i in range(1, len(parts)))
+
+    def write_all(self) -> None:
+        """Write the files held in memory (`unwritten`)."""
+        for path, content in list(self.unwritten.items()):
+            self._write_file(path, content)
+
+    def _lay_file(self, path: str, content: bytes | Oversized, keep: Callable[[str, bytes], bool] | None) -> None:
+        if keep is None or isinstance(content, Oversized) or not keep(path, content):
+            self._write_file(path, content)
+            return
+        try:
+            write_new_folders(self.dest, path, self._folders)
+        except ValueError:
+            raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
+        except OSError as exc:
+            raise KbError(f"{self.mode}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
+                          "is the tree well-formed?") from None
+        self.contents[path] = self.unwritten[path] = content
 
     def _write_file(self, path: str, content: bytes | Oversized) -> None:
         """Create `dest/path`; an oversized blob is laid out as large as it is, so readers refuse it
         alike (never read)."""
         try:
-            write_new_file(self.dest, path, content.size if isinstance(content, Oversized) else content)
+            write_new_file(self.dest, path, content.size if isinstance(content, Oversized) else content,
+                           self._folders)
         except ValueError:
             raise KbError(f"{self.mode}: {path!r} would be written outside the temporary folder; refusing") from None
         except OSError as exc:
             raise KbError(f"{self.mode}: cannot lay out {path!r} from the commit's tree ({exc.strerror or exc}); "
                           "is the tree well-formed?") from None
         self.written.add(path)
+        self.unwritten.pop(path, None)
+        if not isinstance(content, Oversized):
+            self.contents[path] = content
 
     def _write_folder(self, path: str) -> None:
         try:

@@ -8,7 +8,7 @@ exist. Model in, findings out; reads nothing but the existence of referenced pat
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Set as AbstractSet
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 
@@ -27,12 +27,13 @@ from .vocabulary import RECORD_SUFFIXES, HypothesisStatus, IncidentStatus, Recor
 from .yaml_source import Key
 
 
-def check_consistency(catalog: Catalog, root: Path) -> list[Finding]:
+def check_consistency(catalog: Catalog, root: Path, unwritten: AbstractSet[str] = frozenset()) -> list[Finding]:
+    """`unwritten`: record files of `root` that kb laid out in memory only (--staged), as if there."""
     findings: list[Finding] = []
     for knob in catalog.knobs.values():
-        findings.extend(_check_knob(knob, catalog, root))
+        findings.extend(_check_knob(knob, catalog, root, unwritten))
     for incident in catalog.incidents.values():
-        findings.extend(_check_incident(incident, catalog, root))
+        findings.extend(_check_incident(incident, catalog, root, unwritten))
     return findings
 
 
@@ -48,7 +49,7 @@ class _Reporter:
         return finding(code, self.source.rel_path, line, column, self.subject, message, dotted(key))
 
 
-def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
+def _check_knob(knob: Knob, catalog: Catalog, root: Path, unwritten: AbstractSet[str]) -> Iterator[Finding]:
     report = _Reporter(catalog, RecordKind.KNOB, knob.id)
     yield from _check_id(report, RecordKind.KNOB, knob.id)
     last = knob.history[-1]
@@ -62,7 +63,7 @@ def _check_knob(knob: Knob, catalog: Catalog, root: Path) -> Iterator[Finding]:
     for i, entry in enumerate(knob.history):
         key = ("history", i, "incident")
         if entry.incident is not None:
-            yield from _check_reference(report, catalog, root, RecordKind.INCIDENT, entry.incident, key,
+            yield from _check_reference(report, catalog, (root, unwritten), RecordKind.INCIDENT, entry.incident, key,
                                         f"{dotted(key)} names incident '{entry.incident}'")
         if entry.hypothesis is not None:
             under = catalog.incident(entry.incident)
@@ -148,7 +149,8 @@ def _agrees(number: float, middle: float) -> bool:
     return abs(number - middle) <= max(0.5 * 10.0 ** -decimals, 1e-9 * abs(middle))
 
 
-def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterator[Finding]:
+def _check_incident(incident: Incident, catalog: Catalog, root: Path,
+                    unwritten: AbstractSet[str]) -> Iterator[Finding]:
     report = _Reporter(catalog, RecordKind.INCIDENT, incident.id)
     yield from _check_id(report, RecordKind.INCIDENT, incident.id)
     seen: dict[str, int] = {}
@@ -159,7 +161,7 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                          "give each hypothesis its own id")
         seen.setdefault(hypothesis.id, i)
         if hypothesis.suspect is not None:
-            yield from _check_reference(report, catalog, root, RecordKind.KNOB, hypothesis.suspect.knob,
+            yield from _check_reference(report, catalog, (root, unwritten), RecordKind.KNOB, hypothesis.suspect.knob,
                                         ("hypotheses", i, "suspect", "knob"),
                                         f"hypotheses[{i}] suspects knob '{hypothesis.suspect.knob}'")
     cause = incident.root_cause
@@ -189,14 +191,14 @@ def _check_incident(incident: Incident, catalog: Catalog, root: Path) -> Iterato
                             "timeline entries")
     for i, follow_up in enumerate(incident.follow_ups):
         if follow_up.knob is not None:
-            yield from _check_reference(report, catalog, root, RecordKind.KNOB, follow_up.knob,
+            yield from _check_reference(report, catalog, (root, unwritten), RecordKind.KNOB, follow_up.knob,
                                         ("follow_ups", i, "knob"), f"follow_ups[{i}] names knob '{follow_up.knob}'",
                                         fix="")
     yield from _check_paths(report, root, incident)
 
 
-def _check_reference(report: _Reporter, catalog: Catalog, root: Path, kind: RecordKind, reference: str, key: Key,
-                     said: str, fix: str | None = None) -> Iterator[Finding]:
+def _check_reference(report: _Reporter, catalog: Catalog, where: tuple[Path, AbstractSet[str]], kind: RecordKind,
+                     reference: str, key: Key, said: str, fix: str | None = None) -> Iterator[Finding]:
     """A reference resolves: to a record here, or (`NAME:ID`) to one of knowledge base NAME of the
     organisation. Alone in its repository, a `NAME:ID` reference cannot be resolved: said as info
     (`kb org check` and the org site resolve it), never as an error."""
@@ -207,7 +209,7 @@ def _check_reference(report: _Reporter, catalog: Catalog, root: Path, kind: Reco
                      "site) resolves it among the knowledge bases of the organisation")
         return
     if kb_name is None or kb_name == catalog.name:
-        if not _exists(catalog, root, kind, record_id):
+        if not _exists(catalog, where, kind, record_id):
             yield report("dangling-ref", key, f"{said}, but there is no {kind.folder}/{record_id}.yaml"
                          + ("; fix the id or add the " + str(kind) if fix is None else fix))
         return
@@ -222,11 +224,13 @@ def _check_reference(report: _Reporter, catalog: Catalog, root: Path, kind: Reco
                      f"add the {kind} there")
 
 
-def _exists(catalog: Catalog, root: Path, kind: RecordKind, record_id: str) -> bool:
+def _exists(catalog: Catalog, where: tuple[Path, AbstractSet[str]], kind: RecordKind, record_id: str) -> bool:
     """A record with that id, or a record file of that name (whose id differs from it: id-mismatch
-    reports that, and a reference by the file's name is not dangling too)."""
+    reports that, and a reference by the file's name is not dangling too), on disk or held in memory."""
+    root, unwritten = where
     return catalog.exists(kind, record_id) or any(
-        is_file(root / kind.folder / f"{record_id}{suffix}") for suffix in RECORD_SUFFIXES)
+        f"{kind.folder}/{record_id}{suffix}" in unwritten or is_file(root / kind.folder / f"{record_id}{suffix}")
+        for suffix in RECORD_SUFFIXES)
 
 
 def _check_id(report: _Reporter, kind: RecordKind, record_id: str) -> Iterator[Finding]:

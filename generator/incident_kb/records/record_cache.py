@@ -97,10 +97,14 @@ class RecordCache:
         self.statuses: dict[str, list[Any]] = statuses  # rel path -> [status, blob id]
         self.seen: dict[str, list[Any]] = {}
 
-    def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None) -> LoadedRecord:
-        """The file at `path` (or `text` in its place, never cached) loaded and validated."""
+    def load(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None,
+             raw: bytes | None = None) -> LoadedRecord:
+        """The file at `path` (or `text` in its place, never cached) loaded and validated; `raw`: the
+        file's bytes, known to be what it holds (a file kb laid out itself), not read again."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
+        if raw is not None and not self.enabled and len(raw) <= MAX_BYTES:  # larger: read, and refused
+            return _uncached(kind, rel_path, raw)
         status = regular_file_status(path) if self.enabled else None
         known = self.statuses.get(rel_path)
         if status is not None and known is not None and tuple(known[0]) == status:
@@ -113,13 +117,7 @@ class RecordCache:
         except UnreadableFile:  # the loader says what is wrong
             return _loaded(kind, rel_path, read_yaml_file(Path(path), self.root))
         if not self.enabled:
-            if _remembered is None:
-                return _loaded(kind, rel_path, parse_yaml_bytes(raw))
-            key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
-            found = _remembered.get(key)
-            if found is None:
-                found = _remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
-            return found
+            return _uncached(kind, rel_path, raw)
         blob = blob_id(raw)
         key = f"{kind.value}\0{rel_path}\0{blob}"
         if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
@@ -208,6 +206,17 @@ def hold_in_memory() -> None:
     """Keep the entries in this process between checks (for a long-lived process)."""
     global _holding
     _holding = True
+
+
+def _uncached(kind: RecordKind, rel_path: str, raw: bytes) -> LoadedRecord:
+    """`raw` loaded and validated with no store: parsed once within `loads_shared`."""
+    if _remembered is None:
+        return _loaded(kind, rel_path, parse_yaml_bytes(raw))
+    key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
+    found = _remembered.get(key)
+    if found is None:
+        found = _remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+    return found
 
 
 def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:

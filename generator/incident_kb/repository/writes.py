@@ -251,18 +251,29 @@ def _words(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def write_new_file(folder: Path, rel_path: str, content: bytes | int) -> None:
+def write_new_file(folder: Path, rel_path: str, content: bytes | int, made: set[str] | None = None) -> None:
     """Create `folder/rel_path` (and the folders on its way) and write `content` (or, for a number,
     a file of that many bytes, none written): never through a link, never over an existing file,
     never outside `folder`, a private folder kb made (PR and pre-commit modes lay out a commit
-    there). Raises OSError, or ValueError when the path would leave `folder`."""
-    target = _new_place(folder, rel_path)
+    there). `made`: the folders (relative to `folder`) this caller made there already, kept up to
+    date (a layout of thousands of files makes each folder once). Raises OSError, or ValueError when
+    the path would leave `folder`."""
+    target = _new_place(folder, rel_path, made)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o644)
-    with os.fdopen(fd, "wb") as handle:
+    try:
         if isinstance(content, int):
-            handle.truncate(content)
+            os.ftruncate(fd, content)
         else:
-            handle.write(content)
+            view = memoryview(content)
+            while view:
+                view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def write_new_folders(folder: Path, rel_path: str, made: set[str]) -> None:
+    """Make the folders on the way to `folder/rel_path`, as `write_new_file` does, and no file."""
+    _new_place(folder, rel_path, made)
 
 
 def write_new_link(folder: Path, rel_path: str, target: str) -> None:
@@ -277,17 +288,23 @@ def write_new_folder(folder: Path, rel_path: str) -> None:
     os.mkdir(_new_place(folder, rel_path))
 
 
-def _new_place(folder: Path, rel_path: str) -> Path:
-    """`folder/rel_path`, the folders on its way made one at a time, none a link (ValueError)."""
+def _new_place(folder: Path, rel_path: str, made: set[str] | None = None) -> str:
+    """`folder/rel_path`, the folders on its way made one at a time, none a link (ValueError); those
+    in `made` are known to be folders made here (added to it)."""
     parts = rel_path.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise ValueError(f"{rel_path!r} would be written outside {folder}")
-    place = folder
-    for part in parts[:-1]:
-        place = place / part
+    place = os.fspath(folder)
+    for i, part in enumerate(parts[:-1], 1):
+        place = os.path.join(place, part)
+        inner = "/".join(parts[:i])
+        if made is not None and inner in made:
+            continue
         try:
             os.mkdir(place)
         except FileExistsError:
             if stat.S_ISLNK(os.lstat(place).st_mode):
                 raise ValueError(f"{rel_path!r} would be written through a link in {folder}") from None
-    return place / parts[-1]
+        if made is not None and os.path.isdir(place):
+            made.add(inner)
+    return os.path.join(place, parts[-1])
