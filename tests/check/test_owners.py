@@ -207,3 +207,29 @@ def test_the_knowledge_bases_own_codeowners_comes_first(kb, tmp_path):
     (top / "services/payments/CODEOWNERS").write_text(GITHUB_CODEOWNERS)
     found = _gitlab_descriptions(kb, top / "services/payments")
     assert found[(DEADLOCK, 2)].endswith("; owners: @sre")
+
+
+@pytest.mark.parametrize("monorepo", [False, True])
+def test_the_pre_commit_check_names_owners_too(kb, tmp_path, monkeypatch, monorepo):
+    """`--staged --format gitlab/github`: the commit being made (step 4 staged on step 3) and its
+    owners: its own CODEOWNERS, or for a knowledge base in a subfolder the repository top's."""
+    if monorepo:
+        top = tmp_path / "mono"
+        repo = _story_in_a_subfolder(top, last=3)
+        (top / "CODEOWNERS").write_text(MONOREPO_CODEOWNERS)
+        root = top / "services/payments"
+    else:
+        root = tmp_path / "kb"
+        repo, _ = story_until(root, 3)
+        _with_owners(root, "CODEOWNERS")
+    repo.commit("Owners", WHEN[3])
+    step(repo, 4)
+    repo.git("reset", "-q", "--soft", "HEAD~1")  # step 4 staged, not committed
+    issues = json.loads(kb("check", "--root", root, "--staged", "--format", "gitlab").out)
+    found = {(i["location"]["path"], i["location"]["lines"]["begin"]): i["description"] for i in issues}
+    assert found[(PERF_PLAN, 7)].endswith("; owners: @architects, @perf-team")
+    assert found[(DEADLOCK, 2)].endswith("; owners: @sre")
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert kb("check", "--root", root, "--staged", "--format", "github").code == 1
+    assert "### Who to tell\n\n- `@architects`:\n" in summary.read_text()

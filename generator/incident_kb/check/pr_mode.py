@@ -73,6 +73,7 @@ if TYPE_CHECKING:
     import git
 
     from ..history.gitio import LogAhead
+    from .owners import Ownership
 
 # The settings, and the site's configuration, which says where the docs are (records/docs_folder.py).
 _INDEX = re.compile(r"\[\d+\]")
@@ -176,6 +177,7 @@ class StagedCheck:
     summary: str = ""
     notes: tuple[str, ...] = ()
     note: str | None = None
+    ownership: Ownership | None = None  # who owns what the findings are about (the github and gitlab formats)
 
 
 def check_staged(root: Path, *, allow_shallow: bool = False, today: date | None = None) -> StagedCheck:
@@ -221,6 +223,7 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
                                           ahead=ahead[0] if ahead else None)
                 today_findings = _relocated(kb, staged_root)
                 summary, notes = kb.summary, kb.notes
+                ownership = _staged_ownership(kb, root)
                 at_head = None if state.head is None else \
                     _head_from_commit(repo, state.head, state.prefix, pending, kb, layout, root, allow_shallow)
     except NotARepository as exc:
@@ -229,13 +232,25 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
         raise KbError(f"--staged checks the commit being made, and git cannot make one from the index ({exc}); "
                       "resolve the conflicts and stage the result (git add)") from None
     if state.head is None:  # the first commit: everything in it is new
-        return StagedCheck(tuple(today_findings), summary, notes)
+        return StagedCheck(tuple(today_findings), summary, notes, ownership=ownership)
     if at_head is not None:
         commit, base = state.head, at_head
     else:
         commit, base = check_at_base(root, "HEAD", allow_shallow=allow_shallow, today=today)
     findings, pre_existing = mark_pre_existing(today_findings, base, "HEAD")
-    return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes)
+    return StagedCheck(tuple(findings), summary + pre_existing_summary(pre_existing, "HEAD", commit), notes,
+                       ownership=ownership)
+
+
+def _staged_ownership(kb: KnowledgeBase, root: Path) -> Ownership:
+    """The commit's owners: its records' `owners:` and the CODEOWNERS it holds in the knowledge base's
+    folder; with none there, the one that counts for the work tree (the repository's top's, for a
+    knowledge base in a subfolder: the temporary folder has no top to look in)."""
+    from ..settings.codeowners import read_codeowners
+    from .owners import Ownership
+
+    codeowners = kb.settings.codeowners
+    return Ownership(kb.catalog, codeowners if codeowners.rel_path is not None else read_codeowners(root))
 
 
 def _walk_ahead(root: Path, settings: Settings,

@@ -98,7 +98,7 @@ def run_check(args: argparse.Namespace) -> int:
         if staged.note is not None:
             print(displayable(staged.note))
             return 0
-        return print_result(Result(staged.findings, staged.summary, staged.notes), args.format)
+        return print_result(Result(staged.findings, staged.summary, staged.notes), args.format, staged.ownership)
     if args.base is not None:  # first, so a missing base stops the run before anything is printed
         base = check_base(root, args.base, allow_shallow=args.allow_shallow, today=args.today)
     # PR mode leaves the work tree as it found it (no cache written): CI runs it cold anyway.
