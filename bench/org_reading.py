@@ -3,7 +3,7 @@
 records, both measured in the same run with bench/reading.py's search measurement.
 
     .venv/bin/python bench/org_site.py --bases 50 --records 200     # builds the two sites first
-    .venv/bin/python bench/org_reading.py [--out bench/out/org_site] [--rounds 2]
+    .venv/bin/python bench/org_reading.py [--out bench/out/org_site] [--rounds 2] [--only org]
 
 The probes are records of the middle knowledge base (team-25 of 50): a knob found by its id and its
 setting name, an incident by its id and its root cause's words (reading.probes_for), at
@@ -44,10 +44,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "org_site")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--only", choices=("one", "org"), help="read one of the two sites (the other's wait "
+                        "can time out on a loaded machine)")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     sites = {"one knowledge base": args.out / "one" / "site", "org site": args.out / "org" / "site"}
+    if args.only is not None:
+        sites = {name: site for name, site in sites.items() if site.parent.name == args.only}
     for name, site in sites.items():
         if not (site / "index.html").is_file():
             raise SystemExit(f"no {name} at {site}: run bench/org_site.py first")

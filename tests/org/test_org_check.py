@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ..org_support import committed, write_org, write_payments, write_platform
+from ..org_support import committed, knob_text, write_org, write_payments, write_platform
 
 
 @pytest.fixture
@@ -155,13 +155,47 @@ def test_a_git_knowledge_base_is_cloned_into_the_cache_at_its_ref(kb, tmp_path, 
     assert result.code == 0, result.out
     clones = list((user_cache / "clones").iterdir())
     assert len(clones) == 1 and not clones[0].is_relative_to(tmp_path / "org")
-    # another ref: fetched into the same clone
+    # the same ref again: fetched into the same clone
+    assert org_check(kb, config).code == 0
+    assert list((user_cache / "clones").iterdir()) == clones
+    # another ref: a clone of its own
     write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
                                  {"name": "platform", "git": f"file://{platform}", "ref": "refuted"}])
     result = org_check(kb, config)
     assert result.code == 1
     assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in result.out
-    assert list((user_cache / "clones").iterdir()) == clones
+    assert len(list((user_cache / "clones").iterdir())) == 2
+
+
+def test_two_knowledge_bases_of_one_repository_at_two_refs_each_read_their_own(kb, tmp_path, user_cache):
+    """One git URL listed twice, at two refs holding different records: each knowledge base is its
+    ref's records (one clone folder for both would leave both at the last ref checked out)."""
+    from incident_kb.org.configuration import read_org_config
+    from incident_kb.org.organisation import check_organisation
+
+    source = write_payments(tmp_path / "teams")
+    (source / "knobs/db-pool-size.yaml").write_text(knob_text() + "docs:\n  - docs/pool.md\n")
+    (source / "docs").mkdir()
+    (source / "docs/pool.md").write_text("# The pool\n")  # main's alone: its knob names it
+    repo = committed(source)
+    repo.git("checkout", "-q", "-b", "billing")
+    (source / "knobs/db-pool-size.yaml").unlink()
+    (source / "docs/pool.md").unlink()
+    (source / "knobs/card-retries.yaml").write_text(knob_text("card-retries"))
+    repo.commit("Billing's knob", "2026-11-06T10:00:00Z")
+    repo.git("checkout", "-q", "main")
+    url = f"file://{source}"
+    config = write_org(tmp_path / "org", [{"name": "payments", "git": url, "ref": "main"},
+                                          {"name": "billing", "git": url, "ref": "billing"},
+                                          {"name": "platform", "path": "../platform"}])
+    write_platform(tmp_path / "platform")
+    organisation = check_organisation(read_org_config(config))
+    assert {m.name: sorted(m.kb.catalog.knobs) for m in organisation.members if m.kb is not None} == {
+        "payments": ["db-pool-size"], "billing": ["card-retries"], "platform": []}
+    result = org_check(kb, config)
+    assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in result.out
+    assert "billing/knobs/card-retries.yaml:5:1: error reclaimable-knob" in result.out
+    assert "unreadable-kb" not in result.out and "missing-path" not in result.out, result.out
 
 
 @pytest.mark.parametrize(("url", "ref", "said"), [
@@ -219,7 +253,7 @@ def test_a_build_waits_while_another_holds_the_clone(tmp_path, cache_home, user_
     from incident_kb.org.sources import clone_locked
 
     config, url = _org_with_a_git_knowledge_base(tmp_path)
-    folder = clone_folder(user_cache, url)
+    folder = clone_folder(user_cache, url, "main")
     with clone_locked(folder):
         process = _kb_org_check(config, cache_home)
         with pytest.raises(subprocess.TimeoutExpired):

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from ..org_support import write_org, write_payments, write_platform
+from ..org_support import incident_text, write_org, write_payments, write_platform
 from ..site_support import search_pages, try_build_site
 
 
@@ -96,3 +96,50 @@ def test_the_incident_page_lists_other_knowledge_bases_knobs_changed_under_its_h
     overview = page[:page.index('id="hypothesis-pool-exhaustion"')]
     assert ('<span class="kb-badge kb-status-reverted">reverted</span> '
             '<span class="kb-nowrap">2026-11-02</span>') in overview
+
+
+def _box(page: str) -> str:
+    """The incident page's box of knobs still reverted under its hypotheses (an admonition)."""
+    start = page.index('<div class="admonition')
+    return page[start:page.index("</div>", start)]
+
+
+@pytest.mark.slow
+def test_the_incident_page_says_another_knowledge_bases_knob_is_still_reverted_under_it(org_site):
+    """payments' knob stands reverted under platform:edge-outage's refuted hypothesis: the platform
+    incident's box lists it to restore (linking to payments' page), its status says so, as do the
+    platform incidents index's row and filter."""
+    out, _ = org_site
+    page = (out / "platform/incidents/edge-outage/index.html").read_text()
+    box = _box(page)
+    assert "admonition danger" in box and "1 knob to restore: still reverted under this incident" in box
+    assert '<a href="../../../payments/knobs/db-pool-size/">DB_POOL_SIZE</a>, reverted 2026-11-02 under' in box
+    assert 'href="./#hypothesis-pool-exhaustion">pool-exhaustion</a>' in box
+    assert "Restoring it reclaims +9.5% checkout throughput." in box
+    assert "Restore it in knowledge base payments: <code>kb restore db-pool-size</code>" in box
+    assert "open, 1 knob still reverted" in page
+    index = (out / "platform/incidents/index.html").read_text()
+    row = index[index.index('href="edge-outage/"') - 300:]
+    assert 'data-still-reverted="yes"' in row[:400] and "open, 1 knob still reverted" in row[:1500]
+    assert "open, 1 knob still reverted" in (out / "platform/index.html").read_text()
+
+
+@pytest.mark.slow
+def test_while_the_hypothesis_is_open_another_knowledge_bases_knob_stays_a_test(tmp_path, user_cache):
+    """The same revert under a hypothesis still open: listed as a test that stays, no alarm; and a
+    payments incident of the same id as platform's lists none of it."""
+    write_payments(tmp_path / "payments")
+    (tmp_path / "payments/incidents/edge-outage.yaml").write_text(
+        incident_text("open", "db-pool-size").replace("Edge proxies time out", "Payments' own outage"))
+    write_platform(tmp_path / "platform", status="open")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    failure, logged = try_build_site(config.parent, tmp_path / "site", strict=False)
+    assert failure is None, logged
+    page = (tmp_path / "site/platform/incidents/edge-outage/index.html").read_text()
+    box = _box(page)
+    assert "admonition note" in box and "1 knob stays reverted under this incident" in box
+    assert '<a href="../../../payments/knobs/db-pool-size/">DB_POOL_SIZE</a>' in box
+    assert 'Still a hypothesis test: <a href="./#hypothesis-pool-exhaustion">pool-exhaustion</a> is open.' in box
+    own = (tmp_path / "site/payments/incidents/edge-outage/index.html").read_text()
+    assert "Payments' own outage" in own and "still reverted" not in own and "stays reverted" not in own

@@ -6,6 +6,7 @@ never writes to the remote; the folder is kb's own. Knows nothing of knobs or in
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -21,9 +22,11 @@ class CloneFailed(Exception):
     """The remote could not be cloned or fetched, or the ref is not in it: git's own words, in one line."""
 
 
-def clone_folder(cache: Path, url: str) -> Path:
-    """Where `url` is kept under `cache`: one folder per URL, named by its digest."""
-    return cache / "clones" / hashlib.sha256(url.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+def clone_folder(cache: Path, url: str, ref: str | None = None) -> Path:
+    """Where `url` at `ref` is kept under `cache`: one folder per URL and ref, named by their digest,
+    so two knowledge bases of one repository at two refs each read their own work tree."""
+    key = url if ref is None else json.dumps([url, ref])  # unambiguous: no two pairs share a key
+    return cache / "clones" / hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
 def checked_out(url: str, ref: str | None, folder: Path) -> str:

@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - Windows: see clone_locked
 
 LOCK_TIMEOUT = 2 * CLONE_TIMEOUT  # seconds another kb may hold a clone (cloning, then checking) before this says so
 _POLL = 0.05
-_HELD: set[Path] = set()  # the clones this process holds: a second entry of the same URL holds it already
+_HELD: set[Path] = set()  # the clones this process holds: a second entry of the same URL and ref holds it already
 
 
 class SourceUnreadable(Exception):
@@ -44,7 +44,7 @@ def knowledge_base_folder(entry: KnowledgeBaseEntry, config_folder: Path, held: 
             raise SourceUnreadable(f"cannot read {entry.path} ({describe_error(exc)})") from None
         return folder
     assert entry.git is not None
-    folder = clone_folder(user_cache_folder(), entry.git)
+    folder = clone_folder(user_cache_folder(), entry.git, entry.ref)
     try:
         held.enter_context(clone_locked(folder))
         checked_out(entry.git, entry.ref, folder)

@@ -362,6 +362,13 @@ class Catalog:
         by knowledge base name, then knob order. Alone: none."""
         return self._from_neighbours.get((incident_id, hypothesis_id), ())
 
+    def knobs_from_neighbours(self) -> tuple[tuple[str, Knob], ...]:
+        """In an organisation: the other knowledge bases' knobs changed under one of this one's
+        incidents, each once with its reference from here ('payments:db-pool-size'), by reference."""
+        found = {reference: knob for (_, hypothesis_id), changes in self._from_neighbours.items()
+                 if hypothesis_id is None for reference, knob, _ in changes}
+        return tuple(sorted(found.items(), key=lambda item: item[0]))
+
     def suspicions(self, knob_id: str) -> tuple[Suspicion, ...]:
         """Every hypothesis that suspected the knob, or under which it was changed."""
         return self._suspicions.get(knob_id, ())

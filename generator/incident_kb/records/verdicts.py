@@ -15,7 +15,16 @@ from datetime import date, datetime, timedelta
 
 from .model import Catalog, Suspicion, standing_revert_indexes, when_key
 from .schema import Evidence, HistoryEntry, Hypothesis, Incident, Knob
-from .vocabulary import EvidenceKind, HistoryStatus, HypothesisStatus, IncidentStatus, KnobStatus, Stance
+from .vocabulary import (
+    KB_NAME_SEPARATOR,
+    EvidenceKind,
+    HistoryStatus,
+    HypothesisStatus,
+    IncidentStatus,
+    KnobStatus,
+    Stance,
+    split_reference,
+)
 
 
 class Standing(enum.Enum):
@@ -187,15 +196,44 @@ def day_of(moment: date | datetime) -> date:
     return moment.date() if isinstance(moment, datetime) else moment
 
 
-def current_revert(catalog: Catalog, knob: Knob) -> Revert | None:
-    """The revert the knob stands on, if it stands reverted: every hypothesis it stands reverted under."""
+def current_revert(catalog: Catalog, knob: Knob, written_in: str | None = None) -> Revert | None:
+    """The revert the knob stands on, if it stands reverted: every hypothesis it stands reverted under.
+    `written_in`: the knob is another knowledge base's of the organisation, of that name (its plain
+    ids name that one's records), judged from `catalog` as its own check judges it."""
     indexes = standing_revert_indexes(knob)
     if not indexes:
         return None
-    reasons = tuple(RevertReason(knob.history[i], i, catalog.incident(knob.history[i].incident),
-                                 catalog.hypothesis(knob.history[i].incident, knob.history[i].hypothesis))
-                    for i in indexes)
-    return Revert(knob, reasons)
+    reasons = []
+    for i in indexes:
+        incident = seen_from(knob.history[i].incident, written_in)
+        reasons.append(RevertReason(knob.history[i], i, catalog.incident(incident),
+                                    catalog.hypothesis(incident, knob.history[i].hypothesis)))
+    return Revert(knob, tuple(reasons))
+
+
+def seen_from(reference: str | None, written_in: str | None) -> str | None:
+    """A reference written in knowledge base `written_in`'s record (None: this one's), as this one
+    resolves it: a plain id there names that knowledge base's record ('edge-outage' -> 'platform:edge-outage')."""
+    if reference is None or written_in is None or split_reference(reference)[0] is not None:
+        return reference
+    return f"{written_in}{KB_NAME_SEPARATOR}{reference}"
+
+
+def incident_reference(reason: RevertReason, here: str | None, written_in: str | None = None) -> str | None:
+    """The incident a revert names, as knowledge base `here` (None: one alone) names it: a plain id
+    when it is one of its own, else `NAME:ID` (None when the revert names none)."""
+    reference = seen_from(reason.entry.incident, written_in)
+    if reference is None:
+        return None
+    kb_name, incident_id = split_reference(reference)
+    return incident_id if kb_name is None or kb_name == here else reference
+
+
+def reverted_here(revert: Revert, here: str | None, written_in: str | None = None) -> tuple[str, ...]:
+    """The ids of knowledge base `here`'s own incidents the knob stands reverted under (a revert under
+    another knowledge base's incident of the same id is not one of them), once each, oldest first."""
+    found = (incident_reference(reason, here, written_in) for reason in revert.reasons if reason.incident is not None)
+    return tuple(dict.fromkeys(ref for ref in found if ref is not None and KB_NAME_SEPARATOR not in ref))
 
 
 def current_reverts(catalog: Catalog) -> tuple[Revert, ...]:

@@ -24,10 +24,11 @@ from typing import Any, TypeVar
 
 from ...check.pipeline import KnowledgeBase
 from ...findings import Finding
+from ...gains.verdicts import claimed_gains
 from ...records.model import Suspicion
 from ...records.schema import FollowUp, HistoryEntry, Hypothesis, Incident, Knob
-from ...records.verdicts import Revert, current_reverts
-from ...records.vocabulary import RecordKind
+from ...records.verdicts import Revert, current_revert, current_reverts, reverted_here
+from ...records.vocabulary import RecordKind, split_reference
 from ...rules.knob_rules import Reclaimable, find_reclaimable
 from .changes import Change, ChangeLog, Committed, record_changes
 from .charts import GainChart, draw_gain_chart, draw_gain_charts
@@ -61,6 +62,10 @@ class SiteContext:
     _changes: ChangeLog
     _reclaimable: dict[str, Reclaimable]  # knob id ->
     _reverts_under: dict[str, tuple[Revert, ...]]  # incident id -> the knobs standing reverted under its hypotheses
+    # On an org site: incident id -> the other knowledge bases' knobs standing reverted under it, each
+    # with its reference from here ('payments:db-pool-size'); and those of them to restore, by reference
+    _neighbour_reverts: dict[str, tuple[tuple[str, Revert], ...]]
+    _neighbour_reclaimable: dict[str, Reclaimable]
     _docs_of: dict[tuple[RecordKind, str], tuple[str, ...]]  # (kind, id) -> repository paths of docs
     _follow_ups_of: dict[str, tuple[tuple[Incident, FollowUp], ...]]  # knob id ->
     _places: FindingPlaces
@@ -73,6 +78,11 @@ class SiteContext:
     @property
     def root(self) -> Path:
         return self._kb.root
+
+    @property
+    def kb_name(self) -> str | None:
+        """This knowledge base's name on an org site (None alone): like the root, it holds for every page."""
+        return self._kb.catalog.name
 
     # --- recording ---------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -180,9 +190,16 @@ class SiteContext:
         return self._reverts_under.get(incident_id, ())
 
     @query
+    def reverts_from_neighbours(self, incident_id: str) -> tuple[tuple[str, Revert], ...]:
+        """On an org site: the other knowledge bases' knobs that stand reverted under the incident,
+        each with its reference ('payments:db-pool-size'), by reference. Alone: none."""
+        return self._neighbour_reverts.get(incident_id, ())
+
+    @query
     def reclaimable_knob(self, knob_id: str) -> Reclaimable | None:
-        """The knob, if it is one to restore (`reclaimable` holds them all)."""
-        return self._reclaimable.get(knob_id)
+        """The knob, if it is one to restore (`reclaimable` holds this knowledge base's); on an org
+        site, another knowledge base's by its reference ('payments:db-pool-size'), as its check judges it."""
+        return self._reclaimable.get(knob_id) or self._neighbour_reclaimable.get(knob_id)
 
     @query
     def last_change(self, kind: RecordKind, record_id: str) -> Change | None:
@@ -237,20 +254,44 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
                     for (kind, record_id), source in catalog.sources.items()}
     reverts_under: dict[str, list[Revert]] = {}
     for revert in sorted(current_reverts(catalog), key=lambda r: r.knob.id):
-        for incident_id in dict.fromkeys(r.incident.id for r in revert.reasons if r.incident is not None):
+        for incident_id in reverted_here(revert, catalog.name):
             reverts_under.setdefault(incident_id, []).append(revert)
+    neighbour_reverts, neighbour_reclaimable = _neighbours_reverted(kb)
     return SiteContext(
         _kb=kb,
         settings=settings,
         _changes=record_changes(catalog, kb.timelines),
         _reclaimable={item.knob.id: item for item in find_reclaimable(catalog, kb.config.min_gain_pct)},
         _reverts_under={key: tuple(value) for key, value in reverts_under.items()},
+        _neighbour_reverts=neighbour_reverts,
+        _neighbour_reclaimable=neighbour_reclaimable,
         _docs_of={key: tuple(sorted(paths)) for key, paths in docs_of.items()},
         _follow_ups_of={key: tuple(value) for key, value in follow_ups_of.items()},
         _places=place_findings(kb, settings, record_pages),
         _charts=({} if not settings.charts else _LazyCharts(catalog.knobs) if lazy_charts
                  else draw_gain_charts(catalog.knobs.values())),
     )
+
+
+def _neighbours_reverted(kb: KnowledgeBase) -> tuple[dict[str, tuple[tuple[str, Revert], ...]],
+                                                      dict[str, Reclaimable]]:
+    """On an org site: the other knowledge bases' knobs standing reverted under this one's incidents
+    (by incident id), and those to restore (by reference), judged as their own checks judge them."""
+    catalog = kb.catalog
+    under: dict[str, list[tuple[str, Revert]]] = {}
+    reclaimable: dict[str, Reclaimable] = {}
+    for reference, knob in catalog.knobs_from_neighbours():
+        written_in = split_reference(reference)[0]
+        revert = current_revert(catalog, knob, written_in)
+        if revert is None:
+            continue
+        for incident_id in reverted_here(revert, catalog.name, written_in):
+            under.setdefault(incident_id, []).append((reference, revert))
+        if revert.is_reclaimable and revert.incident is not None and revert.hypothesis is not None:
+            # the min gain is this knowledge base's: only the words about noise depend on it
+            reclaimable[reference] = Reclaimable(knob, revert.first.entry, revert.incident, revert.hypothesis,
+                                                 claimed_gains(knob), kb.config.min_gain_pct, revert.reasons)
+    return {key: tuple(value) for key, value in under.items()}, reclaimable
 
 
 class _LazyCharts(Mapping[str, "GainChart | None"]):

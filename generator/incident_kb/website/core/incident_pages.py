@@ -22,10 +22,11 @@ from ...records.verdicts import (
     Support,
     evidence_against,
     evidence_effect,
+    incident_reference,
     support,
     supporting_evidence,
 )
-from ...records.vocabulary import HistoryStatus, RecordKind
+from ...records.vocabulary import HistoryStatus, RecordKind, split_reference
 from ...wording import plural
 from .context import SiteContext
 from .links import Links, hypothesis_anchor, incident_page
@@ -116,7 +117,8 @@ def incident_view(context: SiteContext, incident: Incident) -> IncidentPage:
     if incident.severity is not None:
         tags.append(f"severity: {incident.severity}")
     cause = incident.root_cause
-    still = tuple(_still_reverted(context, links, incident, revert) for revert in context.reverts_under(incident.id))
+    still = tuple(_still_reverted(context, links, incident, reference, revert)
+                  for reference, revert in knobs_reverted_under(context, incident.id))
     restorable = sum(1 for item in still if item.reclaimable)
     return IncidentPage(
         path=path,
@@ -158,22 +160,37 @@ def status_badge(context: SiteContext, incident: Incident) -> Markup:
     to restore: 'resolved, 1 knob still reverted' (the check's verdict decides which knobs). A knob
     kept reverted on purpose although the hypotheses it was reverted under fell is no alarm, but no
     silent green either: 'resolved, 1 knob kept reverted', in grey."""
-    reverts = context.reverts_under(incident.id)
-    restorable = sum(1 for revert in reverts if context.reclaimable_knob(revert.knob.id) is not None)
+    reverts = knobs_reverted_under(context, incident.id)
+    restorable = sum(1 for reference, _ in reverts if context.reclaimable_knob(reference) is not None)
     status = incident.status.value
     if restorable:
         return badge("status", "still-reverted", f"{status}, {plural(restorable, 'knob')} still reverted")
-    kept = sum(1 for revert in reverts if revert.knob.keep_reverted and all(
-        reason.has_fallen for reason in revert.reasons
-        if reason.incident is not None and reason.incident.id == incident.id))
+    kept = sum(1 for reference, revert in reverts if revert.knob.keep_reverted and all(
+        reason.has_fallen for reason in _reasons_here(context, incident.id, reference, revert)))
     if kept:
         return badge("status", "kept-reverted", f"{status}, {plural(kept, 'knob')} kept reverted")
     return badge("status", status)
 
 
-def _still_reverted(context: SiteContext, links: Links, incident: Incident, revert: Revert) -> StillReverted:
+def knobs_reverted_under(context: SiteContext, incident_id: str) -> tuple[tuple[str, Revert], ...]:
+    """Every knob standing reverted under the incident's hypotheses, with its reference from here:
+    this knowledge base's by id, then (on an org site) the others' ('payments:db-pool-size')."""
+    return (*((revert.knob.id, revert) for revert in context.reverts_under(incident_id)),
+            *context.reverts_from_neighbours(incident_id))
+
+
+def _reasons_here(context: SiteContext, incident_id: str, reference: str, revert: Revert) -> list[RevertReason]:
+    """The knob's reverts under this incident (not another knowledge base's of the same id)."""
+    written_in = split_reference(reference)[0]
+    return [reason for reason in revert.reasons if reason.incident is not None
+            and incident_reference(reason, context.kb_name, written_in) == incident_id]
+
+
+def _still_reverted(context: SiteContext, links: Links, incident: Incident, reference: str,
+                    revert: Revert) -> StillReverted:
     knob = revert.knob
-    here = [reason for reason in revert.reasons if reason.incident is not None and reason.incident.id == incident.id]
+    written_in = split_reference(reference)[0]
+    here = _reasons_here(context, incident.id, reference, revert)
     # Each revert on its own date (a knob reverted under another incident first was reverted under
     # this one later), and since when the knob is out when that was earlier.
     def named(reason: RevertReason) -> Markup:
@@ -188,12 +205,17 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, reve
         under = Markup("reverted ") + Markup("; ").join(
             plain(f"{when_text(reason.entry.date)} under ") + named(reason) for reason in here)
     first = revert.first
+    first_incident = incident_reference(first, context.kb_name, written_in) if first.incident is not None else None
     if first not in here:
         under += plain(f" (out since {when_text(first.entry.date)}") + (
-            Markup(", reverted under ") + links.incident(first.incident.id) + plain(" first)")
-            if first.incident is not None else plain(")"))
-    item = context.reclaimable_knob(knob.id)
-    if item is not None:
+            Markup(", reverted under ") + links.incident(first_incident) + plain(" first)")
+            if first_incident is not None else plain(")"))
+    item = context.reclaimable_knob(reference)
+    if item is not None and written_in is not None:  # another knowledge base's: restored in its repository
+        gains = plain(item.gains_text)
+        action = (plain(f"Restore it in knowledge base {written_in}: ") + code(f"kb restore {knob.id}")
+                  + plain(" (its page says whether another incident still suspects it)."))
+    elif item is not None:
         gains = plain(item.gains_text)
         action = Markup("Restore it: ") + code(f"kb restore {knob.id}") + Markup("").join(
             Markup(" Incident ") + links.incident(s.incident.id)
@@ -203,19 +225,21 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, reve
             for s in item.elsewhere)
     else:
         gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))
-        action = _why_it_stays(links, incident, revert)
-    return StillReverted(links.knob(knob.id), under, gains, running_sentence(knob), action, item is not None)
+        action = _why_it_stays(context, links, written_in, revert)
+    return StillReverted(links.knob(reference), under, gains, running_sentence(knob), action, item is not None)
 
 
-def _why_it_stays(links: Links, incident: Incident, revert: Revert) -> Markup:
-    """Why a knob reverted under the incident is not one to restore (the check decided it is not)."""
+def _why_it_stays(context: SiteContext, links: Links, written_in: str | None, revert: Revert) -> Markup:
+    """Why a knob reverted under the incident is not one to restore (the check decided it is not);
+    `written_in`: the knob's knowledge base when another's."""
     if revert.knob.keep_reverted:
         return Markup("Kept reverted on purpose: ") + record_inline(revert.knob.keep_reverted)
     for reason in revert.reasons:
         if reason.hypothesis is None or reason.incident is None:
             return plain("Stays reverted: one of its reverts names no hypothesis to test.")
         standing = reason.standing
-        where = links.hypothesis(reason.incident.id, reason.hypothesis.id)
+        where = links.hypothesis(incident_reference(reason, context.kb_name, written_in) or reason.incident.id,
+                                 reason.hypothesis.id)
         if standing is Standing.OPEN:
             return Markup("Still a hypothesis test: ") + where + plain(" is open.")
         if standing is Standing.CONFIRMED:

@@ -4,11 +4,12 @@ and every knowledge base's findings, each linking to the pages under the knowled
 
 Pure: the checked organisation in, markdown out. The verdicts are the rules' own
 (`rules.knob_rules.find_reclaimable`, which follows `NAME:ID` references through the catalog): the
-page never decides what the check does not. Seam for the owners issue: a knowledge base's owners
-(and the Atom feed) belong beside its row, once they exist.
+page never decides what the check does not. Beside each knowledge base's row, who owns its records.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from ...org.organisation import Member, Organisation, member_path
 from ...records.model import signed_pct
@@ -19,6 +20,7 @@ from .markup import code, finding_message, plain
 
 ORG_HOME = "index.md"
 SHOWN_FINDINGS = 50  # per knowledge base: the rest are on its own findings page
+SHOWN_OWNERS = 3  # per knowledge base, on its row: the rest filter its indexes
 
 
 def render_org_home(organisation: Organisation, site_name: str, findings: bool = True) -> str:
@@ -44,21 +46,37 @@ def render_org_home(organisation: Organisation, site_name: str, findings: bool =
     if rows:
         lines += ["| knowledge base | knob | best gain | what restoring reclaims | why its revert fell |",
                   "|---|---|---|---|---|", *rows, ""]
-    lines += ["## Knowledge bases", "", "| knowledge base | knobs | incidents | reclaimable | errors | warnings |",
-              "|---|---|---|---|---|---|"]
+    lines += ["## Knowledge bases", "",
+              "| knowledge base | owners | knobs | incidents | reclaimable | errors | warnings |",
+              "|---|---|---|---|---|---|---|"]
     for member in organisation.members:
         if member.kb is None:
-            lines.append(f"| {plain(member.name)} | not read | | | | |")
+            lines.append(f"| {plain(member.name)} | | not read | | | | |")
             continue
         catalog = member.kb.catalog
         errors = sum(1 for f in member.kb.findings if f.severity.value == "error")
         warnings = sum(1 for f in member.kb.findings if f.severity.value == "warning")
-        lines.append(f"| [{plain(member.name)}]({member.name}/index.md) | {len(catalog.knobs)} | "
+        lines.append(f"| [{plain(member.name)}]({member.name}/index.md) | {_owners(member)} | {len(catalog.knobs)} | "
                      f"{len(catalog.incidents)} | {_reclaimable_count(member)} | {errors} | {warnings} |")
     lines.append("")
     if findings:
         lines += _findings(organisation)
     return "\n".join(lines) + "\n"
+
+
+def _owners(member: Member) -> str:
+    """Who owns the knowledge base's records (their `owners:`), those owning most first: at most
+    SHOWN_OWNERS, then how many more; its knobs and incidents indexes filter by each."""
+    assert member.kb is not None
+    catalog = member.kb.catalog
+    counted = Counter(owner for kind in RecordKind for record in catalog.records(kind).values()
+                      for owner in dict.fromkeys(record.owners))
+    if not counted:
+        return "none recorded"
+    ranked = sorted(counted, key=lambda owner: (-counted[owner], owner))
+    more = len(ranked) - SHOWN_OWNERS
+    return ", ".join(plain(owner) for owner in ranked[:SHOWN_OWNERS]) + (
+        f" and {more} more" if more > 0 else "")
 
 
 def _reclaimable_count(member: Member) -> str:

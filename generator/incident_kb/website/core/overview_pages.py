@@ -24,7 +24,7 @@ from ...records.vocabulary import RecordKind
 from ...wording import plural
 from .changes import Change
 from .context import Read, SiteContext
-from .incident_pages import status_badge
+from .incident_pages import knobs_reverted_under, status_badge
 from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, KNOB_ROWS, Links, knob_index_part
 from .markup import attribute, code, finding_message, plain
 from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
@@ -204,8 +204,8 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
 def _incident_row(context: SiteContext, links: Links, incident: Incident) -> tuple[Markup, ...]:
     incident = context.incident(incident.id) or incident  # asked, so that the row is made again when it changes
     cause = links.root_cause(incident) or Markup()
-    restorable = any(context.reclaimable_knob(revert.knob.id) is not None
-                     for revert in context.reverts_under(incident.id))
+    restorable = any(context.reclaimable_knob(reference) is not None
+                     for reference, _ in knobs_reverted_under(context, incident.id))
     row_facets = facets(status=incident.status.value, still_reverted="yes" if restorable else "no",
                         owner=_owner_facet(incident.owners))
     return (row_facets + links.incident(incident.id), status_badge(context, incident),
