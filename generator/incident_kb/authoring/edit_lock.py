@@ -10,26 +10,20 @@ LOCK_TIMEOUT seconds stops with one line, having changed nothing. Knows nothing 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..findings import KbError
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
-    fcntl = None  # type: ignore[assignment]
+from ..locks import HAS_FLOCK, flock_within
 
 LOCK_TIMEOUT = 60.0  # seconds; 50 commands editing one record at once finish well within it
-_POLL = 0.02
 
 
 @contextmanager
 def editing_lock(folder: Path) -> Iterator[None]:
     """Hold the knowledge base's edit lock for the duration of the block."""
-    if fcntl is None:  # pragma: no cover - see the import
+    if not HAS_FLOCK:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
         from filelock import FileLock, Timeout
 
         try:
@@ -46,18 +40,13 @@ def editing_lock(folder: Path) -> Iterator[None]:
         raise KbError(f"{folder}: cannot open the folder to lock it for editing ({exc.strerror or exc}); "
                       "nothing changed") from None
     try:
-        deadline = time.monotonic() + LOCK_TIMEOUT
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise KbError(_busy(folder)) from None
-                time.sleep(_POLL)
-            except OSError as exc:
-                raise KbError(f"{folder}: cannot lock the folder for editing ({exc.strerror or exc}); "
-                              "nothing changed") from None
+        try:
+            held = flock_within(fd, LOCK_TIMEOUT)
+        except OSError as exc:
+            raise KbError(f"{folder}: cannot lock the folder for editing ({exc.strerror or exc}); "
+                          "nothing changed") from None
+        if not held:
+            raise KbError(_busy(folder))
         yield
     finally:
         os.close(fd)  # closing the last descriptor releases the lock

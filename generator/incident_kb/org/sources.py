@@ -7,23 +7,18 @@ repository (`cache.user_cache_folder`); nothing is ever written to a team's repo
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from ..cache import user_cache_folder
 from ..history.clones import CLONE_TIMEOUT, CloneFailed, checked_out, clone_folder
+from ..locks import HAS_FLOCK, flock_within
 from ..repository.files import describe_error
 from .configuration import KnowledgeBaseEntry
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: see clone_locked
-    fcntl = None  # type: ignore[assignment]
-
 LOCK_TIMEOUT = 2 * CLONE_TIMEOUT  # seconds another kb may hold a clone (cloning, then checking) before this says so
-_POLL = 0.05
+_POLL = 0.05  # a clone waits on git's network work: no need to ask as often as an edit does
 _HELD: set[Path] = set()  # the clones this process holds: a second entry of the same URL and ref holds it already
 
 
@@ -68,7 +63,7 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
     locks = folder.parent.with_name(folder.parent.name + "-locks")  # beside the clones, none in their folder
     locks.mkdir(parents=True, exist_ok=True)
     lock_path = locks / (folder.name + ".lock")
-    if fcntl is None:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
+    if not HAS_FLOCK:  # pragma: no cover - Windows: a lock file, which filelock removes on release there
         from filelock import FileLock, Timeout
 
         try:
@@ -79,15 +74,8 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         return
     handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise CloneFailed(_busy(folder, timeout)) from None
-                time.sleep(_POLL)
+        if not flock_within(handle, timeout, _POLL):
+            raise CloneFailed(_busy(folder, timeout))
         _HELD.add(folder)
         try:
             yield
