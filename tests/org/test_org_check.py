@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from ..org_support import committed, knob_text, write_org, write_payments, write_platform
+from ..org_support import committed, incident_text, knob_text, write_org, write_payments, write_platform
 
 
 @pytest.fixture
@@ -272,3 +272,30 @@ def test_two_checks_at_once_share_one_clone(tmp_path, cache_home, user_cache):
     assert [process.returncode for process in processes] == [1, 1], outputs
     assert outputs[0][0] == outputs[1][0] and "unreadable-kb" not in outputs[0][0], outputs
     assert len(list((user_cache / "clones").iterdir())) == 1
+
+
+def _open_suspicion_elsewhere(platform, incident_id: str = "checkout-latency") -> None:
+    """Another platform incident, open, whose hypothesis suspects the payments knob (the knob's history
+    does not name it)."""
+    (platform / f"incidents/{incident_id}.yaml").write_text(
+        incident_text("open", incident_id=incident_id).replace("Edge proxies time out", "Checkout is slow"))
+
+
+def test_a_reclaimable_knob_says_another_teams_open_suspicion_of_it(kb, org, tmp_path):
+    _open_suspicion_elsewhere(tmp_path / "platform")
+    result = org_check(kb, org)
+    assert result.code == 1, result.out
+    assert ("Restoring it reclaims +9.5% checkout throughput. Incident 'platform:checkout-latency' is still open and "
+            "suspects it too (hypothesis 'pool-exhaustion', open): settle that before restoring, or restore it "
+            "knowing so. Restore it with `kb restore db-pool-size`") in result.out
+
+
+def test_an_open_suspicion_in_the_knobs_own_knowledge_base_of_the_same_id_is_not_confused(kb, org, tmp_path):
+    """payments has an incident 'checkout-latency' of its own, resolved; platform's open one suspects the knob."""
+    _open_suspicion_elsewhere(tmp_path / "platform")
+    (tmp_path / "payments/incidents/checkout-latency.yaml").write_text(
+        "id: checkout-latency\ntitle: Our own checkout incident\nstatus: resolved\nstarted: 2026-10-01\n"
+        "resolved: 2026-10-02\nsummary: Something else.\n")
+    result = org_check(kb, org)
+    assert "Incident 'platform:checkout-latency' is still open and suspects it too" in result.out
+    assert "Incident 'checkout-latency' is still" not in result.out

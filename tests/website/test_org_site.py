@@ -143,3 +143,31 @@ def test_while_the_hypothesis_is_open_another_knowledge_bases_knob_stays_a_test(
     assert 'Still a hypothesis test: <a href="./#hypothesis-pool-exhaustion">pool-exhaustion</a> is open.' in box
     own = (tmp_path / "site/payments/incidents/edge-outage/index.html").read_text()
     assert "Payments' own outage" in own and "still reverted" not in own and "stays reverted" not in own
+
+
+@pytest.mark.slow
+def test_a_knobs_page_links_every_incident_that_suspects_it_in_its_own_knowledge_base(tmp_path, user_cache):
+    """payments' knob is suspected by two platform incidents: edge-outage (it was reverted under it) and
+    checkout-latency (its hypothesis names `payments:db-pool-size`, the knob's history does not); payments
+    has incidents of both ids too, which suspect nothing. The knob's page lists the two platform ones,
+    each linked to its page in platform's part of the site."""
+    write_payments(tmp_path / "payments")
+    for incident_id in ("edge-outage", "checkout-latency"):
+        (tmp_path / f"payments/incidents/{incident_id}.yaml").write_text(
+            f"id: {incident_id}\ntitle: Payments' own {incident_id}\nstatus: resolved\nstarted: 2026-10-01\n"
+            "resolved: 2026-10-02\nsummary: Something else.\n")
+    write_platform(tmp_path / "platform")
+    (tmp_path / "platform/incidents/checkout-latency.yaml").write_text(
+        incident_text("open", incident_id="checkout-latency").replace("Edge proxies time out", "Checkout is slow"))
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    failure, logged = try_build_site(config.parent, tmp_path / "site", strict=True)
+    assert failure is None, logged
+    page = (tmp_path / "site/payments/knobs/db-pool-size/index.html").read_text()
+    suspected = page[page.index('id="suspected-in-incidents"'):page.index('id="status-history"')]
+    links = re.findall(r'href="([^"]*incidents[^"]*)"', suspected)
+    assert set(links) == {"../../../platform/incidents/edge-outage/",
+                          "../../../platform/incidents/edge-outage/#hypothesis-pool-exhaustion",
+                          "../../../platform/incidents/checkout-latency/",
+                          "../../../platform/incidents/checkout-latency/#hypothesis-pool-exhaustion"}, links
+    assert "Payments&#39; own" not in suspected and "Payments' own" not in suspected

@@ -56,7 +56,7 @@ def find_exonerations(base: Catalog, kb: KnowledgeBase, unchanged_docs: Mapping[
             docs = sorted({ref.doc for ref in kb.references if ref.kind is RecordKind.KNOB and ref.record_id == knob_id
                            and unchanged_docs.get(ref.doc, False)})
             incidents = sorted({suspicion.incident.id for suspicion in kb.catalog.suspicions(knob_id)
-                                if suspicion.hypothesis.suspect is not None
+                                if suspicion.kb_name is None and suspicion.hypothesis.suspect is not None
                                 and suspicion.hypothesis.suspect.knob == knob_id
                                 and standing(suspicion.incident, suspicion.hypothesis).stands})
             blaming = [(doc, ownership.of_path(doc)) for doc in docs]

@@ -203,6 +203,12 @@ class Suspicion:
 
     incident: Incident
     hypothesis: Hypothesis
+    kb_name: str | None = None  # the incident's knowledge base, when another's of the organisation
+
+    @property
+    def incident_reference(self) -> str:
+        """The incident as a reference from the knob's knowledge base: its id, or `NAME:ID`."""
+        return f"{self.kb_name}:{self.incident.id}" if self.kb_name is not None else self.incident.id
 
 
 @dataclass(frozen=True)
@@ -228,6 +234,10 @@ class Catalog:
     _across: Mapping[str, tuple[tuple[str, str | None, Knob, HistoryEntry], ...]] = field(
         default_factory=lambda: MappingProxyType({}))
     _from_neighbours: Mapping[tuple[str, str | None], tuple[tuple[str, Knob, HistoryEntry], ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    # This catalog's hypotheses whose suspect is another knowledge base's knob, by its name:
+    # (knob id there, the incident, the hypothesis): that knob's suspicions on its own site.
+    _suspects_across: Mapping[str, tuple[tuple[str, Incident, Hypothesis], ...]] = field(
         default_factory=lambda: MappingProxyType({}))
 
     @classmethod
@@ -261,12 +271,16 @@ class Catalog:
         changes: dict[tuple[str, str | None], list[tuple[Knob, HistoryEntry]]] = {}
         across: dict[str, list[tuple[str, str | None, Knob, HistoryEntry]]] = {}
         suspicions: dict[str, list[Suspicion]] = {}
+        suspects_across: dict[str, list[tuple[str, Incident, Hypothesis]]] = {}
         for incident in incidents.values():
             for hypothesis in incident.hypotheses:
                 if hypothesis.suspect is not None:
                     suspected = own(hypothesis.suspect.knob)
                     if suspected is not None:
                         suspicions.setdefault(suspected, []).append(Suspicion(incident, hypothesis))
+                    else:
+                        kb_name, knob_id = split_reference(hypothesis.suspect.knob)
+                        suspects_across.setdefault(str(kb_name), []).append((knob_id, incident, hypothesis))
         for knob in knobs.values():
             for entry in knob.history:
                 if entry.incident is None:
@@ -287,7 +301,8 @@ class Catalog:
                 acted_on = _hypothesis_of(under, entry.hypothesis)
                 found = suspicions.setdefault(knob.id, [])
                 if under is not None and acted_on is not None and not any(s.hypothesis is acted_on for s in found):
-                    found.append(Suspicion(under, acted_on))
+                    found.append(Suspicion(under, acted_on,
+                                           None if under_id is not None else split_reference(entry.incident)[0]))
         from_neighbours: dict[tuple[str, str | None], list[tuple[str, Knob, HistoryEntry]]] = {}
         for neighbour_name in sorted(neighbours) if name is not None else ():
             for incident_id, hypothesis_id, knob, entry in neighbours[neighbour_name]._across.get(str(name), ()):
@@ -295,6 +310,11 @@ class Catalog:
                 from_neighbours.setdefault((incident_id, None), []).append((reference, knob, entry))
                 if hypothesis_id is not None:
                     from_neighbours.setdefault((incident_id, hypothesis_id), []).append((reference, knob, entry))
+            # A neighbour's hypothesis that suspects one of this catalog's knobs (`NAME:KNOB_ID`).
+            for knob_id, incident, hypothesis in neighbours[neighbour_name]._suspects_across.get(str(name), ()):
+                found = suspicions.setdefault(knob_id, [])
+                if not any(s.hypothesis is hypothesis for s in found):
+                    found.append(Suspicion(incident, hypothesis, neighbour_name))
         broken = {kind: frozenset((broken_ids or {}).get(kind, ())) for kind in RecordKind}
         return cls(MappingProxyType(knobs), MappingProxyType(incidents), MappingProxyType(sources),
                    MappingProxyType(broken),
@@ -302,7 +322,8 @@ class Catalog:
                    MappingProxyType({key: tuple(value) for key, value in suspicions.items()}),
                    name, neighbours,
                    MappingProxyType({key: tuple(value) for key, value in across.items()}),
-                   MappingProxyType({key: tuple(value) for key, value in from_neighbours.items()}))
+                   MappingProxyType({key: tuple(value) for key, value in from_neighbours.items()}),
+                   MappingProxyType({key: tuple(value) for key, value in suspects_across.items()}))
 
     def in_organisation(self, name: str, neighbours: Mapping[str, Catalog]) -> Catalog:
         """This catalog as knowledge base `name` of an organisation whose other knowledge bases are

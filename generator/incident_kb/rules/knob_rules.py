@@ -122,7 +122,7 @@ def reclaimable_knobs(catalog: Catalog, root: Path, settings: RuleSettings) -> I
         knob = item.knob
         where = ", ".join(d.path for d in knob.applies_to)
         caution = "".join(
-            f" Incident '{s.incident.id}' is still {s.incident.status.value} and suspects it too (hypothesis "
+            f" Incident '{s.incident_reference}' is still {s.incident.status.value} and suspects it too (hypothesis "
             f"'{s.hypothesis.id}', open): settle that before restoring, or restore it knowing so."
             for s in item.elsewhere)
         yield _knob_finding(

@@ -218,10 +218,10 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, refe
     elif item is not None:
         gains = plain(item.gains_text)
         action = Markup("Restore it: ") + code(f"kb restore {knob.id}") + Markup("").join(
-            Markup(" Incident ") + links.incident(s.incident.id)
+            Markup(" Incident ") + links.incident(s.incident_reference)
             + plain(f" is still {s.incident.status.value} and suspects it too (hypothesis ")
-            + links.hypothesis(s.incident.id, s.hypothesis.id) + plain(", open): settle that before restoring, or "
-                                                                        "restore it knowing so.")
+            + links.hypothesis(s.incident_reference, s.hypothesis.id)
+            + plain(", open): settle that before restoring, or restore it knowing so.")
             for s in item.elsewhere)
     else:
         gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))

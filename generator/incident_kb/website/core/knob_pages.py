@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ...deploy.patterns import deploy_pattern, value_text
-from ...records.model import running_setting
-from ...records.schema import Evidence, FollowUp, HistoryEntry, Hypothesis, Incident, Knob
+from ...records.model import Suspicion as Suspected, running_setting
+from ...records.schema import Evidence, FollowUp, HistoryEntry, Incident, Knob
 from ...records.verdicts import Standing, evidence_against, standing
 from ...records.vocabulary import KnobStatus, RecordKind
 from .changes import Change, knob_changes
@@ -104,8 +104,7 @@ def knob_view(context: SiteContext, knob: Knob) -> KnobPage:
         tags.append(f"component: {knob.component}")
     tags += [f"{key}: {knob.scope[key]}" for key in ("hardware", "model") if key in knob.scope]
     tags += list(knob.tags)
-    suspicions = tuple(_suspicion(context, links, item.incident, item.hypothesis)
-                       for item in context.suspicions(knob.id))
+    suspicions = tuple(_suspicion(context, links, item) for item in context.suspicions(knob.id))
     floor = context.min_gain_pct()
     return KnobPage(
         path=path,
@@ -221,12 +220,13 @@ _VERDICTS = {
 }
 
 
-def _suspicion(context: SiteContext, links: Links, incident: Incident, hypothesis: Hypothesis) -> Suspicion:
+def _suspicion(context: SiteContext, links: Links, item: Suspected) -> Suspicion:
+    incident, hypothesis, reference = item.incident, item.hypothesis, item.incident_reference
     cause = incident.root_cause
     verdict = badge("hypothesis", hypothesis.status.value) + Markup(" " + _VERDICTS[standing(incident, hypothesis)])
     reasons = tuple(_evidence_line(e) for e in evidence_against(hypothesis))
-    actual = links.root_cause(incident) if cause is not None and cause.hypothesis != hypothesis.id else None
-    return Suspicion(links.incident(incident.id), links.hypothesis(incident.id, hypothesis.id),
+    actual = links.root_cause(incident, reference) if cause is not None and cause.hypothesis != hypothesis.id else None
+    return Suspicion(links.incident(reference), links.hypothesis(reference, hypothesis.id),
                      record_inline(hypothesis.statement), verdict, reasons, actual)
 
 

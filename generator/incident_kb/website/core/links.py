@@ -194,13 +194,14 @@ class Links:
         return self.to(incident_page(incident_id), text if text is not None else hypothesis_id,
                        hypothesis_anchor(hypothesis_id))
 
-    def root_cause(self, incident: Incident) -> Markup | None:
-        """The incident's root cause: a link to the confirmed hypothesis, with its statement."""
+    def root_cause(self, incident: Incident, reference: str | None = None) -> Markup | None:
+        """The incident's root cause: a link to the confirmed hypothesis, with its statement;
+        `reference`: the incident's when another knowledge base's (`NAME:ID`)."""
         cause = incident.root_cause
         if cause is None:
             return None
-        link = self.hypothesis(incident.id, cause.hypothesis)
-        confirmed = self.site.hypothesis(incident.id, cause.hypothesis)
+        link = self.hypothesis(reference or incident.id, cause.hypothesis)
+        confirmed = self.site.hypothesis(reference or incident.id, cause.hypothesis)
         return link + Markup(": ") + record_inline(confirmed.statement) if confirmed is not None else link
 
     def repo_file(self, rel_path: str, short: bool = False) -> Markup:
