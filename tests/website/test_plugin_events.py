@@ -44,11 +44,11 @@ def test_the_plugins_events_run_where_it_relies_on_them_running(listed):
     assert _order(plugins, "env")[-1] == f"{OURS}._mark_changed_outputs"
     # The markdown as read, before the tags plugin collects its listings from it.
     before("page_markdown", f"{OURS}.on_page_markdown", "material/tags")
-    # The preview's search JSON is merged before Material's search writes its index; the scratch folder
-    # is removed and the Pagefind index written after every other plugin is done.
+    # The preview's search JSON is merged before Material's search writes its index; the build's inputs
+    # are watched and the Pagefind index written after every other plugin is done.
     before("post_build", f"{OURS}._merge_search_index", "material/search")
     before("post_build", "material/search", f"{OURS}._write_search_index")
-    before("post_build", "material/search", f"{OURS}._remove_scratch")
+    before("post_build", "material/search", f"{OURS}._finish_build")
 
 
 def test_a_plugin_whose_priority_moves_is_seen_in_the_order():

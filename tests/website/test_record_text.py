@@ -77,3 +77,28 @@ def test_no_page_kb_render_writes_holds_a_bidirectional_override(kb, seed_kb, tm
     pages = {path: path.read_text() for path in out.rglob("*.md")}
     assert not [path for path, text in pages.items() if any(char in text for char in BIDI)]
     assert any("\\u202e" in text for text in pages.values())
+
+
+@pytest.mark.parametrize("text", [
+    "Deployed after benchmarking.\n\nThe queue stalls under load.\n",
+    "One.\n\n\nTwo, after two blank lines.",
+    "A \"quoted\" word and it's fine.\n\nSecond, 12.8% faster.\n\n",
+    "~~~\n\n~~~",  # a fence around a blank line: code, not two paragraphs
+    "Tabs\tare expanded.\n\nBy markdown.",
+    "First.\n\n    indented: code",
+    "First.\n\n- a list",
+    "First.\n\n1. a numbered list",
+    "Heading below.\n\n# heading",
+])
+def test_paragraphs_of_plain_text_render_as_markdown_renders_them(text):
+    """Plain paragraphs skip markdown (most record text): the HTML must be what markdown and the
+    sanitizer make of them."""
+    import nh3
+
+    from incident_kb.website.core import markup
+
+    markup._MARKDOWN.reset()
+    expected = nh3.clean(markup._MARKDOWN.convert(text), tags=markup._ALLOWED_TAGS,
+                         attributes=markup._ALLOWED_ATTRIBUTES, url_schemes=markup._URL_SCHEMES,
+                         link_rel="noopener noreferrer")
+    assert markup.sanitized_html(text) == expected

@@ -28,7 +28,7 @@ _URL_SCHEMES = {"http", "https", "mailto"}
 
 # Characters that mean something to markdown inside a line. Escaping them in a plain value keeps
 # `SGLANG_SM120_MMA_TARGET_CTAS` or `a|b` from turning into emphasis or a table column.
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]{}|])")
+_MARKDOWN_SPECIALS = "\\`*_[]{}|"
 # The same characters as entities, for text inside HTML that markdown reads again (a table cell).
 _ENTITIES = {"\\": "&#92;", "`": "&#96;", "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;",
              "{": "&#123;", "}": "&#125;", "|": "&#124;"}
@@ -47,6 +47,11 @@ _MARKDOWN = _converter()
 # One line with nothing markdown or HTML would read: most record text. It is one paragraph of
 # escaped text, so converting and sanitizing it can be skipped (a large share of a site's build).
 _PLAIN_LINE = re.compile(r"(?![-+*>#=|]|\d+[.)]|\s)[^\n\r*_`\[\]<>&\\]+(?<!\s)")
+# Paragraphs of such lines between blank lines, as a block scalar gives them (with its last line
+# break): each its own <p>. Tabs (markdown expands them) and `~` (a fence spans a blank line) are left
+# to markdown.
+_PLAIN_PARAGRAPHS = re.compile(rf"(?:{_PLAIN_LINE.pattern})(?:\n\n+(?:{_PLAIN_LINE.pattern}))*\n*")
+_PARAGRAPH_BREAK = re.compile(r"\n\n+")
 
 
 def sanitized_html(text: str) -> str:
@@ -55,6 +60,9 @@ def sanitized_html(text: str) -> str:
     text = showable(text)
     if _PLAIN_LINE.fullmatch(text):
         return f"<p>{html.escape(text, quote=False)}</p>"
+    if "\t" not in text and "~" not in text and _PLAIN_PARAGRAPHS.fullmatch(text):
+        parts = _PARAGRAPH_BREAK.split(text.rstrip("\n"))
+        return "\n".join(f"<p>{html.escape(part, quote=False)}</p>" for part in parts)
     _MARKDOWN.reset()
     return nh3.clean(_MARKDOWN.convert(text), tags=_ALLOWED_TAGS, attributes=_ALLOWED_ATTRIBUTES,
                      url_schemes=_URL_SCHEMES, link_rel="noopener noreferrer")
@@ -99,8 +107,13 @@ def _escape(match: re.Match[str]) -> str:
 
 def plain(value: object) -> Markup:
     """A plain value (a name, a title, an id) as markdown that shows exactly that text."""
-    text = html.escape(showable(value), quote=False).replace("\n", " ")
-    return Markup(_MARKDOWN_SPECIALS.sub(r"\\\1", text))
+    return Markup(showable(value).translate(_PLAIN_TABLE))
+
+
+# plain() in one pass: html.escape's three characters, a line break as a space, markdown's specials
+# behind a backslash (the entities hold none of them).
+_PLAIN_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\n": " ",
+                              **{char: "\\" + char for char in _MARKDOWN_SPECIALS}})
 
 
 # The markdown the site's own inline markup holds (see plain() and Links.to): a link, and a special

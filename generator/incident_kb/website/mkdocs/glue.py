@@ -1,6 +1,6 @@
 """The MkDocs glue's work for one build: check the knowledge base, render it, and put the core's
-bundle into the build through mkdocs-gen-files' editor (virtual files: nothing lands in docs/),
-each page as its metadata says (edit path, in the nav or not).
+bundle into the build as files held in memory (MkDocs' `File.generated`: nothing lands in docs/ or in a
+scratch folder), each page as its metadata says (edit path, in the nav or not).
 
 The plugin calls `generate_files` from its `on_files` event and keeps what it returns for the
 build in progress: the banners of hand-written pages. The live preview's builds go through
@@ -24,10 +24,11 @@ from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
-from mkdocs_gen_files.editor import FilesEditor
+from mkdocs.utils import is_markdown_file
+from mkdocs_gen_files.editor import file_sort_key
 
 from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
@@ -72,19 +73,15 @@ class Generated:
     homes: frozenset[str] = frozenset()
 
 
-def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
-    """Check the records, render them, and add the pages to `files` (written under `scratch`)."""
+def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions) -> Generated:
+    """Check the records, render them, and add the pages to `files`."""
     kb = check(options.root)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
     settings = place_settings(asked, hand_written, config.use_directory_urls)
     placed = place_bundle(render_site(kb, settings), settings, hand_written, asked, config.use_directory_urls)
     site = placed.bundle
-    with FilesEditor(files, config, scratch) as editor:
-        for path, text in site.files.items():
-            with editor.open(path, "w") as handle:
-                handle.write(text)
-        built = editor.files
+    built = with_generated(files, config, site.files)
     apply_page_meta(built, site)
     log_placement(placed, settings, config)
     log_docs_folder(kb.settings.docs, settings)
@@ -93,7 +90,7 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions, scr
     return Generated(built, site.banners, site.pages)
 
 
-def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions, scratch: str) -> Generated:
+def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions) -> Generated:
     """An org site (the plugin's `knowledge_bases:`): every knowledge base read and checked together
     (`org.organisation`), each rendered under its name (`NAME/knobs/ID/`...), and one home page with
     the organisation's ledger and findings. A knowledge base that cannot be read is logged, and left out."""
@@ -136,11 +133,7 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
                                             member.kb.catalog.incidents.values())
                                            for member in organisation.members if member.kb is not None),
                                           config.site_name, config.site_url, config.use_directory_urls)
-    with FilesEditor(files, config, scratch) as editor:
-        for path, text in generated.items():
-            with editor.open(path, "w") as handle:
-                handle.write(text)
-        built = editor.files
+    built = with_generated(files, config, generated)
     apply_page_meta(built, Bundle(generated, pages))
     for item in organisation.findings:
         if item.code in ("unreadable-kb", "bad-config"):  # the rest are on the pages, as for one knowledge base
@@ -148,6 +141,23 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions,
     log.info("kb org check: %d finding(s) in %d knowledge base(s)", len(organisation.findings),
              len(organisation.members))
     return Generated(built, {}, pages, frozenset(homes))
+
+
+def with_generated(files: Files, config: MkDocsConfig, generated: dict[str, str]) -> Files:
+    """`files` with the generated ones added, in memory: each file's bytes as written to disk would
+    have been, a page's text as MkDocs would read it back (newlines as universal newlines leave them);
+    a generated file takes the place of a file of the same path, in mkdocs-gen-files' order."""
+    made = {path: File.generated(config, path, content=_as_read(path, text)) for path, text in generated.items()}
+    return Files(sorted({**{file.src_uri: file for file in files}, **made}.values(), key=file_sort_key))
+
+
+def _as_read(path: str, text: str) -> str | bytes:
+    """A page as MkDocs reads a file (UTF-8 with or without a byte order mark, universal newlines);
+    any other file's bytes, which MkDocs copies."""
+    if not is_markdown_file(path):
+        return text.encode("utf-8")
+    text = text.removeprefix("\ufeff")
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def org_navigation(nav: Navigation, homes: Collection[str]) -> Navigation:

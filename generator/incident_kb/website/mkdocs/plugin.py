@@ -4,8 +4,8 @@ hand-written pages that findings are about, Material's partials it overrides, an
 folders watched under `mkdocs serve`.
 
 Registered under the `mkdocs.plugins` entry point, so a repository that adopts the knowledge base
-holds no Python file of ours. It drives mkdocs-gen-files' editor itself (gen-files' own `scripts:`
-takes file paths only, so `gen-files` need not be listed). Options are declared below and checked
+holds no Python file of ours. It adds the generated files to the build in memory itself (no
+`gen-files` plugin need be listed). Options are declared below and checked
 by MkDocs' config schema:
 
     plugins:
@@ -40,7 +40,6 @@ import os
 import posixpath
 import re
 import sysconfig
-import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -142,7 +141,6 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     supports_multiple_instances = False
 
     def __init__(self) -> None:
-        self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self._banners: dict[str, str] = {}
         self._live = False  # `mkdocs serve --dirty`: a live preview that rebuilds only what changed
         self._preview: Preview | None = None  # kept between the builds of one serve
@@ -246,7 +244,6 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     on_config = CombinedEvent(_before_others, _configure, _after_others)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        self._cleanup()
         glue = cast("GlueModule", fresh_module(_GLUE))
         options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
                                    charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
@@ -268,9 +265,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                 self._preview = previewer.Preview(stamp)
             generated = previewer.preview_files(self._preview, files, config, options)
         else:
-            self._scratch = tempfile.TemporaryDirectory(prefix="incident-kb-")
             generate = glue.generate_org_files if self.config.knowledge_bases is not None else glue.generate_files
-            generated = generate(files, config, options, self._scratch.name)
+            generated = generate(files, config, options)
         self._banners = generated.banners
         self._pages = generated.pages
         self._files = generated.files
@@ -362,8 +358,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._previewer.merge_search_index(self._preview, config)
 
     @event_priority(-100)  # after every other plugin has read the generated files
-    def _remove_scratch(self, config: MkDocsConfig) -> None:
-        self._cleanup()
+    def _finish_build(self, config: MkDocsConfig) -> None:
         self._watch_inputs(config)
         # No gc.freeze(): it would keep every object of the process out of the collector's reach,
         # other plugins' included. The collector only waits for the preview to be idle (see
@@ -389,7 +384,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         log.info("incident-kb: search index written in %.1f s after the pages%s", seconds,
                  " (Pagefind indexed them as they were written)" if beside else "")
 
-    on_post_build = CombinedEvent(_merge_search_index, _remove_scratch, _write_search_index)
+    on_post_build = CombinedEvent(_merge_search_index, _finish_build, _write_search_index)
 
     def _named_pages(self) -> Any:
         """The records' pages with the words that name them, where this build wrote them."""
@@ -428,18 +423,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch = None
         self._collection.stop()
         self._close_streamed_index()
-        self._cleanup()
         self._drop_preview()
 
     def _close_streamed_index(self) -> None:
         if self._streamed_index is not None:
             self._streamed_index.close()
             self._streamed_index = None
-
-    def _cleanup(self) -> None:
-        if self._scratch is not None:
-            self._scratch.cleanup()
-            self._scratch = None
 
     def _drop_preview(self) -> None:
         if self._preview is not None:
