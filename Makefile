@@ -45,7 +45,9 @@ site: $(STAMP)
 	$(BIN)/mkdocs build --strict
 
 # The whole suite on every core; a file's tests stay on one worker (--dist loadfile: the session's
-# shared builds and venvs are made once per file's worker, and timing tests are not split).
+# shared builds and venvs are made once per file's worker, and timing tests are not split). A file is
+# the unit of balance, so a long test that shares nothing has a file of its own (the deep property
+# tests: tests/check/test_properties_deeper_*.py) rather than running after the rest on one worker.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadfile
 
