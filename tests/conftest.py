@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,26 +67,55 @@ def installed_modules_read_once(scan: Callable[[], dict[str, list[str]]]) -> Cal
     again by every test), and no test installs into the environment it runs in (a test that adds a
     distribution puts it on a new `sys.path` entry, which is scanned afresh). Each call gets its own
     copy, so a caller that changes the answer changes no other's."""
-    answers: dict[tuple[str, ...], dict[str, list[str]]] = {}
+    read = read_once_per_path(scan)
 
     def packages_distributions() -> dict[str, list[str]]:
-        key = tuple(sys.path)
-        if key not in answers:
-            answers[key] = scan()
-        return {module: list(names) for module, names in answers[key].items()}
+        return {module: list(names) for module, names in read().items()}
 
     packages_distributions.__wrapped__ = scan  # type: ignore[attr-defined]
     return packages_distributions
 
 
+def read_once_per_path(read: Callable[..., Any]) -> Callable[..., Any]:
+    """`read(*args)` answered once per `sys.path` and arguments (see installed_modules_read_once); the
+    caller copies a mutable answer. An error is not kept: it is raised again by a fresh read."""
+    answers: dict[tuple[object, ...], Any] = {}
+
+    def read_once(*args: Any, **kwargs: Any) -> Any:
+        key = (tuple(sys.path), args, tuple(sorted(kwargs.items())))
+        if key not in answers:
+            answers[key] = read(*args, **kwargs)
+        return answers[key]
+
+    read_once.__wrapped__ = read  # type: ignore[attr-defined]
+    return read_once
+
+
+def requirements_read_once(requires: Callable[[str], list[str] | None]) -> Callable[[str], list[str] | None]:
+    """`importlib.metadata.requires`, once per `sys.path` and name: `kb init` follows incident-kb's whole
+    requirement closure, parsing each distribution's METADATA again in every test (a fifth of an
+    in-process `kb init`). Each call gets its own list."""
+    read = read_once_per_path(requires)
+
+    def requires_once(name: str) -> list[str] | None:
+        found = read(name)
+        return None if found is None else list(found)
+
+    requires_once.__wrapped__ = requires  # type: ignore[attr-defined]
+    return requires_once
+
+
 @pytest.fixture(scope="session", autouse=True)
 def installed_modules() -> Iterator[None]:
-    """The installed distributions scanned once per session (see installed_modules_read_once); the
-    processes tests start scan for themselves."""
-    scan = metadata.packages_distributions
-    metadata.packages_distributions = installed_modules_read_once(scan)
+    """The installed distributions scanned once per session (see installed_modules_read_once): the
+    modules they provide, their entry points (immutable) and their requirements; the processes tests
+    start scan for themselves."""
+    saved = metadata.packages_distributions, metadata.entry_points, metadata.requires
+    metadata.packages_distributions = installed_modules_read_once(saved[0])
+    metadata.entry_points = read_once_per_path(saved[1])  # type: ignore[assignment]
+    metadata.requires = requirements_read_once(saved[2])
     yield
-    metadata.packages_distributions = scan
+    metadata.packages_distributions, metadata.entry_points, metadata.requires = saved
 
 
 @pytest.fixture(autouse=True)

@@ -144,9 +144,9 @@ def test_a_site_kb_init_writes_needs_nothing_more(kb, tmp_path, monkeypatch):
 
 
 def test_the_sessions_scan_of_installed_modules_answers_as_a_fresh_one_and_sees_a_new_path(tmp_path, monkeypatch):
-    """The suite scans the installed distributions once per `sys.path` (tests/conftest.py): what it
-    answers is what a scan answers, a caller's change to it reaches no other caller, and a
-    distribution on a new `sys.path` entry is seen."""
+    """The suite scans the installed distributions once per `sys.path` (tests/conftest.py): the modules,
+    entry points and requirements it answers are what a scan answers, a caller's change to them reaches no
+    other caller, and a distribution on a new `sys.path` entry is seen."""
     from importlib import metadata
 
     from ..conftest import installed_modules_read_once
@@ -166,8 +166,17 @@ def test_the_sessions_scan_of_installed_modules_answers_as_a_fresh_one_and_sees_
     # The suite's own: what the session answers is what a scan of the installed distributions does.
     session = metadata.packages_distributions()
     assert session == metadata.packages_distributions.__wrapped__() and "yaml" in session
+    plugins = metadata.entry_points(group="mkdocs.plugins")
+    assert list(plugins) == list(metadata.entry_points.__wrapped__(group="mkdocs.plugins"))
+    assert "search" in plugins.names
+    requires = metadata.requires("incident-kb")
+    assert requires == metadata.requires.__wrapped__("incident-kb") and requires
+    requires.append("changed")
+    assert "changed" not in metadata.requires("incident-kb")
     found = tmp_path / "site-packages"
-    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
+    _fake_distribution(found, "fancy-markdown", "0.4.0", "[mkdocs.plugins]\nfancy = fancy:Plugin\n")
     (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
     monkeypatch.syspath_prepend(str(found))
     assert metadata.packages_distributions()["fancy"] == ["fancy-markdown"] and "fancy" not in session
+    assert "fancy" in metadata.entry_points(group="mkdocs.plugins").names and "fancy" not in plugins.names
+    assert metadata.requires("fancy-markdown") is None

@@ -2,7 +2,9 @@
 real ones, through load -> validate -> check (every output format) -> render. Whatever the input,
 kb ends in findings (exit 0 or 1) or in exit 2 with one line: never a traceback, never a hang.
 
-The everyday run is modest (a few dozen examples per property); the `slow` one digs deeper.
+The everyday run is modest (a few dozen examples per property); the `slow` one digs deeper, each
+property in a file of its own (test_properties_deeper_*.py): the full suite keeps a file on one worker
+(--dist loadfile), and together they were the longest file of the suite.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from contextlib import redirect_stderr, redirect_stdout
 from datetime import UTC, timedelta, timezone
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from incident_kb.cli import main
@@ -123,6 +124,7 @@ EVERYDAY = settings(max_examples=25, deadline=None, derandomize=True, database=N
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 DEEPER = settings(max_examples=400, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow,
                                                                           HealthCheck.data_too_large])
+MUTATED = (mutated(SEED_TEXT[SEED_KNOB]), mutated(SEED_TEXT[SEED_INCIDENT]))
 
 
 def _mutations_end_in_findings(knob: bytes, incident: bytes) -> None:
@@ -134,10 +136,5 @@ def _random_records_end_in_findings(knob: dict[str, object], incident: dict[str,
     assert_ends_well({"knobs/k.yaml": json.dumps(knob).encode(), "incidents/i.yaml": json.dumps(incident).encode()})
 
 
-test_mutated_seed_records_end_in_findings = EVERYDAY(
-    given(mutated(SEED_TEXT[SEED_KNOB]), mutated(SEED_TEXT[SEED_INCIDENT]))(_mutations_end_in_findings))
+test_mutated_seed_records_end_in_findings = EVERYDAY(given(*MUTATED)(_mutations_end_in_findings))
 test_random_records_end_in_findings = EVERYDAY(given(RECORDS, RECORDS)(_random_records_end_in_findings))
-test_mutated_seed_records_end_in_findings_deeper = pytest.mark.slow(DEEPER(
-    given(mutated(SEED_TEXT[SEED_KNOB]), mutated(SEED_TEXT[SEED_INCIDENT]))(_mutations_end_in_findings)))
-test_random_records_end_in_findings_deeper = pytest.mark.slow(DEEPER(
-    given(RECORDS, RECORDS)(_random_records_end_in_findings)))
