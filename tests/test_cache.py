@@ -337,3 +337,20 @@ def test_after_an_amend_or_a_reset_the_history_pass_continues_from_a_walk_it_kep
     # kept at that commit (nothing read); the cold runs walked the whole history each time.
     parent = git.git("rev-parse", "HEAD")
     assert len(reads) == 3 and reads[0].startswith(f"{parent}..") and reads[2] == parent, reads
+
+
+def test_a_process_memo_keeps_values_only_within_its_blocks_and_nested_ones_share_them():
+    from incident_kb.cache import ProcessMemo
+
+    memo: ProcessMemo[str, int] = ProcessMemo()
+    assert memo.entries is None  # outside any block: nothing kept
+    with memo.active():
+        assert memo.entries == {}
+        memo.entries["a"] = 1
+        with memo.active():  # an inner block (--staged's check of HEAD) sees what the outer one kept
+            assert memo.entries == {"a": 1}
+            memo.entries["b"] = 2
+        assert memo.entries == {"a": 1, "b": 2}
+    assert memo.entries is None
+    with memo.active():  # a new block starts empty
+        assert memo.entries == {}

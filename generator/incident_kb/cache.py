@@ -19,10 +19,14 @@ truncated one is ignored and rebuilt.
 Writes go to a temporary file beside the entry, renamed into place, and removed whatever goes
 wrong (a full or read-only disk): a cache that cannot be read or written costs time, never a
 result. Knows nothing of records or git.
+
+Beside it, for work that keeps no store (the temporary folders of --staged and --base): a memo that
+lives for the length of a `with` block in this process (`ProcessMemo`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -30,9 +34,9 @@ import secrets
 import stat
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .places import is_inside, repository_top
 
@@ -234,3 +238,26 @@ def code_fingerprint() -> str:
             digest.update(path.relative_to(_PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
         _fingerprint = digest.hexdigest()
     return _fingerprint
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class ProcessMemo(Generic[_K, _V]):
+    """Values kept while a `with memo.active():` block runs in this process, for work that keeps no
+    store: `entries` is a dict within it (a nested block shares the outer one's), None outside any
+    (nothing is kept, nothing read back)."""
+
+    def __init__(self) -> None:
+        self.entries: dict[_K, _V] | None = None
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        outer = self.entries
+        if outer is None:
+            self.entries = {}
+        try:
+            yield
+        finally:
+            self.entries = outer

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..cache import Store
+from ..cache import ProcessMemo, Store
 from ..records.materiality import MaterialFields
 from ..records.vocabulary import RecordKind
 from .git_view import GitView
@@ -54,7 +54,7 @@ class _SavedWalk:
 _KEPT = 3  # the walks kept (by head): after an amend, a reset or a switch back, one is continued
 
 # Walks made while `walks_shared()` is active, packed, by repository, folder, paths and head commit.
-_shared: dict[tuple[str, str, tuple[str, ...], str], _SavedWalk] | None = None
+_shared: ProcessMemo[tuple[str, str, tuple[str, ...], str], _SavedWalk] = ProcessMemo()
 
 
 @contextlib.contextmanager
@@ -62,12 +62,8 @@ def walks_shared() -> Iterator[None]:
     """Within it, a walk that no store keeps is made once per repository, folder, paths and head commit
     (a walk depends on nothing else while one process runs), and each caller gets its own copy to
     continue (the commit being made is applied to one of them)."""
-    global _shared
-    outer, _shared = _shared, {} if _shared is None else _shared
-    try:
+    with _shared.active():
         yield
-    finally:
-        _shared = outer
 
 
 def _walks_entry(pathspecs: list[str]) -> str:
@@ -87,8 +83,9 @@ def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: 
     walk is continued from any of them that lies on `head`'s mainline). `ahead`: the whole walk's
     `git log`, started early (see `gitio.LogAhead`)."""
     shared = (str(state.toplevel), state.prefix, tuple(pathspecs), head)
-    if store is None and _shared is not None and len(head) == 40 and shared in _shared:
-        kept_here = _shared[shared]
+    walks = _shared.entries
+    if store is None and walks is not None and len(head) == 40 and shared in walks:
+        kept_here = walks[shared]
         return _restored(kept_here, state.prefix), kept_here.commits.count("\0") + bool(kept_here.commits)
     scope = ["walk", str(state.toplevel), state.prefix, pathspecs, view.history if view is not None else None]
     base = _walks_entry(pathspecs)
@@ -107,8 +104,8 @@ def committed_walk(repo: Any, store: Store | None, view: GitView | None, state: 
     for commit in commits:
         walk.apply(commit.changes, Moment(len(moments), commit.id, commit.date))
         moments.append((commit.id, commit.date.isoformat() if commit.date else ""))  # '': unreadable (gitio)
-    if store is None and _shared is not None and len(head) == 40:  # packed now: the caller continues this one
-        _shared[shared] = _packed(head, moments, walk)
+    if store is None and walks is not None and len(head) == 40:  # packed now: the caller continues this one
+        walks[shared] = _packed(head, moments, walk)
     if store is not None and view is not None and len(head) == 40:  # a commit id, not a name that may move
         packed = _packed(head, moments, walk)
         if store.write(f"{base}-{head}", scope, {"head": packed.head, "commits": packed.commits, "dates": packed.dates,

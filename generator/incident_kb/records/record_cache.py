@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..cache import Store, open_store
+from ..cache import ProcessMemo, Store, open_store
 from ..findings import Finding, finding_from_json
 from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
 from .schema import MODELS, Incident, Knob
@@ -187,19 +187,15 @@ _holding = False
 # Records loaded while `loads_shared()` is active, by kind, path and blob id, for checks that keep no
 # store (the temporary folders of --staged and --base): the commit being made and HEAD hold mostly the
 # same bytes, and each folder is loaded twice (to lay out what records name, then to check).
-_remembered: dict[str, LoadedRecord] | None = None
+_remembered: ProcessMemo[str, LoadedRecord] = ProcessMemo()
 
 
 @contextlib.contextmanager
 def loads_shared() -> Iterator[None]:
     """Within it, a record file loaded again with the same kind, path and bytes is not parsed again
     (the result depends on nothing else: the store's key is the same)."""
-    global _remembered
-    outer, _remembered = _remembered, {} if _remembered is None else _remembered
-    try:
+    with _remembered.active():
         yield
-    finally:
-        _remembered = outer
 
 
 def hold_in_memory() -> None:
@@ -210,12 +206,13 @@ def hold_in_memory() -> None:
 
 def _uncached(kind: RecordKind, rel_path: str, raw: bytes) -> LoadedRecord:
     """`raw` loaded and validated with no store: parsed once within `loads_shared`."""
-    if _remembered is None:
+    remembered = _remembered.entries
+    if remembered is None:
         return _loaded(kind, rel_path, parse_yaml_bytes(raw))
     key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
-    found = _remembered.get(key)
+    found = remembered.get(key)
     if found is None:
-        found = _remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
+        found = remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
     return found
 
 
