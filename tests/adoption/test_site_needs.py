@@ -90,16 +90,21 @@ def _fake_distribution(folder: Path, name: str, version: str, entry_points: str)
     (info / "entry_points.txt").write_text(entry_points)
 
 
+def _fancy_markdown(folder: Path) -> None:
+    """A markdown extension's distribution whose module (`fancy`) is not named after it."""
+    (folder / "fancy").mkdir(parents=True)
+    (folder / "fancy/__init__.py").write_text("")
+    _fake_distribution(folder, "fancy-markdown", "0.4.0", "")
+    (folder / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+
+
 def test_without_declarations_the_installed_providers_are_pinned_and_the_rest_said(kb, team, tmp_path,
                                                                                  monkeypatch):
     (team / "mkdocs.yml").write_text(SITE + "  - unknown-plugin\n  - gen-files:\n      scripts: []\n"
                                      "markdown_extensions:\n  - toc\n  - pymdownx.superfences\n  - fancy.ext\n")
     found = tmp_path / "site-packages"
     _fake_distribution(found, "mkdocs-lightbox", "1.2.3", "[mkdocs.plugins]\nlightbox = lightbox:Plugin\n")
-    (found / "fancy").mkdir()
-    (found / "fancy/__init__.py").write_text("")
-    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
-    (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+    _fancy_markdown(found)
     monkeypatch.syspath_prepend(str(found))
     result = kb("init")
     assert result.code == 0, result.err
@@ -126,10 +131,7 @@ def test_the_plugins_and_extensions_an_inherit_chain_names_are_installed_too(kb,
     found = tmp_path / "site-packages"
     _fake_distribution(found, "mkdocs-lightbox", "1.2.3", "[mkdocs.plugins]\nlightbox = lightbox:Plugin\n")
     _fake_distribution(found, "mkdocs-gallery-like", "0.9.1", "[mkdocs.plugins]\ngallery = gallery:Plugin\n")
-    (found / "fancy").mkdir()
-    (found / "fancy/__init__.py").write_text("")
-    _fake_distribution(found, "fancy-markdown", "0.4.0", "")
-    (found / "fancy_markdown-0.4.0.dist-info/top_level.txt").write_text("fancy\n")
+    _fancy_markdown(found)
     monkeypatch.syspath_prepend(str(found))
     result = kb("init")
     assert result.code == 0, result.err
