@@ -17,7 +17,7 @@ from ..deploy.patterns import value_text
 from ..gains import estimates
 from ..gains.estimates import Interval, NoInterval, Side, change_interval
 from .schema import HistoryEntry, Hypothesis, Incident, Knob, Measurement
-from .vocabulary import HistoryStatus, KnobStatus, RecordKind, split_reference, zoned
+from .vocabulary import KB_NAME_SEPARATOR, HistoryStatus, KnobStatus, RecordKind, split_reference, zoned
 from .yaml_source import SourceMap
 
 
@@ -208,7 +208,7 @@ class Suspicion:
     @property
     def incident_reference(self) -> str:
         """The incident as a reference from the knob's knowledge base: its id, or `NAME:ID`."""
-        return f"{self.kb_name}:{self.incident.id}" if self.kb_name is not None else self.incident.id
+        return f"{self.kb_name}{KB_NAME_SEPARATOR}{self.incident.id}" if self.kb_name is not None else self.incident.id
 
 
 @dataclass(frozen=True)
