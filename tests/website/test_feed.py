@@ -159,4 +159,6 @@ def test_an_org_site_has_one_feed_over_every_knowledge_base(tmp_path, user_cache
         [href] = [line.split('href="')[1].split('"')[0] for line in head.splitlines()
                   if 'type="application/atom+xml"' in line]
         assert ((site / page).parent / href).resolve() == (site / FEED).resolve()
-    assert (site / "payments" / FEED).is_file()
+    for name in ("payments", "platform"):  # each knowledge base's own feed reaches its pages too
+        own = _reached(site, site / name / FEED)
+        assert "" not in own and {page.split("/")[0] for page in own} == {name}, own

@@ -151,7 +151,7 @@ def test_a_hand_written_page_holds_the_place_it_builds_to_whatever_its_file_name
     assert place_settings(settings, {"index.markdown"}).home_path == "needs-action.md"
     assert place_settings(settings, {"README.md", "needs-action/index.md"}).home_path == "needs-action-2.md"
     assert place_settings(SiteSettings(prefix="kb"), {"kb.md"}).home_path == "needs-action.md"
-    assert place_settings(SiteSettings(prefix="kb"), {"kb.md"}, directory_urls=False).home_path == "index.md"
+    assert place_settings(SiteSettings(prefix="kb", directory_urls=False), {"kb.md"}).home_path == "index.md"
     assert place_settings(settings, {"index/README.md", "docs/index.md"}).home_path == "index.md"  # elsewhere
     files = {"index.md": "home", "knobs/index.md": "knobs", "tags.md": "tags", "incidents/index.md": "incidents",
              "knobs/x.md": "x", "knobs/x.gains.svg": "<svg/>"}
@@ -161,7 +161,8 @@ def test_a_hand_written_page_holds_the_place_it_builds_to_whatever_its_file_name
     placed = place_bundle(bundle, place_settings(asked, team), team, asked)
     assert placed.kept == tuple(sorted(team))
     assert not placed.bundle.files  # every generated file's place is held
-    placed = place_bundle(bundle, place_settings(asked, team, False), team, asked, directory_urls=False)
+    asked = SiteSettings(directory_urls=False)
+    placed = place_bundle(bundle, place_settings(asked, team), team, asked)
     assert placed.kept == ("README.md", "knobs/x.gains.svg")  # knobs.html is not knobs/index.html
     assert "knobs/index.md" in placed.bundle.files and "tags.md" in placed.bundle.files
 

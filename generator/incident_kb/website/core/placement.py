@@ -37,9 +37,10 @@ def _holders(hand_written: Collection[str], directory_urls: bool) -> dict[str, s
     return {built_path(path, directory_urls): path for path in sorted(hand_written, reverse=True)}
 
 
-def place_settings(settings: SiteSettings, hand_written: Collection[str], directory_urls: bool = True) -> SiteSettings:
+def place_settings(settings: SiteSettings, hand_written: Collection[str]) -> SiteSettings:
     """The settings to render with: the knowledge base's home off the site's own index.md (or README.md),
     on a page of its own that no hand-written page holds (needs-action.md, else needs-action-2.md...)."""
+    directory_urls = settings.directory_urls
     held = _holders(hand_written, directory_urls)
     if settings.home and built_path(in_docs(settings, HOME_PAGE), directory_urls) in held:
         settings = replace(settings, home=False)
@@ -52,10 +53,11 @@ def place_settings(settings: SiteSettings, hand_written: Collection[str], direct
 
 
 def place_bundle(bundle: Bundle, settings: SiteSettings, hand_written: Collection[str],
-                 asked: SiteSettings | None = None, directory_urls: bool = True) -> Placed:
+                 asked: SiteSettings | None = None) -> Placed:
     """The bundle rendered with `settings` (from `place_settings`) moved under the prefix, without
     any file a hand-written one holds the place of. `asked`: the settings before `place_settings`, so
     that a home page moved off the site's index.md is named among the pages kept."""
+    directory_urls = settings.directory_urls
     held = _holders(hand_written, directory_urls)
     kept: set[str] = set()
     if asked is not None and asked.home and not settings.home:

@@ -78,8 +78,8 @@ def generate_files(files: Files, config: MkDocsConfig, options: SiteOptions) -> 
     kb = check(options.root)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
-    settings = place_settings(asked, hand_written, config.use_directory_urls)
-    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked, config.use_directory_urls)
+    settings = place_settings(asked, hand_written)
+    placed = place_bundle(render_site(kb, settings), settings, hand_written, asked)
     site = placed.bundle
     built = with_generated(files, config, site.files)
     apply_page_meta(built, site)
@@ -111,11 +111,11 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions)
         if member.kb is None or member.root is None:
             continue
         # Each knowledge base's own docs stay in its own site; its pages here edit nothing in this repository.
-        asked = replace(settings_from_config({"site_name": member.name, "docs_dir": config.docs_dir}, member.root),
+        asked = replace(settings_from_config({"site_name": member.name, "docs_dir": config.docs_dir,
+                                              "use_directory_urls": config.use_directory_urls}, member.root),
                         tags=False, charts=options.charts, prefix=member.name, findings=options.findings)
-        settings = place_settings(asked, hand_written, config.use_directory_urls)
-        placed = place_bundle(render_site(member.kb, settings), settings, hand_written, asked,
-                              config.use_directory_urls)
+        settings = place_settings(asked, hand_written)
+        placed = place_bundle(render_site(member.kb, settings), settings, hand_written, asked)
         generated.update(placed.bundle.files)
         for shared in (*placed.bundle.needs.stylesheets, *placed.bundle.needs.scripts):  # linked from every page
             if posixpath.join(member.name, shared) in placed.bundle.files:

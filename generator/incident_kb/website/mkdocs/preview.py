@@ -119,9 +119,9 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     kb = check(options.root)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
-    settings = place_settings(asked, hand_written, config.use_directory_urls)
+    settings = place_settings(asked, hand_written)
     render = render_site_again(kb, settings, preview.render)
-    placed = place_bundle(render.site, settings, hand_written, asked, config.use_directory_urls)
+    placed = place_bundle(render.site, settings, hand_written, asked)
     site = placed.bundle
     old = preview.placed.files if preview.placed is not None else {}
     for path in old.keys() - site.files.keys():
