@@ -233,3 +233,15 @@ def test_the_pre_commit_check_names_owners_too(kb, tmp_path, monkeypatch, monore
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert kb("check", "--root", root, "--staged", "--format", "github").code == 1
     assert "### Who to tell\n\n- `@architects`:\n" in summary.read_text()
+
+
+def test_the_pre_commit_check_takes_no_owners_from_an_unstaged_codeowners(kb, tmp_path):
+    """--staged judges the index: a CODEOWNERS in the work tree that the commit does not hold owns nothing."""
+    root = tmp_path / "kb"
+    repo, _ = story_until(root, 3)
+    step(repo, 4)
+    repo.git("reset", "-q", "--soft", "HEAD~1")  # step 4 staged, not committed
+    (root / "CODEOWNERS").write_text(GITHUB_CODEOWNERS)  # untracked
+    issues = json.loads(kb("check", "--root", root, "--staged", "--format", "gitlab").out)
+    found = {(i["location"]["path"], i["location"]["lines"]["begin"]): i["description"] for i in issues}
+    assert found[(DEADLOCK, 2)].endswith("; owned by nobody: no CODEOWNERS file")

@@ -244,13 +244,13 @@ def _check_staged(root: Path, *, allow_shallow: bool = False, today: date | None
 
 def _staged_ownership(kb: KnowledgeBase, root: Path) -> Ownership:
     """The commit's owners: its records' `owners:` and the CODEOWNERS it holds in the knowledge base's
-    folder; with none there, the one that counts for the work tree (the repository's top's, for a
-    knowledge base in a subfolder: the temporary folder has no top to look in)."""
-    from ..settings.codeowners import read_codeowners
+    folder; with none there, the repository top's (for a knowledge base in a subfolder: the temporary
+    folder has no top to look in), as the work tree holds it."""
+    from ..settings.codeowners import read_top_codeowners
     from .owners import Ownership
 
     codeowners = kb.settings.codeowners
-    return Ownership(kb.catalog, codeowners if codeowners.rel_path is not None else read_codeowners(root))
+    return Ownership(kb.catalog, codeowners if codeowners.rel_path is not None else read_top_codeowners(root))
 
 
 def _walk_ahead(root: Path, settings: Settings,

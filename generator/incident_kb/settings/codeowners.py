@@ -83,9 +83,12 @@ class CodeOwners:
 def read_codeowners(root: Path) -> CodeOwners:
     """The knowledge base's CODEOWNERS, read once (bounded) and parsed: its own folder's, else its
     repository's top's (a knowledge base in a subfolder)."""
-    found = _first_codeowners(root, root)
-    if found is not None:
-        return found
+    return _first_codeowners(root, root) or read_top_codeowners(root)
+
+
+def read_top_codeowners(root: Path) -> CodeOwners:
+    """The CODEOWNERS of the repository's top, for a knowledge base at `root` in a subfolder of it
+    (none when `root` is the top)."""
     here = Path(os.path.abspath(root))
     top = repository_top(here)
     if top is None or top == here:
