@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -189,7 +190,7 @@ def extra_knob(i: int) -> str:
             f"history:\n{history}")
 
 
-# Past the knobs index's one page of rows (overview_pages.KNOB_INDEX_ROWS): with the seed's knob, two
+# Past the knobs index's one page of rows (overview_pages.INDEX_FILE_ROWS): with the seed's knob, two
 # pages, the second holding the seed's knob (its name sorts after the extra knobs') and the largest gains.
 LONG_EXTRA = 540
 
@@ -197,6 +198,17 @@ LONG_EXTRA = 540
 def add_extra_knobs(root: Path, count: int) -> None:
     for i in range(count):
         (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
+
+
+def add_extra_incidents(root: Path, count: int, *, findings: bool = False) -> None:
+    """`count` incidents, a day apart from 2024-01-01 on (so newest first is the reverse of their
+    numbers); `findings`: each resolved without a root cause, one error each, else mitigated (none)."""
+    for i in range(count):
+        day = date(2024, 1, 1) + timedelta(days=i)
+        status = f"resolved\nresolved: {day}" if findings else "mitigated"
+        (root / f"incidents/extra-incident-{i:03d}.yaml").write_text(
+            f"id: extra-incident-{i:03d}\ntitle: Extra incident number {i}\nstatus: {status}\nstarted: {day}\n"
+            f"summary: Extra incident {i}.\n")
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The knobs index past one page of rows (KNOB_INDEX_ROWS knobs): its first rows on the index, the
+"""The knobs index past one page of rows (INDEX_FILE_ROWS knobs): its first rows on the index, the
 others on pages of their own that each link to every page, and every row in one JSON file for the
 script, each cell as markdown makes it; an index of one page is as it always was."""
 
@@ -15,7 +15,7 @@ from incident_kb.check.pipeline import check_knowledge_base
 from incident_kb.website.core.bundle import Bundle
 from incident_kb.website.core.incremental import render_site_again
 from incident_kb.website.core.links import KNOB_INDEX, KNOB_ROWS, SiteSettings
-from incident_kb.website.core.overview_pages import KNOB_INDEX_ROWS
+from incident_kb.website.core.overview_pages import INDEX_FILE_ROWS
 from incident_kb.website.core.pages import render_site
 
 from ..site_support import LONG_EXTRA, add_extra_knobs, copy_knowledge_base
@@ -51,7 +51,7 @@ def json_rows(text: str) -> list[list[str]]:
 
 def test_the_index_carries_its_first_rows_and_a_page_holds_the_others(site):
     index, second = site.files[KNOB_INDEX], site.files[SECOND]
-    assert len(table_rows(index)) == KNOB_INDEX_ROWS and len(table_rows(second)) == TOTAL - KNOB_INDEX_ROWS
+    assert len(table_rows(index)) == INDEX_FILE_ROWS and len(table_rows(second)) == TOTAL - INDEX_FILE_ROWS
     assert "knobs/page_3.md" not in site.files
     shown = LINK.findall("\n".join(table_rows(index) + table_rows(second)))
     assert len(shown) == len(set(shown)) == TOTAL  # every knob on one page, once
@@ -80,9 +80,9 @@ def test_the_rows_file_holds_every_row_as_markdown_makes_its_cells(site):
 
 def test_an_index_of_one_page_carries_every_row_and_nothing_beside_it(tmp_path):
     root = copy_knowledge_base(tmp_path / "kb")
-    add_extra_knobs(root, KNOB_INDEX_ROWS - 1)
+    add_extra_knobs(root, INDEX_FILE_ROWS - 1)
     files = render_site(check_knowledge_base(root), SETTINGS).files
-    assert len(table_rows(files[KNOB_INDEX])) == KNOB_INDEX_ROWS
+    assert len(table_rows(files[KNOB_INDEX])) == INDEX_FILE_ROWS
     assert SECOND not in files and KNOB_ROWS not in files
     assert "data-rows" not in files[KNOB_INDEX] and "kb-pages" not in files[KNOB_INDEX]
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from incident_kb.website.core.overview_pages import INDEX_PAGE_SIZE, KNOB_INDEX_ROWS
+from incident_kb.website.core.overview_pages import INDEX_FILE_ROWS, INDEX_PAGE_SIZE
 
 from ..site_support import LONG_EXTRA, RECLAIMABLE, long_index_site as site, serve  # noqa: F401
 from .test_browser import Visit, browser, visiting  # noqa: F401
@@ -100,7 +100,7 @@ def test_without_its_rows_file_the_index_works_on_the_rows_it_carries(browser, s
             page = context.new_page()
             page.goto(base + "knobs/", wait_until="load")
             page.locator(".kb-table-tools[data-ready]").wait_for()
-            assert page.locator(".kb-count").inner_text() == f"{KNOB_INDEX_ROWS} of {KNOB_INDEX_ROWS} shown"
+            assert page.locator(".kb-count").inner_text() == f"{INDEX_FILE_ROWS} of {INDEX_FILE_ROWS} shown"
             assert page.locator(ROWS).count() == INDEX_PAGE_SIZE
             assert page.get_by_role("navigation", name="Pages of the knobs index").is_visible()
         finally:
@@ -114,7 +114,7 @@ def test_without_scripts_the_pages_of_rows_reach_every_row(browser, site):  # no
             page = context.new_page()
             page.goto(base + "knobs/", wait_until="load")
             links = page.locator(f"{ROWS} td:first-child a")
-            assert links.count() == KNOB_INDEX_ROWS
+            assert links.count() == INDEX_FILE_ROWS
             assert page.evaluate(f"Array.from(document.querySelectorAll('{ROWS}'))"
                                  ".every(r => getComputedStyle(r).display !== 'none')")
             seen = set(links.evaluate_all("links => links.map(a => a.href)"))

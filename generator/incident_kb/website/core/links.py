@@ -32,10 +32,6 @@ TAGS_PAGE = "tags.md"
 TAGS_LISTING = "material/tags"
 TAGS_FIELD = "tags"
 KNOB_INDEX = "knobs/index.md"
-# A knobs index past one file's rows (overview_pages.KNOB_INDEX_ROWS): every row as data beside it, for the
-# script, and its further rows on pages of their own. An underscore no record id holds (ids are slugs),
-# so that neither lands on a knob's page.
-KNOB_ROWS = "knobs/index.json"
 INCIDENT_INDEX = "incidents/index.md"
 FINDINGS_PAGE = "findings.md"  # every finding of kb check, sortable and filterable (the home page summarises)
 ASSETS_DIR = "assets/incident-kb"
@@ -61,9 +57,24 @@ knob_page = _page_of(RecordKind.KNOB)
 incident_page = _page_of(RecordKind.INCIDENT)
 
 
-def knob_index_part(number: int) -> str:
-    """The knobs index's page `number` (the first is KNOB_INDEX itself), beside the knobs' pages."""
-    return KNOB_INDEX if number == 1 else f"knobs/page_{number}.md"
+def index_rows_file(index: str) -> str:
+    """Where an index past one file's rows (overview_pages.INDEX_FILE_ROWS) keeps every row as data, for
+    the script: beside it, under its name (knobs/index.json, findings.json)."""
+    return index.removesuffix(".md") + ".json"
+
+
+def index_part(index: str, number: int) -> str:
+    """The index's page of rows `number` (the first is the index itself), beside it, so that the rows'
+    links hold on each: knobs/page_2.md, findings_page_2.md. An underscore no record id holds (ids are
+    slugs), so that none lands on a record's page."""
+    if number == 1:
+        return index
+    folder, name = posixpath.split(index)
+    stem = "page" if name == "index.md" else name.removesuffix(".md") + "_page"
+    return posixpath.join(folder, f"{stem}_{number}.md")
+
+
+KNOB_ROWS = index_rows_file(KNOB_INDEX)
 
 
 def hypothesis_anchor(hypothesis_id: str) -> str:

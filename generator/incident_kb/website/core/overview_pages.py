@@ -4,7 +4,7 @@
 Each table carries a marker that the site's script turns into sort, filter and page controls,
 and each row the facets its filters use, decided here (reclaimable or not, how a restore was
 checked); the script only sorts, filters and pages what the page carries, or, for a knobs index
-too long for one page (split_knob_index), the rows the JSON beside it carries, made here too.
+too long for one page (split_index), the rows the JSON beside it carries, made here too.
 """
 
 from __future__ import annotations
@@ -20,21 +20,22 @@ from ...findings import Severity
 from ...gains.verdicts import best_told_gain, claimed_gains, restore_check
 from ...records.model import best_gain, describe_gains, when_key
 from ...records.schema import Incident, Knob
-from ...records.vocabulary import RecordKind
+from ...records.vocabulary import RecordKind, built_path
 from ...wording import plural
 from .changes import Change
 from .context import Read, SiteContext
 from .incident_pages import knobs_reverted_under, status_badge
-from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, KNOB_ROWS, Links, knob_index_part
+from .links import FINDINGS_PAGE, INCIDENT_INDEX, KNOB_INDEX, Links, index_part, index_rows_file
 from .markup import attribute, code, finding_message, plain
 from .page_parts import badge, change_what, change_when, facets, running_cell, value_code, when_cell
 
 INDEX_PAGE_SIZE = 50  # rows an index shows at a time (kb.css hides the rest until the script runs)
-# Rows the knobs index's page carries (about 300 KB of HTML). Past them, the page shows the first
-# KNOB_INDEX_ROWS with links to pages of the others (knobs/page_2/...), and the script filters, sorts
-# and pages every row from one JSON file beside the page (links.KNOB_ROWS): a site of 6,000 knobs no
-# longer ships 3.6 MB of rows in one page. A smaller knowledge base's index is as it always was.
-KNOB_INDEX_ROWS = 500
+# Rows an index's page carries (about 300 KB of HTML for knobs). Past them, the page shows its first
+# INDEX_FILE_ROWS rows with links to pages of the others (knobs/page_2/...), and the script filters,
+# sorts and pages every row from one JSON file beside the page (links.index_rows_file): a site of
+# 6,000 knobs, incidents or findings no longer ships megabytes of rows in one page. A smaller index
+# is as it always was.
+INDEX_FILE_ROWS = 500
 
 
 def table_tools(filters: tuple[str, ...], split: tuple[str, ...] = (), rows_file: str | None = None) -> Markup:
@@ -54,11 +55,20 @@ class IndexPage:
     path: str
     title: str
     intro: str
-    tools: Markup
     columns: tuple[str, ...]
     rows: tuple[tuple[Markup, ...], ...]
+    filters: tuple[str, ...] | None = None  # the columns the table's tools filter by (None: no tools)
+    split: tuple[str, ...] = ()  # those that hold comma lists
+    noun: str = ""  # what a row is, in the plural ("knobs"), for the pages of rows
+    order: str = ""  # how the rows are ordered ("by name"), for the pages of rows
+    called: str = ""  # how its pages of rows name it ("the knobs index")
+    rows_file: str | None = None  # every row as data, when the page carries only the first (page-relative)
     search_excluded: bool = False
     parts: Markup = Markup()  # links to the index's other pages of rows (none: one page holds them all)
+
+    @property
+    def tools(self) -> Markup:
+        return Markup() if self.filters is None else table_tools(self.filters, self.split, self.rows_file)
 
 
 def breakdown(counts: Counter[str]) -> str:
@@ -100,8 +110,8 @@ def knob_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = None)
               "Running is the value that runs now: a knob that is not active runs its default. "
               "Click a column to sort; filter by status, component, tag, owner, whether it is reclaimable or "
               "how its restore was checked. The address keeps the filters and the order.",
-        tools=table_tools(_KNOB_FILTERS, split=("Tags",)),
         columns=("Name", "Component", "Status", "Running", "Default", "Best gain", "Last change", "Tags"),
+        filters=_KNOB_FILTERS, split=("Tags",), noun="knobs", order="by name", called="the knobs index",
         # _row calls `make` at once, in this turn of the loop (B023).
         rows=tuple(_row(context, rows, knob.id, lambda: _knob_row(context, links, knob))  # noqa: B023
                    for knob in knobs),
@@ -117,35 +127,41 @@ class SplitIndex:
     every_row: tuple[tuple[Markup, ...], ...]
 
 
-def split_knob_index(context: SiteContext, view: IndexPage, rows_per_page: int = KNOB_INDEX_ROWS) -> SplitIndex | None:
-    """The knobs index in pages of `rows_per_page` rows, by name as the index lists them (None when
-    one page holds them all). Each page is a plain table that links to every other page, so a reader
-    without scripts reaches every row; the first keeps the filters, which the script runs over every
-    row (links.KNOB_ROWS). The pages sit beside the index, so the rows' links hold on each."""
+def split_index(context: SiteContext, view: IndexPage, rows_per_page: int = INDEX_FILE_ROWS) -> SplitIndex | None:
+    """An index in pages of `rows_per_page` rows, in the order the index lists them (None when one page
+    holds them all). Each page is a plain table that links to every other page, so a reader without
+    scripts reaches every row; the first keeps the filters, which the script runs over every row
+    (links.index_rows_file). The pages sit beside the index, so the rows' links hold on each."""
     count = len(view.rows)
     if count <= rows_per_page:
         return None
     chunks = tuple(view.rows[start:start + rows_per_page] for start in range(0, count, rows_per_page))
 
     def rows_of(number: int) -> str:
-        return f"knobs {(number - 1) * rows_per_page + 1:,}\u2013{min(number * rows_per_page, count):,}"
+        return f"{view.noun} {(number - 1) * rows_per_page + 1:,}\u2013{min(number * rows_per_page, count):,}"
 
     def parts(number: int) -> Markup:
         """A link to each other page, named by its rows; this page's rows in bold."""
-        links = Links(knob_index_part(number), context)
+        links = Links(index_part(view.path, number), context)
         said = [Markup("<strong>") + plain(rows_of(other)) + Markup("</strong> (this page)") if other == number
-                else links.to(knob_index_part(other), rows_of(other)) for other in range(1, len(chunks) + 1)]
-        return (plain(f"Pages of the index, {rows_per_page:,} knobs each, by name: ") + Markup(", ").join(said)
-                + Markup('\n{: .kb-pages role="navigation" aria-label="Pages of the knobs index" }'))
+                else links.to(index_part(view.path, other), rows_of(other)) for other in range(1, len(chunks) + 1)]
+        return (plain(f"Pages of the index, {rows_per_page:,} {view.noun} each, {view.order}: ")
+                + Markup(", ").join(said)
+                + Markup(f'\n{{: .kb-pages role="navigation" aria-label="Pages of {attribute(view.called)}" }}'))
 
-    first = replace(view, rows=chunks[0], parts=parts(1), tools=table_tools(
-        _KNOB_FILTERS, split=("Tags",), rows_file=posixpath.relpath(KNOB_ROWS, posixpath.dirname(KNOB_INDEX))))
+    # Raw HTML, which no site generator rewrites: relative to where the page is served (findings.md at
+    # findings/ with directory URLs), not to its markdown.
+    served_in = posixpath.dirname(built_path(view.path, context.settings.directory_urls)) or "."
+    rows_file = posixpath.relpath(index_rows_file(view.path), served_in)
+    first = replace(view, rows=chunks[0], parts=parts(1), rows_file=rows_file)
     others = tuple(
-        IndexPage(path=knob_index_part(number), title=f"Knobs, page {number} of {len(chunks)}",
-                  intro=plain(f"{rows_of(number).capitalize()} of {count:,}, by name. ")
-                  + Links(knob_index_part(number), context).to(KNOB_INDEX, "The knobs index")
+        IndexPage(path=index_part(view.path, number), title=f"{view.title}, page {number} of {len(chunks)}",
+                  intro=plain(f"{rows_of(number).capitalize()} of {count:,}, {view.order}. ")
+                  + Links(index_part(view.path, number), context).to(view.path, view.called.capitalize())
                   + plain(" filters and sorts all of them."),
-                  tools=Markup(), columns=view.columns, rows=chunk, search_excluded=True, parts=parts(number))
+                  columns=view.columns, rows=chunk, noun=view.noun, order=view.order, called=view.called,
+                  search_excluded=True,
+                  parts=parts(number))
         for number, chunk in enumerate(chunks[1:], start=2))
     return SplitIndex(first, others, view.rows)
 
@@ -193,8 +209,9 @@ def incident_index_view(context: SiteContext, rows: tuple[Rows, Rows] | None = N
         intro=f"{plural(len(incidents), 'incident')}{breakdown(Counter(i.status.value for i in incidents))}, "
               "newest first. Click a column to sort; filter by status, severity, owner, or whether a knob "
               "reverted under its hypotheses is still to restore.",
-        tools=table_tools(("Status", "Severity", "Owner", "Still reverted")),
         columns=("Title", "Status", "Severity", "Started", "Resolved", "Root cause"),
+        filters=("Status", "Severity", "Owner", "Still reverted"), noun="incidents", order="newest first",
+        called="the incidents index",
         # _row calls `make` at once, in this turn of the loop (B023).
         rows=tuple(_row(context, rows, incident.id, lambda: _incident_row(context, links, incident))  # noqa: B023
                    for incident in incidents),
@@ -231,7 +248,8 @@ def findings_view(context: SiteContext) -> IndexPage:
         intro=(f"kb check reports {plural(errors, 'error')} and {plural(len(findings) - errors, 'warning')}. "
                "Each links to the page that shows it. Click a column to sort; filter by severity or code."
                if findings else "kb check reports nothing: all good."),
-        tools=table_tools(("Severity", "Code")),
         columns=("Severity", "Where", "Code", "Message"),
+        filters=("Severity", "Code"), noun="findings", order="errors first",
+        called="the findings page",
         rows=tuple(rows),
     )

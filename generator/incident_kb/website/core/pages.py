@@ -32,7 +32,7 @@ from .feed import FEED, render_feed
 from .home_page import HomePage, home_view
 from .incident_pages import IncidentPage, incident_view
 from .knob_pages import KnobPage, knob_view
-from .links import ASSETS_DIR, KNOB_ROWS, TAGS_LISTING, TAGS_PAGE, SiteSettings
+from .links import ASSETS_DIR, TAGS_LISTING, TAGS_PAGE, SiteSettings, index_rows_file
 from .markup import inline_html, plain
 from .overview_pages import (
     IndexPage,
@@ -41,7 +41,7 @@ from .overview_pages import (
     findings_view,
     incident_index_view,
     knob_index_view,
-    split_knob_index,
+    split_index,
 )
 from .page_parts import doc_banner
 
@@ -167,21 +167,25 @@ def incident_files(context: SiteContext, incident: Incident) -> RenderedPage:
 
 
 def knob_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
-    """The knobs index; past KNOB_INDEX_ROWS knobs, its first rows, the pages of the others (out of
-    the nav and of search: each row is a knob's page that search finds) and every row as JSON."""
-    view = knob_index_view(context, rows)
-    split = split_knob_index(context, view)
+    return _index_files(context, knob_index_view(context, rows))
+
+
+def _index_files(context: SiteContext, view: IndexPage) -> RenderedPage:
+    """An index; past INDEX_FILE_ROWS rows, its first rows, the pages of the others (out of the nav and
+    of search: each row is a page that search finds, or a finding the findings page filters) and every
+    row as JSON."""
+    split = split_index(context, view)
     if split is None:
         return _overview(view, render_index_page)
     page = _overview(split.first, render_index_page)
     others = tuple((other.path, render_index_page(other)) for other in split.others)
-    return replace(page, files=(*page.files, *others, (KNOB_ROWS, knob_rows_json(split))),
+    return replace(page, files=(*page.files, *others, (index_rows_file(view.path), index_rows_json(split))),
                    more=tuple((other.path, PageMeta(title=other.title, in_nav=False, search_excluded=True,
                                                     search_kind=SearchKind.OVERVIEW)) for other in split.others))
 
 
-def knob_rows_json(split: SplitIndex) -> str:
-    """Every row of the knobs index as the script reads it: each cell's HTML (links to `.md` pages,
+def index_rows_json(split: SplitIndex) -> str:
+    """Every row of a long index as the script reads it: each cell's HTML (links to `.md` pages,
     as the page's own markdown has them: the script gives them the site's form of address). A cell
     that several rows of a column share (a status, a date) is written once, in `shared`, and the rows
     give its number there."""
@@ -195,7 +199,7 @@ def knob_rows_json(split: SplitIndex) -> str:
 
 
 def incident_index_files(context: SiteContext, rows: tuple[Rows, Rows] | None = None) -> RenderedPage:
-    return _overview(incident_index_view(context, rows), render_index_page)
+    return _index_files(context, incident_index_view(context, rows))
 
 
 def home_files(context: SiteContext) -> RenderedPage:
@@ -204,7 +208,7 @@ def home_files(context: SiteContext) -> RenderedPage:
 
 def findings_files(context: SiteContext) -> RenderedPage:
     """Every finding: reached from the home page's summary, kept out of the nav."""
-    page = _overview(findings_view(context), render_index_page)
+    page = _index_files(context, findings_view(context))
     return replace(page, meta=replace(page.meta, in_nav=False))
 
 
