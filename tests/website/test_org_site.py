@@ -125,6 +125,26 @@ def test_the_incident_page_says_another_knowledge_bases_knob_is_still_reverted_u
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("floors", "said"), [
+    ({"payments": 12}, "Restoring it reclaims nothing distinguishable from noise (+9.5% checkout throughput)."),
+    ({"platform": 12}, "Restoring it reclaims +9.5% checkout throughput."),
+])
+def test_another_knowledge_bases_gain_is_told_by_its_own_min_gain(tmp_path, user_cache, floors, said):
+    """payments' +9.5% is noise where payments' min-gain-pct is 12, and a gain where only platform's
+    is: platform's box tells it as payments' own check does, whatever platform's floor."""
+    write_payments(tmp_path / "payments")
+    write_platform(tmp_path / "platform")
+    for name, floor in floors.items():
+        (tmp_path / name / "pyproject.toml").write_text(f"[tool.incident-kb]\nmin-gain-pct = {floor}\n")
+    config = write_org(tmp_path / "org", [{"name": "payments", "path": "../payments"},
+                                          {"name": "platform", "path": "../platform"}])
+    failure, logged = try_build_site(config.parent, tmp_path / "site", strict=False)
+    assert failure is None, logged
+    box = _box((tmp_path / "site/platform/incidents/edge-outage/index.html").read_text())
+    assert said in box
+
+
+@pytest.mark.slow
 def test_while_the_hypothesis_is_open_another_knowledge_bases_knob_stays_a_test(tmp_path, user_cache):
     """The same revert under a hypothesis still open: listed as a test that stays, no alarm; and a
     payments incident of the same id as platform's lists none of it."""

@@ -170,9 +170,10 @@ class SiteContext:
         return self._places.page_of(item, self.settings)
 
     @query
-    def min_gain_pct(self) -> float:
-        """The gain below which a measurement reads as noise ([tool.incident-kb] min-gain-pct)."""
-        return self._kb.config.min_gain_pct
+    def min_gain_pct(self, kb_name: str | None = None) -> float:
+        """The gain below which a measurement reads as noise ([tool.incident-kb] min-gain-pct): this
+        knowledge base's, or on an org site knowledge base `kb_name`'s."""
+        return _min_gain(self._kb, self.settings, kb_name)
 
     @query
     def restore_verify_days(self) -> int:
@@ -256,7 +257,7 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
     for revert in sorted(current_reverts(catalog), key=lambda r: r.knob.id):
         for incident_id in reverted_here(revert, catalog.name):
             reverts_under.setdefault(incident_id, []).append(revert)
-    neighbour_reverts, neighbour_reclaimable = _neighbours_reverted(kb)
+    neighbour_reverts, neighbour_reclaimable = _neighbours_reverted(kb, settings)
     return SiteContext(
         _kb=kb,
         settings=settings,
@@ -273,8 +274,14 @@ def gather_site_context(kb: KnowledgeBase, settings: SiteSettings, lazy_charts: 
     )
 
 
-def _neighbours_reverted(kb: KnowledgeBase) -> tuple[dict[str, tuple[tuple[str, Revert], ...]],
-                                                      dict[str, Reclaimable]]:
+def _min_gain(kb: KnowledgeBase, settings: SiteSettings, kb_name: str | None) -> float:
+    if kb_name is None:
+        return kb.config.min_gain_pct
+    return dict(settings.neighbour_min_gains).get(kb_name, kb.config.min_gain_pct)
+
+
+def _neighbours_reverted(kb: KnowledgeBase, settings: SiteSettings) -> tuple[dict[str, tuple[tuple[str, Revert], ...]],
+                                                                             dict[str, Reclaimable]]:
     """On an org site: the other knowledge bases' knobs standing reverted under this one's incidents
     (by incident id), and those to restore (by reference), judged as their own checks judge them."""
     catalog = kb.catalog
@@ -288,9 +295,10 @@ def _neighbours_reverted(kb: KnowledgeBase) -> tuple[dict[str, tuple[tuple[str, 
         for incident_id in reverted_here(revert, catalog.name, written_in):
             under.setdefault(incident_id, []).append((reference, revert))
         if revert.is_reclaimable and revert.incident is not None and revert.hypothesis is not None:
-            # the min gain is this knowledge base's: only the words about noise depend on it
+            # its own knowledge base's min gain, as its check judges it (only the words about noise depend on it)
             reclaimable[reference] = Reclaimable(knob, revert.first.entry, revert.incident, revert.hypothesis,
-                                                 claimed_gains(knob), kb.config.min_gain_pct, revert.reasons)
+                                                 claimed_gains(knob), _min_gain(kb, settings, written_in),
+                                                 revert.reasons)
     return {key: tuple(value) for key, value in under.items()}, reclaimable
 
 

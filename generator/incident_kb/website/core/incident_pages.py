@@ -224,7 +224,7 @@ def _still_reverted(context: SiteContext, links: Links, incident: Incident, refe
             + plain(", open): settle that before restoring, or restore it knowing so.")
             for s in item.elsewhere)
     else:
-        gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct()))
+        gains = plain(describe_reclaimed(claimed_gains(knob), context.min_gain_pct(written_in)))
         action = _why_it_stays(context, links, written_in, revert)
     return StillReverted(links.knob(reference), under, gains, running_sentence(knob), action, item is not None)
 

@@ -98,6 +98,9 @@ class SiteSettings:
     findings: bool = True
     prefix: str = ""  # the folder inside the docs folder that holds the generated pages ('' its top)
     action_page: str = ACTION_PAGE  # the knowledge base's home when it is not the site's (see placement)
+    # On an org site: each other knowledge base's min-gain-pct, by name, so that its knobs' gains are
+    # told as its own check tells them (noise or not)
+    neighbour_min_gains: tuple[tuple[str, float], ...] = ()
 
     @property
     def home_path(self) -> str:

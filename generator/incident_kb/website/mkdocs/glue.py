@@ -107,13 +107,16 @@ def generate_org_files(files: Files, config: MkDocsConfig, options: SiteOptions)
     generated: dict[str, str] = {}
     pages: dict[str, PageMeta] = {}
     homes: set[str] = set()
+    min_gains = tuple((member.name, member.kb.config.min_gain_pct) for member in organisation.members
+                      if member.kb is not None)
     for member in organisation.members:
         if member.kb is None or member.root is None:
             continue
         # Each knowledge base's own docs stay in its own site; its pages here edit nothing in this repository.
         asked = replace(settings_from_config({"site_name": member.name, "docs_dir": config.docs_dir,
                                               "use_directory_urls": config.use_directory_urls}, member.root),
-                        tags=False, charts=options.charts, prefix=member.name, findings=options.findings)
+                        tags=False, charts=options.charts, prefix=member.name, findings=options.findings,
+                        neighbour_min_gains=tuple(item for item in min_gains if item[0] != member.name))
         settings = place_settings(asked, hand_written)
         placed = place_bundle(render_site(member.kb, settings), settings, hand_written, asked)
         generated.update(placed.bundle.files)
