@@ -166,3 +166,30 @@ def test_an_edit_within_the_second_the_index_was_written_is_seen(kb, tmp_path, m
     monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
     found = kb("check", "--root", root)
     assert "stale-doc" in found.out and "value 512 -> 640 in uncommitted changes" in found.out, found.out
+
+
+@pytest.mark.parametrize("state", ["branch", "detached", "shallow", "branch named like a tag", "no commits"])
+def test_the_repository_s_state_asked_at_once_is_what_git_says_one_by_one(tmp_path, state):
+    """gitio.open_repository asks HEAD's commit, shallowness and branch in one git process; the state
+    is what `git rev-parse HEAD`, `--is-shallow-repository` and `symbolic-ref` say each on its own."""
+    from incident_kb.history import gitio
+
+    repo, ids = story_until(tmp_path / "origin", 2) if state != "no commits" else (GitRepo(tmp_path / "origin"), [])
+    root = repo.root
+    if state == "detached":
+        repo.git("checkout", "-q", "--detach", ids[1])
+    elif state == "shallow":
+        clone = GitRepo(tmp_path / "clone", init=False)
+        GitRepo(tmp_path).git("clone", "-q", "--depth", "1", f"file://{root}", str(clone.root))
+        root = clone.root
+    elif state == "branch named like a tag":
+        repo.git("tag", repo.git("symbolic-ref", "--short", "HEAD"))
+    git = GitRepo(root, init=False)
+    with gitio.open_repository(root) as opened:
+        asked_at_once = id(opened) in gitio._heads
+        found = gitio.repository_state(opened, root)
+    assert asked_at_once == (state != "no commits")  # without a commit: asked one by one, as before
+    head = git.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) or None
+    branch = git.git("symbolic-ref", "-q", "--short", "HEAD", check=False) or None
+    assert found.head == head and found.shallow == (state == "shallow")
+    assert (found.branch is None) == (branch is None) and (state == "detached") == (branch is None)

@@ -8,6 +8,7 @@ nothing of knobs, incidents or docs, and never decides what a change means.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import tempfile
 import threading
@@ -31,6 +32,7 @@ except ImportError as exc:  # pragma: no cover - only on a machine without git
     _IMPORT_PROBLEM = str(exc).splitlines()[0]
 
 NULL_ID = "0" * 40
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 
 
 class NotARepository(Exception):
@@ -110,24 +112,55 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
         raise NotARepository(f"git cannot run here ({exc})") from None
     with repo:
         repo.git.update_environment(**kb_git_environment())  # --no-optional-locks: reading never rewrites .git/index
-        try:
-            repo.git.rev_parse("--git-dir")
-        except GitCommandError as exc:
-            refuse_dubious_ownership(str(exc.stderr))
-            raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") from None
+        head = _head_facts(repo)
+        if head is None:  # asked one by one, as git's refusal is told (or no commit yet: repository_state says)
+            try:
+                repo.git.rev_parse("--git-dir")
+            except GitCommandError as exc:
+                refuse_dubious_ownership(str(exc.stderr))
+                raise NotARepository(f"git cannot read the repository at {folder} ({str(exc.stderr).strip()})") \
+                    from None
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
         refuse_what_git_opens_at_top(resolved(Path(str(repo.working_tree_dir))))
-        yield repo
+        if head is not None:
+            _heads[id(repo)] = head
+        try:
+            yield repo
+        finally:
+            _heads.pop(id(repo), None)
+
+
+# What `repository_state` asks, asked when the repository was opened (one git process, not four), by the
+# opened repository object's id while it is open.
+_heads: dict[int, tuple[str, bool, str | None]] = {}
+
+
+def _head_facts(repo: git.Repo) -> tuple[str, bool, str | None] | None:
+    """HEAD's commit, whether the clone is shallow, and HEAD's branch (None: detached), in one git
+    process; None when git does not answer so (no commit yet, a repository git refuses)."""
+    try:
+        lines = repo.git.rev_parse("HEAD^{commit}", "--is-shallow-repository", "--symbolic-full-name", "HEAD")
+    except GitCommandError:
+        return None
+    answer = lines.splitlines()
+    if len(answer) != 3 or answer[1] not in ("true", "false") or not _COMMIT_ID.fullmatch(answer[0]):
+        return None
+    head, shallow, ref = answer
+    return head, shallow == "true", None if ref == "HEAD" else ref.removeprefix("refs/heads/")
 
 
 def repository_state(repo: git.Repo, folder: Path) -> RepoState:
     toplevel = resolved(Path(str(repo.working_tree_dir)))
     relative = resolved(folder).relative_to(toplevel).as_posix()
     prefix = "" if relative == "." else relative + "/"
+    known = _heads.pop(id(repo), None)  # once: a later look at the same repository asks git again
+    if known is not None:
+        head, shallow, branch = known
+        return RepoState(toplevel, prefix, head, branch, shallow)
     shallow = repo.git.rev_parse("--is-shallow-repository") == "true"
     try:
-        branch: str | None = repo.git.symbolic_ref("-q", "--short", "HEAD")
+        branch = repo.git.symbolic_ref("-q", "--short", "HEAD")
     except GitCommandError:
         branch = None
     return RepoState(toplevel, prefix, resolve_commit(repo, "HEAD"), branch, shallow)
