@@ -116,10 +116,13 @@ def test_an_interrupt_writes_nothing_and_says_how_many_runs_were_done(seed_kb, t
     before = (seed_kb / SEED_KNOB).read_bytes()
     process = subprocess.Popen(
         [sys.executable, "-m", "incident_kb.cli", "measure", KNOB, "--metric", "wall time", "--runs", "20",
-         "--command", "sleep 0.2", "--root", str(seed_kb)],
+         "--command", "sleep 0.5", "--root", str(seed_kb)],
         stderr=subprocess.PIPE, text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert process.stderr is not None
-    first = process.stderr.readline()  # the first run is done
+    # The first run is done. The rest take 20 s, so that the interrupt lands among them even when this
+    # process reads the line late: with 0.2 s runs (8 s in all) one run at load 46 saw exit 0, every run
+    # done, it seems, before the interrupt was sent.
+    first = process.stderr.readline()
     assert first.startswith("kb measure: 1/42"), first
     time.sleep(0.05)
     process.send_signal(signal.SIGINT)
