@@ -255,6 +255,27 @@ def _check_that_raises(monkeypatch, error: Exception) -> None:
     monkeypatch.setattr(cli.build_parser, "__defaults__", (commands,))
 
 
+def test_a_reused_parser_gives_each_run_lists_of_its_own(kb, monkeypatch):
+    """main() builds its parser once a process (building it costs more than checking a small knowledge
+    base in-process); a command that appends to an option's list changes no later run's default."""
+    from incident_kb import cli
+    from incident_kb.commands.command import Command
+
+    def arguments(parser):
+        parser.add_argument("--item", action="append", default=[])
+
+    def run(args):
+        args.item.append("added")
+        print(args.item)
+        return 0
+
+    commands = (*cli.COMMANDS, Command(("probe",), "appends to its list", arguments, run))
+    monkeypatch.setattr(cli.build_parser, "__defaults__", (commands,))
+    assert [kb("probe").out for _ in range(2)] == ["['added']\n"] * 2
+    assert kb("probe", "--item", "given").out == "['given', 'added']\n"
+    assert kb("probe").out == "['added']\n" and cli.build_parser() is cli.build_parser()
+
+
 def test_a_crash_prints_one_line_naming_its_log_and_exits_3(kb, seed_kb, monkeypatch, user_cache):
     _check_that_raises(monkeypatch, ValueError("an unexpected state\nwith a second line"))
     result = kb("check", "--root", seed_kb)
