@@ -29,6 +29,19 @@ from .repository.writes import changes_made
 
 
 def build_parser(commands: Sequence[Command] = COMMANDS) -> argparse.ArgumentParser:
+    """The parser of `commands`, built once per process: parsing leaves it as it was, and building
+    every command's parser costs an in-process caller (the tests run kb thousands of times) more than
+    checking a small knowledge base. main() gives each run lists of its own (see _unshared)."""
+    parser = _PARSERS.get(commands)
+    if parser is None:
+        parser = _PARSERS[commands] = _build_parser(commands)
+    return parser
+
+
+_PARSERS: dict[Sequence[Command], argparse.ArgumentParser] = {}
+
+
+def _build_parser(commands: Sequence[Command]) -> argparse.ArgumentParser:
     parser = Parser(prog="kb", description="Check and render a knowledge base of knobs and incidents.")
     parser.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     top = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
@@ -69,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise KbError("standard output is closed, so nothing could be reported; run kb with somewhere to write")
         _show_what_cannot_be_encoded(sys.stdout)
         _show_what_cannot_be_encoded(sys.stderr)
-        args = build_parser().parse_args(argv)
+        args = _unshared(build_parser().parse_args(argv))
         code = int(args.run(args))
         sys.stdout.flush()  # a full disk or a closed pipe shows here, while it can still be told
         return code
@@ -89,6 +102,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:  # noqa: BLE001 - a bug: one line and a log, never a traceback read as findings
         return _crashed(exc, args)
+
+
+def _unshared(args: argparse.Namespace) -> argparse.Namespace:
+    """`args` with lists of their own: an option that appends (`--tag`) defaults to its parser's one
+    list, which a command changing it in place would change for the next run of the reused parser."""
+    for name, value in vars(args).items():
+        if isinstance(value, list):
+            setattr(args, name, list(value))
+    return args
 
 
 def _crashed(exc: BaseException, args: argparse.Namespace | None) -> int:

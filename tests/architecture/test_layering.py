@@ -70,13 +70,19 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once a worker: three rules below walk every module."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _imports(path: Path, name: str | None = None) -> set[str]:
     """Every module of the package (or outside it) that `path` (module `name`) imports, at any depth
     in the file: lazy imports inside functions count."""
     name = name or _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -204,7 +210,7 @@ def test_functions_stay_short():
     """Modules are split where their concepts split, whatever their length; a function past
     MAX_FUNCTION_LINES does several things and reads as several."""
     long = [f"{p.relative_to(REPO)}:{node.lineno}: {node.name}, {node.end_lineno - node.lineno + 1} lines"
-            for p in PACKAGE.rglob("*.py") for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            for p in PACKAGE.rglob("*.py") for node in ast.walk(_tree(p))
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
             and (node.end_lineno or 0) - node.lineno + 1 > MAX_FUNCTION_LINES]
     assert not long, f"split these functions (over {MAX_FUNCTION_LINES} lines):\n" + "\n".join(long)
@@ -238,7 +244,7 @@ NOT_LOOKS = {"catalog.exists": "the catalog's ids, not a path"}
 
 def _looks(path: Path) -> list[str]:
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if not isinstance(node, ast.Call):
             continue
         func = node.func

@@ -166,6 +166,23 @@ def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, re
     assert done.stdout == first.out + "[]\n"
 
 
+# What a check never needs: the site's stack and kb's own site, init and editing code. Each costs every
+# `kb check` process (the pre-commit hook, CI) its start.
+NOT_FOR_CHECKING = ("mkdocs", "material", "jinja2", "markdown", "pymdownx", "pygments", "yaml", "watchdog",
+                    "incident_kb.website", "incident_kb.adoption", "incident_kb.authoring")
+
+
+def test_a_cold_check_process_imports_nothing_a_check_does_not_need(kb, repo, monkeypatch):
+    monkeypatch.setenv("INCIDENT_KB_CACHE", "off")
+    first = kb("check", "--root", repo)
+    code = ("import sys; from incident_kb.cli import main; code = main(['check', '--root', sys.argv[1]]); "
+            f"print(sorted({{m for m in sys.modules for n in {NOT_FOR_CHECKING!r} "
+            "if m == n or m.startswith(n + '.')}))")
+    done = subprocess.run([sys.executable, "-c", code, str(repo)], capture_output=True, text=True,
+                          env={**os.environ}, check=False)
+    assert done.stdout == first.out + "[]\n", done.stderr
+
+
 # ---- git's view: what changes git's answers without changing a file kb reads ---------------------------
 
 DOCS = ("docs/design/DSV4_DECODE_PERF_PLAN.md", "docs/design/DSV4_PD_DEADLOCK_ISSUE.md")
