@@ -125,15 +125,20 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
         refuse_what_git_opens_at_top(resolved(Path(str(repo.working_tree_dir))))
         if head is not None:
             _heads[id(repo)] = head
+        _open.add(id(repo))
         try:
             yield repo
         finally:
+            _open.discard(id(repo))
             _heads.pop(id(repo), None)
+            _partial_clones.pop(id(repo), None)
 
 
 # What `repository_state` asks, asked when the repository was opened (one git process, not four), by the
 # opened repository object's id while it is open.
 _heads: dict[int, tuple[str, bool, str | None]] = {}
+_open: set[int] = set()  # the repositories open_repository holds open, by id
+_partial_clones: dict[int, bool] = {}  # is_partial_clone's answer for those, once asked
 
 
 def _head_facts(repo: git.Repo) -> tuple[str, bool, str | None] | None:
@@ -378,11 +383,18 @@ def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> 
 
 
 def is_partial_clone(repo: git.Repo) -> bool:
-    """Whether the repository may lack objects (a partial clone: a promisor remote)."""
+    """Whether the repository may lack objects (a partial clone: a promisor remote); asked of git once
+    while the repository is open (`open_repository`)."""
+    known = _partial_clones.get(id(repo))
+    if known is not None:
+        return known
     try:
-        return bool(repo.git.config("--get-regexp", r"^remote\..*\.promisor$|^extensions\.partialclone$"))
+        partial = bool(repo.git.config("--get-regexp", r"^remote\..*\.promisor$|^extensions\.partialclone$"))
     except GitCommandError:  # none set
-        return False
+        partial = False
+    if id(repo) in _open:
+        _partial_clones[id(repo)] = partial
+    return partial
 
 
 def missing_objects(repo: git.Repo, ids: Iterable[str]) -> set[str]:
