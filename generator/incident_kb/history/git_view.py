@@ -56,6 +56,12 @@ class GitView:
     watched: tuple[str, ...] = ()
 
     @property
+    def config_listing(self) -> str | None:
+        """`git config --list -z --show-origin` as read for this view; None when git did not answer."""
+        code, _, listing = self.config.partition("\n")
+        return listing if code == "0" else None
+
+    @property
     def history(self) -> list[str]:
         """What decides the history git reports for a given HEAD (not the index or the work tree)."""
         return [self.state, self.config, self.boundary, self.files[-1]]  # the last: the git program

@@ -280,13 +280,16 @@ def commit_date(text: str) -> datetime | None:
         return None
 
 
-def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[Path]) -> list[FileChange]:
+def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[Path],
+                        config: str | None = None) -> list[FileChange]:
     """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored).
-    `paths`: pathspecs; `folders`: the same places as absolute paths. Raises KbError, before git is
-    asked, when a file git would open on the way is one it would wait on forever (`git_reads`)."""
+    `paths`: pathspecs; `folders`: the same places as absolute paths; `config`: `git config --list -z
+    --show-origin` as this check read it already (`GitView.config_listing`), else asked here. Raises
+    KbError, before git is asked, when a file git would open on the way is one it would wait on
+    forever (`git_reads`)."""
     paths = list(paths)
     top = resolved(Path(str(repo.working_tree_dir)))
-    entries = config_entries(repo.git.config("--list", "-z", "--show-origin"))
+    entries = config_entries(config if config is not None else repo.git.config("--list", "-z", "--show-origin"))
     refuse_what_git_would_wait_on(top, folders, ignore_and_attributes_files(Path(repo.common_dir), top, entries))
     with _private_index(repo) as index:
         # A file touched (or edited and undone) differs from the index by its times only: `git diff`
