@@ -3,8 +3,8 @@
 
 Each table carries a marker that the site's script turns into sort, filter and page controls,
 and each row the facets its filters use, decided here (reclaimable or not, how a restore was
-checked); the script only sorts, filters and pages what the page carries, or, for a knobs index
-too long for one page (split_index), the rows the JSON beside it carries, made here too.
+checked); the script only sorts, filters and pages what the page carries, or, for an index too
+long for one page (split_index), the rows the JSON beside it carries, made here too.
 """
 
 from __future__ import annotations
@@ -160,8 +160,7 @@ def split_index(context: SiteContext, view: IndexPage, rows_per_page: int = INDE
                   + Links(index_part(view.path, number), context).to(view.path, view.called.capitalize())
                   + plain(" filters and sorts all of them."),
                   columns=view.columns, rows=chunk, noun=view.noun, order=view.order, called=view.called,
-                  search_excluded=True,
-                  parts=parts(number))
+                  search_excluded=True, parts=parts(number))
         for number, chunk in enumerate(chunks[1:], start=2))
     return SplitIndex(first, others, view.rows)
 
