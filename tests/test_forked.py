@@ -4,11 +4,28 @@ the same order as a plain map, and the plain map's results whatever goes wrong i
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
 from incident_kb import forked
 from incident_kb.forked import split_map
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children forked, by id."""
+    forks: list[int] = []
+    fork = os.fork
+
+    def recorded_fork() -> int:
+        pid = fork()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", recorded_fork)
+    return forks
 
 
 def _where(item: int) -> tuple[int, int]:
@@ -61,17 +78,8 @@ def test_a_child_forks_no_child_of_its_own():
     assert len(split_map(nested, range(300))[-1]) == 1
 
 
-def test_this_process_failing_stops_the_child(monkeypatch):
-    parent, started = os.getpid(), []
-    fork = os.fork
-
-    def recorded_fork() -> int:
-        pid = fork()
-        if pid:
-            started.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", recorded_fork)
+def test_this_process_failing_stops_the_child(started):
+    parent = os.getpid()
 
     def fails_here(item: int) -> int:
         if os.getpid() == parent and item == 5:
@@ -87,4 +95,25 @@ def test_this_process_failing_stops_the_child(monkeypatch):
 
 def test_without_fork_a_plain_map(monkeypatch):
     monkeypatch.delattr(forked.os, "fork")
+    assert {pid for _, pid in split_map(_where, range(300))} == {os.getpid()}
+
+
+def test_a_child_that_does_not_answer_is_given_up_on(started, monkeypatch):
+    parent = os.getpid()
+    monkeypatch.setattr(forked, "_LEAST_WAIT", 0.5)
+
+    def stuck_in_child(item: int) -> int:
+        if os.getpid() != parent:
+            time.sleep(3600)
+        return item
+
+    began = time.monotonic()
+    assert split_map(stuck_in_child, range(300)) == list(range(300))
+    assert time.monotonic() - began < 30
+    with pytest.raises(ChildProcessError):  # killed and reaped
+        os.waitpid(started[0], os.WNOHANG)
+
+
+def test_only_on_linux(monkeypatch):
+    monkeypatch.setattr(forked.sys, "platform", "darwin")
     assert {pid for _, pid in split_map(_where, range(300))} == {os.getpid()}

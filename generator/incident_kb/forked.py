@@ -6,10 +6,11 @@ on one core, while the other core idles until MkDocs writes pages (Pagefind inde
 results back pickled through a pipe, while this process does the first part: the same results, in
 the same order, as `[function(item) for item in items]`.
 
-Only where it pays and is safe: on a system with fork, with at least `least` items, and never in a
-forked child (no nesting). The child runs only `function`, never writes a file, and leaves with
-`os._exit` (no exit handlers, no stdio flushed twice). Whatever goes wrong in the child (an
-exception, a result pickle cannot carry, its death), this process does the child's part itself.
+Only where it pays and is safe: on Linux (fork elsewhere is unsafe beside system libraries, or
+missing), with at least `least` items, and never in a forked child (no nesting). The child runs
+only `function`, never writes a file, and leaves with `os._exit` (no exit handlers, no stdio flushed
+twice). Whatever goes wrong in the child (an exception, a result pickle cannot carry, its death, no
+answer long after this process's part was done), this process does the child's part itself.
 `function` must be pure: its result may not depend on which process ran it.
 """
 
@@ -18,7 +19,10 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import select
 import signal
+import sys
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -27,25 +31,29 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 _in_child = False
+_LEAST_WAIT = 60.0  # seconds the child is waited for at least, past this process's own part
 
 
 def split_map(function: Callable[[Item], Result], items: Sequence[Item], least: int = 200,
               weight: Callable[[Item], int] | None = None, share: float = 0.5) -> list[Result]:
     """`[function(item) for item in items]`, the last `share` of the items (by count, or by `weight`)
     computed in a forked child while this process computes the rest."""
-    if len(items) < least or _in_child or not hasattr(os, "fork"):
+    if len(items) < least or _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
         return [function(item) for item in items]
     cut = _cut(items, weight, share)
     child = _start(function, items[cut:])
     if child is None:
         return [function(item) for item in items]
     pid, reader = child
+    started = time.monotonic()
     try:
         mine = [function(item) for item in items[:cut]]
     except BaseException:
         _stop(pid, reader)
         raise
-    theirs: list[Result] | None = _collect(pid, reader, len(items) - cut)
+    # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
+    deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - started))
+    theirs: list[Result] | None = _collect(pid, reader, len(items) - cut, deadline)
     return mine + (theirs if theirs is not None else [function(item) for item in items[cut:]])
 
 
@@ -111,17 +119,24 @@ def _stop(pid: int, reader: int) -> None:
     os.waitpid(pid, 0)
 
 
-def _collect(pid: int, reader: int, count: int) -> list[Result] | None:
-    """The child's results, once it is done; None when it failed (the caller computes them)."""
-    try:
-        with os.fdopen(reader, "rb") as source:
-            data = source.read()
-    finally:
-        _, status = os.waitpid(pid, 0)
+def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Result] | None:
+    """The child's results, once it is done; None when it failed or passed `deadline` (the caller
+    computes them)."""
+    chunks: list[bytes] = []
+    while (left := deadline - time.monotonic()) > 0 and select.select([reader], [], [], left)[0]:
+        chunk = os.read(reader, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    else:
+        _stop(pid, reader)
+        return None
+    os.close(reader)
+    _, status = os.waitpid(pid, 0)
     if status != 0:
         return None
     try:
-        results = pickle.loads(data)  # noqa: S301 - written by this process's own fork, just now
+        results = pickle.loads(b"".join(chunks))  # noqa: S301 - written by this process's own fork, just now
     except Exception:  # noqa: BLE001 - a result that does not come back whole: computed here instead
         return None
     return results if isinstance(results, list) and len(results) == count else None
