@@ -117,3 +117,12 @@ def test_a_child_that_does_not_answer_is_given_up_on(started, monkeypatch):
 def test_only_on_linux(monkeypatch):
     monkeypatch.setattr(forked.sys, "platform", "darwin")
     assert {pid for _, pid in split_map(_where, range(300))} == {os.getpid()}
+
+
+def test_more_files_open_than_select_takes(tmp_path):
+    opened = [os.open(tmp_path, os.O_RDONLY) for _ in range(1100)]  # the pipe's numbers pass 1,024
+    try:
+        assert [value for value, _ in split_map(_where, range(300))] == [item * item for item in range(300)]
+    finally:
+        for number in opened:
+            os.close(number)

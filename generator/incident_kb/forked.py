@@ -122,13 +122,12 @@ def _stop(pid: int, reader: int) -> None:
 def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Result] | None:
     """The child's results, once it is done; None when it failed or passed `deadline` (the caller
     computes them)."""
-    chunks: list[bytes] = []
-    while (left := deadline - time.monotonic()) > 0 and select.select([reader], [], [], left)[0]:
-        chunk = os.read(reader, 1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    else:
+    try:
+        data = _read_until(reader, deadline)
+    except BaseException:
+        _stop(pid, reader)
+        raise
+    if data is None:
         _stop(pid, reader)
         return None
     os.close(reader)
@@ -136,7 +135,23 @@ def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Result]
     if status != 0:
         return None
     try:
-        results = pickle.loads(b"".join(chunks))  # noqa: S301 - written by this process's own fork, just now
+        results = pickle.loads(data)  # noqa: S301 - written by this process's own fork, just now
     except Exception:  # noqa: BLE001 - a result that does not come back whole: computed here instead
         return None
     return results if isinstance(results, list) and len(results) == count else None
+
+
+def _read_until(reader: int, deadline: float) -> bytes | None:
+    """Everything written to the pipe `reader` until it closes; None if that is not before `deadline`.
+    (poll, not select: a process may hold more than select's 1,024 files.)"""
+    waiting = select.poll()
+    waiting.register(reader, select.POLLIN)
+    chunks: list[bytes] = []
+    while (left := deadline - time.monotonic()) > 0:
+        if not waiting.poll(left * 1000):
+            return None
+        chunk = os.read(reader, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+    return None
