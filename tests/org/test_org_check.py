@@ -218,13 +218,13 @@ def test_each_record_file_is_read_once(kb, org, monkeypatch):
     from incident_kb.records.record_cache import RecordCache
 
     read: list[str] = []
-    load = RecordCache.load
+    load_all = RecordCache.load_all
 
-    def counted(self, kind, rel_path, *args, **kwargs):
-        read.append(rel_path)
-        return load(self, kind, rel_path, *args, **kwargs)
+    def counted(self, files):
+        read.extend(rel_path for _, rel_path, *_ in files)
+        return load_all(self, files)
 
-    monkeypatch.setattr(RecordCache, "load", counted)
+    monkeypatch.setattr(RecordCache, "load_all", counted)
     assert org_check(kb, org).code == 1
     assert sorted(read) == ["incidents/edge-outage.yaml", "knobs/db-pool-size.yaml"]
 

@@ -151,6 +151,22 @@ def test_the_index_made_beside_the_build_is_pagefinds_index_of_the_site_as_writt
     shutil.rmtree(site.out / "pagefind")
     site_search.write_index(site.out)  # Pagefind over the folder, as `mkdocs serve` runs it
     assert search_pages(site.out) == streamed
+    assert not [path.name for path in site.out.iterdir() if path.name.startswith(".")]  # no fresh folder left
+
+
+def test_the_names_index_written_early_is_the_one_written_after_the_pages(tmp_path, monkeypatch):
+    """The records' names index is written while MkDocs converts the pages, by a Pagefind process of its
+    own: the same index as the one the build's Pagefind writes after the pages."""
+    from incident_kb.website.mkdocs import site_search
+
+    root = copy_knowledge_base(tmp_path / "kb")
+    early = Site(root, tmp_path / "early")
+    build_site(root, early.out)
+    monkeypatch.setattr(site_search.StreamedIndex, "write_names_early", lambda *_: None)
+    late = Site(root, tmp_path / "late")
+    build_site(root, late.out)
+    names = search_pages(early.out, "pagefind-names")
+    assert f"/{KNOB}/" in names and names == search_pages(late.out, "pagefind-names")
 
 
 def test_under_serve_the_index_waits_until_the_saves_stop(seed_site, tmp_path, caplog):

@@ -379,38 +379,45 @@ def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     by_file: dict[str, list[Finding]] = {}
     facts: dict[str, FileFacts] = {}
     subset = None if only is None else set(only)
-    for kind in RecordKind:
-        if subset is None:
-            rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
-                                                           if record_kind_of(rel) is kind}
-            rel_paths.update(rel for rel in unwritten if record_kind_of(rel) is kind)
-        else:
-            rel_paths = {rel for rel in subset if record_kind_of(rel) is kind}
-        for rel_path in sorted(rel_paths, key=_path_order):
-            raw = unwritten.get(rel_path) if rel_path in unwritten else contents.get(rel_path) if contents else None
-            loaded = memo.load(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path), raw)
-            found = by_file[rel_path] = list(loaded.problems)
-            record = loaded.record
-            if record is None:
-                broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
-                if with_facts:
-                    facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, "", frozenset())
-                continue
-            first = seen.setdefault((kind, record.id), rel_path)
+    listed = [(kind, rel_path) for kind in RecordKind
+              for rel_path in sorted(_rel_paths(root, kind, replaced, unwritten, subset, skipped), key=_path_order)]
+    files = [(kind, rel_path, os.path.join(root, rel_path), replaced.get(rel_path),
+              unwritten.get(rel_path) if rel_path in unwritten else contents.get(rel_path) if contents else None)
+             for kind, rel_path in listed]
+    for (kind, rel_path), loaded in zip(listed, memo.load_all(files), strict=True):
+        found = by_file[rel_path] = list(loaded.problems)
+        record = loaded.record
+        if record is None:
+            broken[kind].add(loaded.raw_id or PurePosixPath(rel_path).stem)
             if with_facts:
-                facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
-                                            named_records(record))
-            if first != rel_path:
-                line, column = loaded.source_map.locate(("id",))
-                found.append(finding("duplicate-id", rel_path, line, column, record.id,
-                                     f"{kind} id '{record.id}' is already used by {first}; "
-                                     "each record needs its own id", "id"))
-                continue
-            records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
+                facts[rel_path] = FileFacts(kind, loaded.raw_id, False, False, "", frozenset())
+            continue
+        first = seen.setdefault((kind, record.id), rel_path)
+        if with_facts:
+            facts[rel_path] = FileFacts(kind, record.id, True, first == rel_path, _seen_by_docs(record),
+                                        named_records(record))
+        if first != rel_path:
+            line, column = loaded.source_map.locate(("id",))
+            found.append(finding("duplicate-id", rel_path, line, column, record.id,
+                                 f"{kind} id '{record.id}' is already used by {first}; "
+                                 "each record needs its own id", "id"))
+            continue
+        records.append((record, RecordSource(kind, rel_path, loaded.source_map)))
     memo.save()
     return RecordsRead(tuple(records), {kind: frozenset(ids) for kind, ids in broken.items()}, settings,
                        tuple(skipped), {path: tuple(found) for path, found in by_file.items()}, facts,
                        frozenset(unwritten))
+
+
+def _rel_paths(root: Path, kind: RecordKind, replaced: Mapping[str, str], unwritten: Mapping[str, bytes],
+               subset: set[str] | None, skipped: list[Finding]) -> set[str]:
+    """The record files of `kind` that `read_records` reads (see there)."""
+    if subset is not None:
+        return {rel for rel in subset if record_kind_of(rel) is kind}
+    rel_paths = set(_record_paths(root, kind, skipped)) | {PurePosixPath(rel).as_posix() for rel in replaced
+                                                           if record_kind_of(rel) is kind}
+    rel_paths.update(rel for rel in unwritten if record_kind_of(rel) is kind)
+    return rel_paths
 
 
 def catalogued(read: RecordsRead, root: Path, neighbourhood: tuple[str, Mapping[str, Catalog]] | None = None,

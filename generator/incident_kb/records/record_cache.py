@@ -15,13 +15,14 @@ import contextlib
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..cache import ProcessMemo, Store, open_store
 from ..findings import Finding, finding_from_json
+from ..forked import split_map
 from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
 from .schema import MODELS, Incident, Knob
 from .validate import validate_record
@@ -101,6 +102,30 @@ class RecordCache:
              raw: bytes | None = None) -> LoadedRecord:
         """The file at `path` (or `text` in its place, never cached) loaded and validated; `raw`: the
         file's bytes, known to be what it holds (a file kb laid out itself), not read again."""
+        return self.load_all([(kind, rel_path, path, text, raw)])[0]
+
+    def load_all(self, files: Sequence[tuple[RecordKind, str, str, str | None, bytes | None]]) -> list[LoadedRecord]:
+        """Each of `files` (kind, rel path, path, text, raw: as `load` takes them) loaded, in order. The
+        files to parse (whose bytes no earlier run parsed) are parsed on two cores when there are many
+        (`forked.split_map`): the results are the same."""
+        found: list[LoadedRecord | _Unparsed] = [self._known(*file) for file in files]
+        unparsed = [item for item in found if isinstance(item, _Unparsed)]
+        parsed = iter(split_map(_parsed, unparsed, weight=_size))
+        loaded: list[LoadedRecord] = []
+        for item in found:
+            if isinstance(item, _Unparsed):
+                result = next(parsed)
+                if item.key is not None:
+                    (item.remembered if item.remembered is not None else self.used)[item.key] = result
+                loaded.append(result)
+            else:
+                loaded.append(item)
+        return loaded
+
+    def _known(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None,
+               raw: bytes | None = None) -> LoadedRecord | _Unparsed:
+        """The file loaded, where that needs no parse (unchanged since a run parsed it, or unreadable);
+        else the bytes to parse, and where the result is kept."""
         if text is not None:
             return _loaded(kind, rel_path, parse_yaml(text))
         if raw is not None and not self.enabled and len(raw) <= MAX_BYTES:  # larger: read, and refused
@@ -123,9 +148,7 @@ class RecordCache:
         if status is not None and last_change(status) < time.time_ns() - SETTLE_NS:
             self.seen[rel_path] = [list(status), blob]  # read after it settled: a later change shows in its times
         found = self._reuse(key, kind)
-        if found is None:
-            found = self.used[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
-        return found
+        return found if found is not None else _Unparsed(kind, rel_path, raw, key)
 
     def _reuse(self, key: str, kind: RecordKind) -> LoadedRecord | None:
         """The stored result under `key`, or None."""
@@ -204,16 +227,34 @@ def hold_in_memory() -> None:
     _holding = True
 
 
-def _uncached(kind: RecordKind, rel_path: str, raw: bytes) -> LoadedRecord:
-    """`raw` loaded and validated with no store: parsed once within `loads_shared`."""
+def _uncached(kind: RecordKind, rel_path: str, raw: bytes) -> LoadedRecord | _Unparsed:
+    """`raw` to load and validate with no store: parsed once within `loads_shared`."""
     remembered = _remembered.entries
     if remembered is None:
-        return _loaded(kind, rel_path, parse_yaml_bytes(raw))
+        return _Unparsed(kind, rel_path, raw)
     key = f"{kind.value}\0{rel_path}\0{blob_id(raw)}"
     found = remembered.get(key)
-    if found is None:
-        found = remembered[key] = _loaded(kind, rel_path, parse_yaml_bytes(raw))
-    return found
+    return found if found is not None else _Unparsed(kind, rel_path, raw, key, remembered)
+
+
+@dataclass(frozen=True, slots=True)
+class _Unparsed:
+    """A record file's bytes to parse, and where the result goes under `key` (its kind, path and blob
+    id): among the results of this run, to be stored, or in `remembered` (`loads_shared`); or nowhere."""
+
+    kind: RecordKind
+    rel_path: str
+    raw: bytes
+    key: str | None = None
+    remembered: dict[str, LoadedRecord] | None = None
+
+
+def _parsed(file: _Unparsed) -> LoadedRecord:
+    return _loaded(file.kind, file.rel_path, parse_yaml_bytes(file.raw))
+
+
+def _size(file: _Unparsed) -> int:
+    return len(file.raw)
 
 
 def _loaded(kind: RecordKind, rel_path: str, loaded: LoadedYaml) -> LoadedRecord:

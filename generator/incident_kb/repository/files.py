@@ -62,6 +62,11 @@ def probes_recorded(changed_after: int) -> Iterator[Probes]:
         _recorders.remove(recorded)
 
 
+def looks_recorded() -> bool:
+    """Whether the looks at the repository are being written down (`probes_recorded`)."""
+    return bool(_recorders)
+
+
 def noted(path: str | Path) -> None:
     """Write down a look at `path` (every helper here does; `resolved` and `exists` too)."""
     if _recorders:

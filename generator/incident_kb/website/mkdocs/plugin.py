@@ -272,6 +272,10 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._files = generated.files
         self._homes = generated.homes
         self._glue = glue
+        if self._pagefind and not self._serving:  # the names index made while MkDocs converts the pages
+            self._close_streamed_index()
+            self._streamed_index = site_search.StreamedIndex()
+            self._streamed_index.write_names_early(Path(config.site_dir), self._named_pages())
         files_out: Files = generated.files
         return files_out
 

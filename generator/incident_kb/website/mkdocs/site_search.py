@@ -237,6 +237,26 @@ class StreamedIndex:
         self._ended = False  # Pagefind's output closed
         self._arrived = threading.Condition()
         self._failed: str | None = None  # why what Pagefind was handed cannot make the index
+        # The names index, written early by a Pagefind process of its own (`write_names_early`)
+        self._names: tuple[StreamedIndex, tuple[NamedPage, ...], Path, int] | None = None
+
+    def write_names_early(self, site_dir: Path, named: Iterable[NamedPage]) -> None:
+        """The names index written now, into a fresh folder of `site_dir`, by a second Pagefind process,
+        while MkDocs converts the pages (a core idles until pages are written); `finish` puts it in
+        place when it is handed the same named pages, and writes it itself otherwise."""
+        named = tuple(named)
+        if not named or self._names is not None:
+            return
+        names = StreamedIndex()
+        names._start()
+        if names._failed is not None:  # `finish` writes it, and says why
+            return
+        for page in named:
+            names._send({"type": "AddFile", "index_id": 0, "file_path": page.dest_uri,
+                         "file_contents": names_page(page)})
+        folder = _fresh_folder(site_dir / NAMES_FOLDER)
+        self._names = (names, named, folder, names._send({"type": "WriteFiles", "index_id": 0,
+                                                          "output_path": str(folder)}))
 
     def add(self, dest_uri: str, page_html: str) -> None:
         """A page as MkDocs writes it to `dest_uri` (site-relative), handed to Pagefind."""
@@ -269,7 +289,11 @@ class StreamedIndex:
         return write_index(site_dir, named) + (time.perf_counter() - started), False
 
     def close(self) -> None:
-        """Pagefind stopped (it exits when its input closes)."""
+        """Pagefind stopped (it exits when its input closes), the early names index's too."""
+        early, self._names = self._names, None
+        if early is not None:
+            early[0].close()
+            shutil.rmtree(early[2], ignore_errors=True)
         process, self._process = self._process, None
         if process is None:
             return
@@ -348,10 +372,11 @@ class StreamedIndex:
             if dest_uri not in self._handed and dest_uri.split("/", 1)[0] not in (INDEX_FOLDER, NAMES_FOLDER):
                 self.add(dest_uri, path.read_bytes().decode("utf-8", "replace"))
         index = _fresh_folder(site_dir / INDEX_FOLDER)
-        names = _fresh_folder(site_dir / NAMES_FOLDER)
+        early = self._early_names(site_dir, named)
+        names = early if early is not None else _fresh_folder(site_dir / NAMES_FOLDER)
         try:
             written = self._send({"type": "WriteFiles", "index_id": 0, "output_path": str(index)})
-            if named:
+            if named and early is None:
                 self._send({"type": "NewIndex", "config": {"exclude_selectors": [EXCLUDED]}})
                 for page in named:
                     self._send({"type": "AddFile", "index_id": 1, "file_path": page.dest_uri,
@@ -373,6 +398,21 @@ class StreamedIndex:
         finally:
             shutil.rmtree(index, ignore_errors=True)
             shutil.rmtree(names, ignore_errors=True)
+
+
+    def _early_names(self, site_dir: Path, named: tuple[NamedPage, ...]) -> Path | None:
+        """The folder of the names index written early, once written, if it is the index of `named`."""
+        early = self._names
+        if early is None or early[1] != named or early[2].parent != site_dir:
+            return None
+        names, _, folder, written = early
+        if names._failed is not None:
+            return None
+        answer = names._answer(written)
+        if answer is None or answer.get("type") == "Error" or len(names._answers) != names._sent \
+                or any(each.get("type") == "Error" for each in names._answers.values()):
+            return None
+        return folder
 
 
 def _digest(data: bytes) -> bytes:

@@ -1,0 +1,157 @@
+"""Work shared with a forked copy of this process: the second core.
+
+A cold check parses every record file on one core, and the site's build renders every record's page
+on one core, while the other core idles until MkDocs writes pages (Pagefind indexes them there).
+`split_map(function, items)` gives the last part of `items` to a forked child, which hands its
+results back pickled through a pipe, while this process does the first part: the same results, in
+the same order, as `[function(item) for item in items]`.
+
+Only where it pays and is safe: on Linux (fork elsewhere is unsafe beside system libraries, or
+missing), with at least `least` items, and never in a forked child (no nesting). The child runs
+only `function`, never writes a file, and leaves with `os._exit` (no exit handlers, no stdio flushed
+twice). Whatever goes wrong in the child (an exception, a result pickle cannot carry, its death, no
+answer long after this process's part was done), this process does the child's part itself.
+`function` must be pure: its result may not depend on which process ran it.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+_in_child = False
+_LEAST_WAIT = 60.0  # seconds the child is waited for at least, past this process's own part
+
+
+def split_map(function: Callable[[Item], Result], items: Sequence[Item], least: int = 200,
+              weight: Callable[[Item], int] | None = None, share: float = 0.5) -> list[Result]:
+    """`[function(item) for item in items]`, the last `share` of the items (by count, or by `weight`)
+    computed in a forked child while this process computes the rest."""
+    if len(items) < least or _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return [function(item) for item in items]
+    cut = _cut(items, weight, share)
+    child = _start(function, items[cut:])
+    if child is None:
+        return [function(item) for item in items]
+    pid, reader = child
+    started = time.monotonic()
+    try:
+        mine = [function(item) for item in items[:cut]]
+    except BaseException:
+        _stop(pid, reader)
+        raise
+    # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
+    deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - started))
+    theirs: list[Result] | None = _collect(pid, reader, len(items) - cut, deadline)
+    return mine + (theirs if theirs is not None else [function(item) for item in items[cut:]])
+
+
+def _cut(items: Sequence[Item], weight: Callable[[Item], int] | None, share: float) -> int:
+    """Where the child's part starts: its `share` of the items, or of their weight."""
+    if weight is None:
+        return len(items) - int(len(items) * share)
+    weights = [weight(item) for item in items]
+    left, done = sum(weights) * (1 - share), 0
+    for index, each in enumerate(weights):
+        done += each
+        if done >= left:
+            return index + 1
+    return len(items)
+
+
+def _start(function: Callable[[Item], Result], part: Sequence[Item]) -> tuple[int, int] | None:
+    """The child computing `part`: its id and the pipe its results come from; None when it cannot start."""
+    try:
+        reader, writer = os.pipe()
+    except OSError:
+        return None
+    try:
+        # Python 3.12 warns of fork beside threads: the child runs none of their code.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return None
+    if pid == 0:  # the child: never returns
+        _child(function, part, reader, writer)
+    os.close(writer)
+    return pid, reader
+
+
+def _child(function: Callable[[Item], Result], part: Sequence[Item], reader: int, writer: int) -> None:
+    global _in_child
+    _in_child = True
+    status = 1
+    try:
+        os.close(reader)
+        # The collector would walk (and so copy) every page of the parent's heap: the work is short.
+        gc.disable()
+        data = pickle.dumps([function(item) for item in part], protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(writer, "wb") as out:
+            out.write(data)
+        status = 0
+    except BaseException:  # noqa: BLE001 - the parent does this part itself
+        pass
+    finally:
+        os._exit(status)
+
+
+def _stop(pid: int, reader: int) -> None:
+    """The child ended unheard (this process's part failed)."""
+    os.close(reader)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    os.waitpid(pid, 0)
+
+
+def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Result] | None:
+    """The child's results, once it is done; None when it failed or passed `deadline` (the caller
+    computes them)."""
+    try:
+        data = _read_until(reader, deadline)
+    except BaseException:
+        _stop(pid, reader)
+        raise
+    if data is None:
+        _stop(pid, reader)
+        return None
+    os.close(reader)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    try:
+        results = pickle.loads(data)  # noqa: S301 - written by this process's own fork, just now
+    except Exception:  # noqa: BLE001 - a result that does not come back whole: computed here instead
+        return None
+    return results if isinstance(results, list) and len(results) == count else None
+
+
+def _read_until(reader: int, deadline: float) -> bytes | None:
+    """Everything written to the pipe `reader` until it closes; None if that is not before `deadline`.
+    (poll, not select: a process may hold more than select's 1,024 files.)"""
+    waiting = select.poll()
+    waiting.register(reader, select.POLLIN)
+    chunks: list[bytes] = []
+    while (left := deadline - time.monotonic()) > 0:
+        if not waiting.poll(left * 1000):
+            return None
+        chunk = os.read(reader, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+    return None

@@ -1,0 +1,65 @@
+"""A cold check parses the record files on two cores (a forked child parses the last part,
+`forked.split_map`): what it reads is what one core reads, broken, invalid and duplicate records
+included, with the cache on (its store then gives the same again) and off."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from incident_kb import forked
+from incident_kb.check.pipeline import check_knowledge_base, read_records
+
+from ..conftest import copy_seed
+
+RECORDS = 260  # past split_map's least (200)
+
+
+def _many_records(root):
+    copy_seed(root)
+    knob = next((root / "knobs").glob("*.yaml")).read_text()
+    for index in range(RECORDS):
+        text = knob.replace("id: sglang-sm120-mma-target-ctas", f"id: knob-{index:03d}", 1)
+        if index % 50 == 7:
+            text = text.replace("id: ", "id: [", 1)  # YAML that does not parse
+        elif index % 50 == 13:
+            text = text.replace("\nstatus: ", "\nstatus: sideways\n_status: ", 1)  # a record that does not validate
+        elif index % 50 == 21:
+            text = knob  # the seed knob's id again
+        (root / "knobs" / f"knob-{index:03d}.yaml").write_text(text)
+    return root
+
+
+def _one_core(monkeypatch):
+    monkeypatch.setattr("incident_kb.records.record_cache.split_map",
+                        lambda function, items, **_: [function(item) for item in items])
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_records_parsed_on_two_cores_are_read_as_on_one(tmp_path, monkeypatch, cache):
+    root = _many_records(tmp_path / "kb")
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    both = read_records(root, {}, cache=False, with_facts=True) if not cache else None
+    cold = check_knowledge_base(root) if cache else None
+    assert forks, "the records were parsed in one process"
+    with monkeypatch.context() as one:
+        _one_core(one)
+        if cache:
+            one.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
+            assert check_knowledge_base(root).findings == cold.findings
+        else:
+            assert read_records(root, {}, cache=False, with_facts=True) == both
+    if cache:
+        assert check_knowledge_base(root).findings == cold.findings  # the store's entries, as parsed
+        assert {finding.code for finding in cold.findings} >= {"yaml-syntax", "duplicate-id"}
+
+
+def test_a_check_on_one_core_when_fork_is_missing(tmp_path, monkeypatch):
+    root = _many_records(tmp_path / "kb")
+    expected = check_knowledge_base(root).findings
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
+    monkeypatch.delattr(forked.os, "fork")
+    assert check_knowledge_base(root).findings == expected
