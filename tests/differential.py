@@ -5,7 +5,9 @@ edits of records, docs, deploy files and pyproject.toml, git operations, configu
 level, attributes, linked folders, modes, same-size edits within a second and times moved back.
 
 `World.compare()` runs `kb check` (in-process) with the cache and cold, in a random format and mode
-(plain, --staged, --base), and returns the difference, if any.
+(plain, --staged, --base), and returns the difference, if any; `run_sequences` runs seeded random
+sequences of operations, each followed by a comparison (test_differential.py and its mutation check,
+test_differential_mutations.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import random
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -535,3 +538,41 @@ OPERATIONS: dict[str, Callable[[World], str]] = {
 def _shown(found: tuple[int, str, str]) -> str:
     code, out, err = found
     return f"exit {code}\nstdout:\n{out}stderr:\n{err}"
+
+
+# ---- random sequences of operations, each followed by a comparison -------------------------------------
+
+STEPS = 40  # a world's sequence; then a new world with the next seed
+PALETTE = 4  # each world draws from a few kinds of operation (swarm testing: interactions come up more often)
+ALWAYS = ("material_edit", "doc_edit", "commit")  # what makes findings for the others to move
+
+
+def run_sequences(folder, seconds: float, operations: tuple[str, ...] | None = None, first_seed: int = 0,
+                  max_steps: int | None = None, modes: bool = True,
+                  config: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> tuple[str | None, int]:
+    """Random sequences until the budget is spent (or `max_steps`): the first difference found, with
+    its seed and the operations before it, and how many comparisons were made. Each world draws from
+    `operations`, or else from a palette of its own: a few kinds of operation and the edits."""
+    deadline = time.monotonic() + seconds
+    compared, seed = 0, first_seed
+    while time.monotonic() < deadline and (max_steps is None or compared < max_steps):
+        world = World(folder / f"seed-{seed}", seed)
+        world.modes = modes
+        if config is not None:  # the keys and levels op_config draws from
+            world.config_keys, world.config_levels = config
+        palette = operations or (*world.rng.sample(sorted(OPERATIONS), PALETTE), *ALWAYS)
+        done: list[str] = []
+        for _ in range(STEPS):
+            name = world.rng.choice(palette)
+            try:
+                done.append(OPERATIONS[name](world))
+            except Skip:
+                continue
+            difference = world.compare()
+            compared += 1
+            if difference is not None:
+                return f"seed {seed}, after: {'; '.join(done)}\n{difference}", compared
+            if time.monotonic() > deadline or (max_steps is not None and compared >= max_steps):
+                break
+        seed += 1
+    return None, compared
