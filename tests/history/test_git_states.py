@@ -186,7 +186,7 @@ def test_the_repository_s_state_asked_at_once_is_what_git_says_one_by_one(tmp_pa
         repo.git("tag", repo.git("symbolic-ref", "--short", "HEAD"))
     git = GitRepo(root, init=False)
     with gitio.open_repository(root) as opened:
-        asked_at_once = id(opened) in gitio._heads
+        asked_at_once = gitio._opened[id(opened)].head is not None
         found = gitio.repository_state(opened, root)
     assert asked_at_once == (state != "no commits")  # without a commit: asked one by one, as before
     head = git.git("rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False) or None

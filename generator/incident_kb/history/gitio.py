@@ -123,22 +123,22 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
         refuse_what_git_opens_at_top(resolved(Path(str(repo.working_tree_dir))))
-        if head is not None:
-            _heads[id(repo)] = head
-        _open.add(id(repo))
+        _opened[id(repo)] = _Opened(head)
         try:
             yield repo
         finally:
-            _open.discard(id(repo))
-            _heads.pop(id(repo), None)
-            _partial_clones.pop(id(repo), None)
+            del _opened[id(repo)]
 
 
-# What `repository_state` asks, asked when the repository was opened (one git process, not four), by the
-# opened repository object's id while it is open.
-_heads: dict[int, tuple[str, bool, str | None]] = {}
-_open: set[int] = set()  # the repositories open_repository holds open, by id
-_partial_clones: dict[int, bool] = {}  # is_partial_clone's answer for those, once asked
+@dataclass(slots=True)
+class _Opened:
+    """What git said of a repository `open_repository` holds open, asked once."""
+
+    head: tuple[str, bool, str | None] | None  # for `repository_state` (one git process, not four), once
+    partial_clone: bool | None = None  # `is_partial_clone`'s answer, once asked
+
+
+_opened: dict[int, _Opened] = {}  # by the open repository object's id
 
 
 def _head_facts(repo: git.Repo) -> tuple[str, bool, str | None] | None:
@@ -159,9 +159,9 @@ def repository_state(repo: git.Repo, folder: Path) -> RepoState:
     toplevel = resolved(Path(str(repo.working_tree_dir)))
     relative = resolved(folder).relative_to(toplevel).as_posix()
     prefix = "" if relative == "." else relative + "/"
-    known = _heads.pop(id(repo), None)  # once: a later look at the same repository asks git again
-    if known is not None:
-        head, shallow, branch = known
+    opened = _opened.get(id(repo))
+    if opened is not None and opened.head is not None:
+        (head, shallow, branch), opened.head = opened.head, None  # once: a later look asks git again
         return RepoState(toplevel, prefix, head, branch, shallow)
     shallow = repo.git.rev_parse("--is-shallow-repository") == "true"
     try:
@@ -388,15 +388,15 @@ def read_blobs(repo: git.Repo, ids: Iterable[str], limit: int | None = None) -> 
 def is_partial_clone(repo: git.Repo) -> bool:
     """Whether the repository may lack objects (a partial clone: a promisor remote); asked of git once
     while the repository is open (`open_repository`)."""
-    known = _partial_clones.get(id(repo))
-    if known is not None:
-        return known
+    opened = _opened.get(id(repo))
+    if opened is not None and opened.partial_clone is not None:
+        return opened.partial_clone
     try:
         partial = bool(repo.git.config("--get-regexp", r"^remote\..*\.promisor$|^extensions\.partialclone$"))
     except GitCommandError:  # none set
         partial = False
-    if id(repo) in _open:
-        _partial_clones[id(repo)] = partial
+    if opened is not None:
+        opened.partial_clone = partial
     return partial
 
 
