@@ -251,12 +251,8 @@ class StreamedIndex:
         names._start()
         if names._failed is not None:  # `finish` writes it, and says why
             return
-        for page in named:
-            names._send({"type": "AddFile", "index_id": 0, "file_path": page.dest_uri,
-                         "file_contents": names_page(page)})
         folder = _fresh_folder(site_dir / NAMES_FOLDER)
-        self._names = (names, named, folder, names._send({"type": "WriteFiles", "index_id": 0,
-                                                          "output_path": str(folder)}))
+        self._names = (names, named, folder, names._write_names(named, 0, folder))
 
     def add(self, dest_uri: str, page_html: str) -> None:
         """A page as MkDocs writes it to `dest_uri` (site-relative), handed to Pagefind."""
@@ -378,17 +374,10 @@ class StreamedIndex:
             written = self._send({"type": "WriteFiles", "index_id": 0, "output_path": str(index)})
             if named and early is None:
                 self._send({"type": "NewIndex", "config": {"exclude_selectors": [EXCLUDED]}})
-                for page in named:
-                    self._send({"type": "AddFile", "index_id": 1, "file_path": page.dest_uri,
-                                "file_contents": names_page(page)})
-                written = self._send({"type": "WriteFiles", "index_id": 1, "output_path": str(names)})
-            if self._failed is not None:
-                return self._failed
-            if self._answer(written) is None:
-                return "Pagefind stopped"
-            refused = next((answer for answer in self._answers.values() if answer.get("type") == "Error"), None)
-            if refused is not None or len(self._answers) != self._sent:
-                return f"Pagefind answered: {refused.get('message') if refused else 'not every message'}"
+                written = self._write_names(named, 1, names)
+            reason = self._why_not_written(written)
+            if reason is not None:
+                return reason
             _put_in_place(index, site_dir / INDEX_FOLDER)
             if named:
                 _put_in_place(names, site_dir / NAMES_FOLDER)
@@ -399,6 +388,25 @@ class StreamedIndex:
             shutil.rmtree(index, ignore_errors=True)
             shutil.rmtree(names, ignore_errors=True)
 
+    def _write_names(self, named: tuple[NamedPage, ...], index_id: int, folder: Path) -> int:
+        """The records' names handed to Pagefind's index `index_id`, written into `folder`: the id of
+        the message that writes them."""
+        for page in named:
+            self._send({"type": "AddFile", "index_id": index_id, "file_path": page.dest_uri,
+                        "file_contents": names_page(page)})
+        return self._send({"type": "WriteFiles", "index_id": index_id, "output_path": str(folder)})
+
+    def _why_not_written(self, written: int) -> str | None:
+        """Why what message `written` wrote cannot be used (None: Pagefind answered it and every other
+        message without an error)."""
+        if self._failed is not None:
+            return self._failed
+        if self._answer(written) is None:
+            return "Pagefind stopped"
+        refused = next((answer for answer in self._answers.values() if answer.get("type") == "Error"), None)
+        if refused is not None or len(self._answers) != self._sent:
+            return f"Pagefind answered: {refused.get('message') if refused else 'not every message'}"
+        return None
 
     def _early_names(self, site_dir: Path, named: tuple[NamedPage, ...]) -> Path | None:
         """The folder of the names index written early, once written, if it is the index of `named`."""
@@ -406,13 +414,7 @@ class StreamedIndex:
         if early is None or early[1] != named or early[2].parent != site_dir:
             return None
         names, _, folder, written = early
-        if names._failed is not None:
-            return None
-        answer = names._answer(written)
-        if answer is None or answer.get("type") == "Error" or len(names._answers) != names._sent \
-                or any(each.get("type") == "Error" for each in names._answers.values()):
-            return None
-        return folder
+        return folder if names._why_not_written(written) is None else None
 
 
 def _digest(data: bytes) -> bytes:
