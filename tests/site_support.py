@@ -11,6 +11,7 @@ import io
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -209,6 +210,30 @@ def add_extra_incidents(root: Path, count: int, *, findings: bool = False) -> No
         (root / f"incidents/extra-incident-{i:03d}.yaml").write_text(
             f"id: extra-incident-{i:03d}\ntitle: Extra incident number {i}\nstatus: {status}\nstarted: {day}\n"
             f"summary: Extra incident {i}.\n")
+
+
+_TABLE_ROW = re.compile(r"^\| .* \|$", re.M)
+
+
+def table_rows(page: str) -> list[str]:
+    """The rows of an index page's markdown table, its header left out."""
+    return _TABLE_ROW.findall(page)[1:]
+
+
+def json_rows(text: str) -> list[list[str]]:
+    """Every row of an index's rows file (links.index_rows_file), each cell's HTML, shared cells filled in."""
+    data = json.loads(text)
+    return [[data["shared"][column][cell] if isinstance(cell, int) else cell for column, cell in enumerate(row)]
+            for row in data["rows"]]
+
+
+def markdown_cells(columns: list[str], rows: list[str]) -> list[list[str]]:
+    """Each cell's HTML as markdown makes the table of `columns` and the markdown `rows`."""
+    import markdown  # type: ignore[import-untyped]
+
+    table = "| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|\n"
+    made = markdown.markdown(table + "\n".join(rows), extensions=["tables", "attr_list"])
+    return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", made, re.S)[1:]]
 
 
 @pytest.fixture(scope="session")

@@ -8,22 +8,21 @@ import json
 import re
 from pathlib import Path
 
-import markdown  # type: ignore[import-untyped]
 import pytest
 
 from incident_kb.check.pipeline import check_knowledge_base
 from incident_kb.website.core.bundle import Bundle
 from incident_kb.website.core.incremental import render_site_again
-from incident_kb.website.core.links import KNOB_INDEX, KNOB_ROWS, SiteSettings
+from incident_kb.website.core.links import KNOB_INDEX, SiteSettings, index_rows_file
 from incident_kb.website.core.overview_pages import INDEX_FILE_ROWS
 from incident_kb.website.core.pages import render_site
 
-from ..site_support import LONG_EXTRA, add_extra_knobs, copy_knowledge_base
+from ..site_support import LONG_EXTRA, add_extra_knobs, copy_knowledge_base, json_rows, markdown_cells, table_rows
 
 SETTINGS = SiteSettings(site_name="kb", docs_dir="docs", edit_base=None)
 TOTAL = LONG_EXTRA + 1  # and the seed's knob
 SECOND = "knobs/page_2.md"
-ROW = re.compile(r"^\| .* \|$", re.M)
+KNOB_ROWS = index_rows_file(KNOB_INDEX)
 LINK = re.compile(r"\]\(([a-z0-9-]+)\.md\)")
 
 
@@ -37,16 +36,6 @@ def long_kb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def site(long_kb: Path) -> Bundle:
     return render_site(check_knowledge_base(long_kb), SETTINGS)
-
-
-def table_rows(page: str) -> list[str]:
-    return [row for row in ROW.findall(page) if not row.startswith(("| Name |", "|---"))]
-
-
-def json_rows(text: str) -> list[list[str]]:
-    data = json.loads(text)
-    return [[data["shared"][column][cell] if isinstance(cell, int) else cell for column, cell in enumerate(row)]
-            for row in data["rows"]]
 
 
 def test_the_index_carries_its_first_rows_and_a_page_holds_the_others(site):
@@ -70,9 +59,7 @@ def test_the_rows_file_holds_every_row_as_markdown_makes_its_cells(site):
     """Each cell's HTML in the JSON is what markdown makes of the page's own cell (the script shows
     the JSON's rows where the page showed its own)."""
     rows = table_rows(site.files[KNOB_INDEX]) + table_rows(site.files[SECOND])
-    table = "| " + " | ".join(json.loads(site.files[KNOB_ROWS])["columns"]) + " |\n" + "|---" * 8 + "|\n"
-    made = markdown.markdown(table + "\n".join(rows), extensions=["tables", "attr_list"])
-    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", made, re.S)[1:]]
+    cells = markdown_cells(json.loads(site.files[KNOB_ROWS])["columns"], rows)
     assert json_rows(site.files[KNOB_ROWS]) == cells
     assert len(cells) == TOTAL and '<a href="extra-000.md">SGLANG_<wbr>EXTRA_<wbr>SETTING_<wbr>000</a>' in cells[0][0]
     assert len(site.files[KNOB_ROWS]) < 0.8 * sum(map(len, rows))  # cells that rows share are written once

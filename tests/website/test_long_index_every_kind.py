@@ -10,7 +10,6 @@ import json
 import re
 from pathlib import Path
 
-import markdown  # type: ignore[import-untyped]
 import pytest
 
 from incident_kb.check.pipeline import check_knowledge_base
@@ -19,32 +18,21 @@ from incident_kb.website.core.links import FINDINGS_PAGE, INCIDENT_INDEX, SiteSe
 from incident_kb.website.core.overview_pages import INDEX_FILE_ROWS, INDEX_PAGE_SIZE
 from incident_kb.website.core.pages import render_site
 
-from ..site_support import add_extra_incidents, build_site, copy_knowledge_base, serve
+from ..site_support import (
+    add_extra_incidents,
+    build_site,
+    copy_knowledge_base,
+    json_rows,
+    markdown_cells,
+    serve,
+    table_rows,
+)
 from .test_browser import browser, visiting  # noqa: F401
 
 KB_JS = re.compile(r".*/kb\.js(\?.*)?$")
 
 SETTINGS = SiteSettings(site_name="kb", docs_dir="docs", edit_base=None)
 EXTRA = INDEX_FILE_ROWS + 23  # with the seed's incident (and its findings), two pages of each
-ROW = re.compile(r"^\| .* \|$", re.M)
-
-
-def table_rows(page: str) -> list[str]:
-    return [row for row in ROW.findall(page) if not re.match(r"\| (Title|Severity) \||\|---", row)]
-
-
-def json_cells(text: str) -> list[list[str]]:
-    data = json.loads(text)
-    return [[data["shared"][column][cell] if isinstance(cell, int) else cell for column, cell in enumerate(row)]
-            for row in data["rows"]]
-
-
-def markdown_cells(columns: list[str], rows: list[str]) -> list[list[str]]:
-    table = "| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|\n"
-    made = markdown.markdown(table + "\n".join(rows), extensions=["tables", "attr_list"])
-    return [re.findall(r"<td>(.*?)</td>", row, re.S) for row in re.findall(r"<tr>(.*?)</tr>", made, re.S)[1:]]
-
-
 @pytest.fixture(scope="module")
 def many_findings(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """EXTRA incidents resolved without a root cause: EXTRA errors, and two pages of each index."""
@@ -84,7 +72,7 @@ def test_a_long_index_carries_its_first_rows_and_a_page_holds_the_others(many_fi
     assert (meta.in_nav, meta.search_excluded) == (False, True)
     # Every row once, in the order of the one long table, and the JSON's cells as markdown makes them.
     columns = json.loads(site.files[rows_file])["columns"]
-    assert json_cells(site.files[rows_file]) == markdown_cells(columns, first_rows + second_rows)
+    assert json_rows(site.files[rows_file]) == markdown_cells(columns, first_rows + second_rows)
     if index == INCIDENT_INDEX:
         titles = re.findall(r"\[Extra incident number (\d+)\]", "\n".join(first_rows + second_rows))
         assert [int(number) for number in titles] == list(range(EXTRA - 1, -1, -1))  # newest first

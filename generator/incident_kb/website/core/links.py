@@ -74,9 +74,6 @@ def index_part(index: str, number: int) -> str:
     return posixpath.join(folder, f"{stem}_{number}.md")
 
 
-KNOB_ROWS = index_rows_file(KNOB_INDEX)
-
-
 def hypothesis_anchor(hypothesis_id: str) -> str:
     return f"hypothesis-{hypothesis_id}"
 
