@@ -1,4 +1,4 @@
-"""The one way kb writes a file (`records/writes.py`): inside the boundary, through no link that leaves
+"""The one way kb writes a file (`repository/writes.py`): inside the boundary, through no link that leaves
 it (none at all where asked), all at once, never over a file that appeared or changed meanwhile.
 And the commands that write records use it: a records folder linked out of the knowledge base is
 never written into."""
@@ -48,6 +48,22 @@ def test_a_link_that_stays_inside_is_followed_unless_links_are_refused(top):
     with pytest.raises(Unwritable, match="is a symbolic link; kb writes through none here"):
         write_file(top, top / "alias/other.md", b"x", links=False)
     assert way_out(top, top / "alias/page.md") is None
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts this process's descriptors in /proc")
+def test_writing_and_removing_leave_no_descriptor_open(top):
+    """A long-lived process (`mkdocs serve` writes pages on every save) must not hold a folder per
+    write: each folder on the way to a file, at any depth, is closed again."""
+    (top / "docs/page.md").write_text("a file where a folder is asked for\n")
+    before = len(os.listdir("/proc/self/fd"))
+    for depth in range(1, 5):
+        nested = top.joinpath(*(f"d{n}" for n in range(depth)), "page.md")
+        write_file(top, nested, b"x")
+        write_file(top, nested, b"y", replace=True)
+        remove_file(top, nested)
+        with pytest.raises(Unwritable, match="is a file, where a folder belongs"):  # refused half-way down
+            write_file(top, top / "docs/page.md/below/new.md", b"x")
+    assert len(os.listdir("/proc/self/fd")) == before
 
 
 def test_a_link_at_the_file_itself_is_replaced_never_written_through(top):
