@@ -67,12 +67,14 @@ from .live_reload import fresh_module
 if TYPE_CHECKING:
     from .glue import InputsLooked, SiteOptions
     from .preview import Preview
-    from .reloaded import GlueModule, PreviewModule
+    from .quick_save import OwnInputs
+    from .reloaded import GlueModule, PreviewModule, QuickSaveModule
 from .save_watch import SaveWatch
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "incident_kb.website.mkdocs.glue"
 _PREVIEW = "incident_kb.website.mkdocs.preview"
+_QUICK_SAVE = "incident_kb.website.mkdocs.quick_save"
 # Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
@@ -164,6 +166,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._prefix = ""  # the option, checked
         self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
         self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
+        self._own_inputs: OwnInputs | None = None  # MkDocs' own inputs as the live preview's last build began
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # An org site has no live preview (it keeps one knowledge base's pages): `make serve` builds it
@@ -239,6 +242,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                 config.markdown_extensions.append(extension)
         if self._live:
             list_theme_once(config, self._theme_names)
+            quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
+            self._own_inputs = quick.OwnInputs.of(config)  # before MkDocs lists and reads them
         return config
 
     on_config = CombinedEvent(_before_others, _configure, _after_others)
@@ -324,7 +329,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None and self._previewer is not None:
-            self._previewer.mark_changed_outputs(self._preview, files)
+            self._previewer.mark_changed_outputs(self._preview, env, files)
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
@@ -405,7 +410,48 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
             self._save_watch.start()
             self._watch_inputs(config)
+            if self._live and callable(getattr(server, "builder", None)):
+                server.builder = self._quick_or_whole(server.builder)
         return server
+
+    def _adopt(self, banners: dict[str, str], pages: dict[str, Any]) -> None:
+        """A save built without MkDocs' build: the banners and pages' metadata its pages are built with."""
+        self._banners, self._pages = banners, pages
+
+    def _quick_or_whole(self, whole: Any) -> Any:
+        """The server's builder: a save that changed only generated pages' content is built without
+        MkDocs' build (see quick_save), anything else by MkDocs' build as before. Either way the
+        server then reloads the browsers."""
+        def builder(*args: Any, **kwargs: Any) -> None:
+            if args or kwargs or not self._built_quickly():
+                whole(*args, **kwargs)
+        return builder
+
+    def _built_quickly(self) -> bool:
+        preview, config = self._preview, self._last_config
+        if preview is None or config is None or self._previewer is None or not self._built_once:
+            return False
+        try:
+            previewer = fresh_module(_PREVIEW)  # imported anew when the generator's source changed
+            if previewer is not self._previewer or site_stamp(config, previewer) != preview.stamp:
+                return False
+            glue = cast("GlueModule", fresh_module(_GLUE))
+            quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
+            options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
+                                       charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
+                                       findings=True)
+            self._collection.rebuild_started()
+            looked = glue.InputsLooked(self.root)
+            with looked:
+                why = quick.save_quickly(preview, config, options, self._own_inputs, self._adopt)
+        except Exception as exc:  # noqa: BLE001 - the whole build follows, and reports any error itself
+            why = f"{type(exc).__name__}: {exc}"
+        if why is not None:
+            log.info("incident-kb: the save takes MkDocs' whole build (%s)", why)
+            return False
+        self._looked = looked
+        config.plugins.on_post_build(config=config)
+        return True
 
     def _watch_inputs(self, config: MkDocsConfig | None) -> None:
         """After a build, failed or not: watch what it looked at."""
