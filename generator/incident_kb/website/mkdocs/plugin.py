@@ -441,14 +441,18 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                                        charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
                                        findings=True)
             self._collection.rebuild_started()
+            earlier = self._looked
+            edited = earlier.edited_files() if earlier is not None else None
             looked = glue.InputsLooked(self.root)
             with looked:
-                why = quick.save_quickly(preview, config, options, self._own_inputs, self._adopt)
+                why = quick.save_quickly(preview, config, options, self._own_inputs, edited, self._adopt)
         except Exception as exc:  # noqa: BLE001 - the whole build follows, and reports any error itself
             why = f"{type(exc).__name__}: {exc}"
         if why is not None:
             log.info("incident-kb: the save takes MkDocs' whole build (%s)", why)
             return False
+        if earlier is not None:
+            looked.carry(earlier)
         self._looked = looked
         config.plugins.on_post_build(config=config)
         return True

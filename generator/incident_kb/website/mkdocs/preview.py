@@ -28,10 +28,12 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import file_sort_key
 
+from ...check.pipeline import KnowledgeBase
 from ...records.record_cache import hold_in_memory
 from ..core.bundle import Bundle
 from ..core.placement import place_bundle, place_settings
 from .glue import (
+    SERVE,
     Generated,
     SiteOptions,
     apply_page_meta,
@@ -83,6 +85,7 @@ class Preview:
     stamp: object  # what every page depends on (see plugin.site_stamp)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
     render: Any = None  # the last build's incremental.SiteRender
+    kb: KnowledgeBase | None = None  # the last build's check, with its ledger (see glue.check_again)
     placed: Bundle | None = None  # its bundle as placed in the docs folder (what was written)
     banners: dict[str, str] = field(default_factory=dict)
     snapshots: dict[str, _Snapshot] = field(default_factory=dict)  # by src_uri
@@ -117,7 +120,7 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     from ..core.incremental import render_site_again
 
     hold_in_memory()  # the check's record cache stays in this process between the serve's builds
-    kb = check(options.root)
+    kb = preview.kb = check(options.root, SERVE)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
     settings = place_settings(asked, hand_written)

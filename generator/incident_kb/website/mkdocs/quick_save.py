@@ -37,7 +37,7 @@ from mkdocs.utils import is_markdown_file
 from ..core.bundle import PageMeta
 from ..core.links import TAGS_PAGE
 from ..core.placement import place_bundle, place_settings
-from .glue import SiteOptions, check, hand_written_pages, log, log_findings, site_settings
+from .glue import SiteOptions, check_again, hand_written_pages, log, log_findings, site_settings
 from .material_reuse import search_plugin, tags_plugins
 from .preview import Preview, make_stale, snapshot_read_page, write_changed_files
 
@@ -78,11 +78,12 @@ def _signature(path: str) -> tuple[int, int, int, int]:
 
 
 def save_quickly(preview: Preview, config: MkDocsConfig, options: SiteOptions, own: OwnInputs | None,
-                 adopt: Callable[[dict[str, str], dict[str, PageMeta]], None]) -> str | None:
+                 edited: list[str] | None, adopt: Callable[[dict[str, str], dict[str, PageMeta]], None]) -> str | None:
     """Build what a save changed without MkDocs' build: the generated files whose bytes changed, and
     the hand-written pages whose banner changed. `adopt` gives the plugin the new banners and pages'
-    metadata before any page is built. None when done; else why not (nothing written that the full
-    rebuild would not put right)."""
+    metadata before any page is built. `edited`: the files changed since the last build looked, when
+    nothing else did (glue.check_again re-checks them in memory). None when done; else why not
+    (nothing written that the full rebuild would not put right)."""
     files, nav, env = preview.files, preview.navigation, preview.env
     if files is None or nav is None or env is None or preview.placed is None or own is None:
         return "no whole build to start from"
@@ -92,7 +93,7 @@ def save_quickly(preview: Preview, config: MkDocsConfig, options: SiteOptions, o
         return f"a plugin whose page events it does not know ({unknown[0]})"
     if OwnInputs.of(config) != own:
         return "a file of the docs folder or of `watch:` changed"
-    kb = check(options.root)
+    kb = preview.kb = check_again(options.root, preview.kb, edited)
     asked = site_settings(config, options)
     hand_written = hand_written_pages(files, config)
     settings = place_settings(asked, hand_written)
