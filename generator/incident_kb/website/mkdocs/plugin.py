@@ -250,14 +250,17 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         glue = cast("GlueModule", fresh_module(_GLUE))
-        options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
-                                   findings=self._serving or not self.config.public)
+        options = self._site_options(glue)
         if self._serving:  # what the check and the pages look at is watched until the next build
             self._looked = glue.InputsLooked(self.root)
             with self._looked:
                 return self._generate(glue, files, config, options)
         return self._generate(glue, files, config, options)
+
+    def _site_options(self, glue: GlueModule) -> SiteOptions:
+        return glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
+                                charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
+                                findings=self._serving or not self.config.public)
 
     def _generate(self, glue: GlueModule, files: Files, config: MkDocsConfig, options: SiteOptions) -> Files:
         if self._live:
@@ -428,34 +431,36 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         return builder
 
     def _built_quickly(self) -> bool:
-        preview, config = self._preview, self._last_config
-        if preview is None or config is None or self._previewer is None or not self._built_once:
-            return False
+        """Whether the save was built without MkDocs' build (quick_save); if not, the log says why and
+        MkDocs' build follows (and reports any error itself)."""
         try:
-            previewer = fresh_module(_PREVIEW)  # imported anew when the generator's source changed
-            if previewer is not self._previewer or site_stamp(config, previewer) != preview.stamp:
-                return False
-            glue = cast("GlueModule", fresh_module(_GLUE))
-            quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
-            options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                       charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
-                                       findings=True)
-            self._collection.rebuild_started()
-            earlier = self._looked
-            edited = earlier.edited_files() if earlier is not None else None
-            looked = glue.InputsLooked(self.root)
-            with looked:
-                why = quick.save_quickly(preview, config, options, self._own_inputs, edited, self._adopt)
-        except Exception as exc:  # noqa: BLE001 - the whole build follows, and reports any error itself
+            why = self._build_quickly()
+        except Exception as exc:  # noqa: BLE001 - the whole build follows
             why = f"{type(exc).__name__}: {exc}"
         if why is not None:
             log.info("incident-kb: the save takes MkDocs' whole build (%s)", why)
-            return False
-        if earlier is not None:
-            looked.carry(earlier)
-        self._looked = looked
-        config.plugins.on_post_build(config=config)
-        return True
+        return why is None
+
+    def _build_quickly(self) -> str | None:
+        preview, config, previewer = self._preview, self._last_config, self._previewer
+        if preview is None or config is None or previewer is None or not self._built_once:
+            return "no whole build to start from"
+        if fresh_module(_PREVIEW) is not previewer or site_stamp(config, previewer) != preview.stamp:
+            return "mkdocs.yml, the theme or the generator's code changed"
+        glue = cast("GlueModule", fresh_module(_GLUE))
+        quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
+        self._collection.rebuild_started()
+        earlier = self._looked
+        edited = earlier.edited_files() if earlier is not None else None
+        looked = glue.InputsLooked(self.root)
+        with looked:
+            why = quick.save_quickly(preview, config, self._site_options(glue), self._own_inputs, edited, self._adopt)
+        if why is None:
+            if earlier is not None:
+                looked.carry(earlier)
+            self._looked = looked
+            config.plugins.on_post_build(config=config)  # as MkDocs ends a build; the server then reloads
+        return why
 
     def _watch_inputs(self, config: MkDocsConfig | None) -> None:
         """After a build, failed or not: watch what it looked at."""

@@ -13,8 +13,9 @@ browsers as after any build (the plugin calls this from the server's builder).
 It is taken only when it gives the bytes a full build gives; anything else returns why not, and
 the full rebuild follows as before: MkDocs' own inputs changed (the docs folder, `watch:` entries,
 the configuration file or the theme: see `OwnInputs`), a plugin it does not know is in the build,
-a generated file came or went, a page's metadata (title, tags, nav, search) or a doc's banner
-changed, the tags page changed, or a page's title or front matter came out different once rendered.
+a generated page came or went (a gain chart may), a generated page's metadata (title, tags, nav,
+search) changed, the tags page changed, or a page's title or front matter came out different once
+rendered. A doc whose banner changed is built again with the generated pages.
 The private MkDocs and Material state it relies on is listed in docs/reference/site.md and asserted
 by tests/website/test_site_adapters.py; tests/website/test_live_preview.py compares its site with a
 fresh server's after each kind of edit.
@@ -125,7 +126,15 @@ def save_quickly(preview: Preview, config: MkDocsConfig, options: SiteOptions, o
     others += _files_came_or_went(preview, config, sorted(came), sorted(went))
     preview.render, preview.placed, preview.banners = render, site, site.banners
     adopt(site.banners, site.pages)
-    why = _build_pages(preview, config, [file.page for file in pages if file.page is not None], len(pages))
+    try:
+        why = _build_pages(preview, config, [file.page for file in pages if file.page is not None], len(pages))
+    except BaseException:
+        why = "failed"
+        raise
+    finally:
+        if why is not None:  # older than their sources: the whole build reads and writes them again
+            for file in pages:
+                make_stale(file)
     if why is not None:
         return why
     for file in others:
@@ -182,13 +191,8 @@ def _build_pages(preview: Preview, config: MkDocsConfig, pages: list[Page], expe
     if search is not None and search.config.enabled:  # the index written from each page's entries
         search.search_index = _fresh_index(search)
     doc_files = files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
-    try:
-        for page in pages:
-            mkdocs_build._build_page(page, config, doc_files, nav, env)
-    except BaseException:
-        for page in pages:  # what was written is older than its source again: the full build redoes it
-            make_stale(page.file)
-        raise
+    for page in pages:
+        mkdocs_build._build_page(page, config, doc_files, nav, env)
     for file in doc_files:
         if file.page is not None:
             file.page.validate_anchor_links(files=files, log_level=config.validation.links.anchors)
