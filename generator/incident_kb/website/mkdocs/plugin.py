@@ -451,7 +451,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
         self._collection.rebuild_started()
         earlier = self._looked
-        edited = earlier.edited_files() if earlier is not None else None
+        edited = earlier.edited_files if earlier is not None else lambda: None
         looked = glue.InputsLooked(self.root)
         with looked:
             why = quick.save_quickly(preview, config, self._site_options(glue), self._own_inputs, edited, self._adopt)

@@ -79,12 +79,13 @@ def _signature(path: str) -> tuple[int, int, int, int]:
 
 
 def save_quickly(preview: Preview, config: MkDocsConfig, options: SiteOptions, own: OwnInputs | None,
-                 edited: list[str] | None, adopt: Callable[[dict[str, str], dict[str, PageMeta]], None]) -> str | None:
+                 edited: Callable[[], list[str] | None],
+                 adopt: Callable[[dict[str, str], dict[str, PageMeta]], None]) -> str | None:
     """Build what a save changed without MkDocs' build: the generated files whose bytes changed, and
     the hand-written pages whose banner changed. `adopt` gives the plugin the new banners and pages'
-    metadata before any page is built. `edited`: the files changed since the last build looked, when
-    nothing else did (glue.check_again re-checks them in memory). None when done; else why not
-    (nothing written that the full rebuild would not put right)."""
+    metadata before any page is built. `edited()`: the files changed since the last build looked, when
+    nothing else did (glue.check_again re-checks them in memory), asked once the cheaper looks pass.
+    None when done; else why not (nothing written that the full rebuild would not put right)."""
     files, nav, env = preview.files, preview.navigation, preview.env
     if files is None or nav is None or env is None or preview.placed is None or own is None:
         return "no whole build to start from"
@@ -94,7 +95,7 @@ def save_quickly(preview: Preview, config: MkDocsConfig, options: SiteOptions, o
         return f"a plugin whose page events it does not know ({unknown[0]})"
     if OwnInputs.of(config) != own:
         return "a file of the docs folder or of `watch:` changed"
-    kb = preview.kb = check_again(options.root, preview.kb, edited)
+    kb = preview.kb = check_again(options.root, preview.kb, edited())
     asked = site_settings(config, options)
     hand_written = hand_written_pages(files, config)
     settings = place_settings(asked, hand_written)

@@ -68,7 +68,7 @@ class QuickSaveModule(Protocol):
     OwnInputs: type[_OwnInputs]
 
     def save_quickly(self, preview: _Preview, config: MkDocsConfig, options: _SiteOptions, own: _OwnInputs | None,
-                     edited: list[str] | None,
+                     edited: Callable[[], list[str] | None],
                      adopt: Callable[[dict[str, str], dict[str, PageMeta]], None]) -> str | None: ...
 
 
