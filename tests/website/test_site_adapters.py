@@ -121,8 +121,23 @@ def test_mkdocs_live_reload_server_has_what_save_watch_wakes(tmp_path):
         for name in ("_rebuild_cond", "_want_rebuild", "observer"):
             assert hasattr(server, name), f"LiveReloadServer has no {name}"
         assert hasattr(server.observer, "emitters")
+        # quick_save: the plugin's builder in the server's place, called without arguments by its build loop
+        assert callable(server.builder) and "self.builder()" in inspect.getsource(LiveReloadServer._build_loop)
     finally:
         server.server_close()
+
+
+def test_mkdocs_build_has_the_page_machinery_quick_save_runs():
+    """A save built without MkDocs' build goes through MkDocs' own functions for one page (reading and
+    converting it, then its template), with the last build's objects, as MkDocs' build calls them."""
+    from mkdocs.commands import build
+
+    assert list(inspect.signature(build._populate_page).parameters)[:3] == ["page", "config", "files"]
+    assert list(inspect.signature(build._build_page).parameters)[:5] == ["page", "config", "doc_files", "nav", "env"]
+    source = inspect.getsource(build.build)
+    for call in ("_populate_page(file.page, config, files, dirty)", "config.plugins.on_env(",
+                 "_build_page(\n", "validate_anchor_links(", "config.plugins.on_post_build(config=config)"):
+        assert call in source, f"MkDocs' build no longer has {call!r}"
 
 
 def test_watchdogs_polling_emitter_has_what_save_watch_resets(tmp_path):

@@ -37,8 +37,18 @@ from ..history.versions import versions_from
 from ..records.vocabulary import RecordKey
 from ..repository.files import is_file
 from ..settings.kb_settings import Settings, read_settings
+from ..settings.reference_date import reference_date
 from .ledger import FileFacts, Ledger
-from .pipeline import collector_paused, configured, load_records, run_rules
+from .pipeline import (
+    CheckMode,
+    KnowledgeBase,
+    _read_history,
+    collector_paused,
+    configured,
+    load_records,
+    read_records,
+    run_rules,
+)
 
 # A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
 # bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
@@ -85,6 +95,28 @@ def recheck(root: Path, ledger: Ledger, edited: Collection[str], today: date, al
     findings = configured(settings.config, [*(item for found in by_file.values() for item in found), *others])
     return findings, Ledger(files, by_file, others, ledger.broken_ids, ledger.references, ledger.summary, notes,
                             pairable, consults_git)
+
+
+@collector_paused
+def rechecked_knowledge_base(kb: KnowledgeBase, edited: Collection[str], mode: CheckMode) -> KnowledgeBase | None:
+    """`check_knowledge_base(kb.root, mode)` after only the record files `edited` (root-relative) changed
+    since `kb` was checked with its ledger, as `mode` says, the same day, git's view unchanged, no other
+    file changed (the caller knows: `mkdocs serve` from what the last build looked at): the findings
+    from `recheck`, the catalog of every record (from the record cache), the same docs' references, and
+    history read again (the site shows every record's timeline). None when a re-check cannot follow."""
+    today = reference_date(mode.today)
+    if kb.ledger is None or kb.today != today or not edited or mode.repo_folder is not None or mode.pending:
+        return None
+    done = recheck(kb.root, kb.ledger, edited, today, mode.allow_shallow)
+    if done is None:
+        return None
+    findings, ledger = done
+    catalog = read_records(kb.root, {}, mode.cache, settings=kb.settings).catalog
+    traced = [r for r in kb.references if is_file(kb.root / r.doc)]
+    history, notes = _read_history(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines)
+    if history is None or history.missing or notes != kb.notes:
+        return None  # as a whole check would find it: it says why
+    return KnowledgeBase(kb.root, catalog, kb.settings, findings, notes, kb.references, history, today, ledger)
 
 
 def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | None]) -> bool:

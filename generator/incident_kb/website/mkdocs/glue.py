@@ -30,10 +30,10 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import is_markdown_file
 from mkdocs_gen_files.editor import file_sort_key
 
-from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
+from ...check.pipeline import SITE, CheckMode, KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
-from ...repository.files import Probes, probes_recorded
+from ...repository.files import Probes, probes_recorded, resigned
 from ...settings.docs_folder import DocsFolder
 from ..core.bundle import Bundle, PageMeta
 from ..core.feed import render_org_feed
@@ -209,6 +209,26 @@ class InputsLooked:
         return Inputs(paths=frozenset(paths), listed=frozenset(self._probes.listings),
                       trees=frozenset([config.docs_dir, *map(str, config.watch)]))
 
+    def edited_files(self) -> list[str] | None:
+        """The files under the root changed since the build looked (root-relative); None when a folder's
+        listing changed, a changed file lies outside the root, or git's view moved."""
+        files, folders = self._probes.changed()
+        root = str(self._root)
+        if folders or any(not path.startswith(root + os.sep) for path in files):
+            return None
+        now = _git_view(self._root, self._probes.changed_after)
+        if now is None or self._git is None or now.as_key() != self._git.as_key():
+            return None
+        return sorted(Path(path).relative_to(self._root).as_posix() for path in files)
+
+    def carry(self, earlier: InputsLooked) -> None:
+        """Keep watching what `earlier` (the last build's) looked at and this one did not: a re-check
+        looks only at what an edit reaches."""
+        for path, seen in earlier._probes.files.items():
+            self._probes.files.setdefault(path, resigned(seen, self._probes.changed_after))
+        for folder, seen in earlier._probes.listings.items():
+            self._probes.listings.setdefault(folder, seen)
+
     def changed(self) -> bool:
         """Whether anything the build looked at is no longer as it saw it."""
         files, folders = self._probes.changed()
@@ -263,10 +283,30 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
         log.info("incident-kb: the knowledge base's home, with what needs action, is at %s", placed.home_path)
 
 
-def check(root: Path) -> KnowledgeBase:
+# `mkdocs serve`'s check: the site's, with where each finding came from, for the next save's re-check.
+SERVE = replace(SITE, ledger=True)
+
+
+def check_again(root: Path, previous: KnowledgeBase | None, edited: list[str] | None) -> KnowledgeBase:
+    """`check(root, SERVE)` after only the record files `edited` (root-relative) changed since `previous`
+    was checked (None: anything may have changed), re-checked in memory where a re-check can follow."""
+    if previous is not None and edited:
+        from ...check.recheck import rechecked_knowledge_base
+
+        try:
+            kb = rechecked_knowledge_base(previous, edited, SERVE)
+        except KbError:
+            kb = None  # the whole check says why
+        if kb is not None:
+            log.info("incident-kb: %s re-checked with what they reach", ", ".join(edited))
+            return kb
+    return check(root, SERVE)
+
+
+def check(root: Path, mode: CheckMode = SITE) -> KnowledgeBase:
     try:
         # The site builds in shallow clones too: what history there is still dates the changes.
-        kb = check_knowledge_base(root, SITE)
+        kb = check_knowledge_base(root, mode)
     except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
         raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
                           "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None

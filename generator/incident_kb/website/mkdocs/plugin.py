@@ -67,12 +67,14 @@ from .live_reload import fresh_module
 if TYPE_CHECKING:
     from .glue import InputsLooked, SiteOptions
     from .preview import Preview
-    from .reloaded import GlueModule, PreviewModule
+    from .quick_save import OwnInputs
+    from .reloaded import GlueModule, PreviewModule, QuickSaveModule
 from .save_watch import SaveWatch
 
 log = logging.getLogger("mkdocs.plugins.incident-kb")
 _GLUE = "incident_kb.website.mkdocs.glue"
 _PREVIEW = "incident_kb.website.mkdocs.preview"
+_QUICK_SAVE = "incident_kb.website.mkdocs.quick_save"
 # Material's partials that the pages expect overridden (core.bundle.THEME_OVERRIDES: tags below the
 # page, a name for the search dialog).
 THEME_OVERRIDES = str(Path(__file__).parent / "theme")
@@ -164,6 +166,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._prefix = ""  # the option, checked
         self._docs_dir: str | None = None  # the docs folder as configured (see glue.SiteOptions.docs_dir)
         self._separators_seen: set[int] = set()  # the search plugins given a separator (or warned about)
+        self._own_inputs: OwnInputs | None = None  # MkDocs' own inputs as the live preview's last build began
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         # An org site has no live preview (it keeps one knowledge base's pages): `make serve` builds it
@@ -239,20 +242,25 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
                 config.markdown_extensions.append(extension)
         if self._live:
             list_theme_once(config, self._theme_names)
+            quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
+            self._own_inputs = quick.OwnInputs.of(config)  # before MkDocs lists and reads them
         return config
 
     on_config = CombinedEvent(_before_others, _configure, _after_others)
 
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         glue = cast("GlueModule", fresh_module(_GLUE))
-        options = glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
-                                   charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
-                                   findings=self._serving or not self.config.public)
+        options = self._site_options(glue)
         if self._serving:  # what the check and the pages look at is watched until the next build
             self._looked = glue.InputsLooked(self.root)
             with self._looked:
                 return self._generate(glue, files, config, options)
         return self._generate(glue, files, config, options)
+
+    def _site_options(self, glue: GlueModule) -> SiteOptions:
+        return glue.SiteOptions(root=self.root, home=self.config.home, tags=self.config.tags,
+                                charts=self.config.charts, prefix=self._prefix, docs_dir=self._docs_dir,
+                                findings=self._serving or not self.config.public)
 
     def _generate(self, glue: GlueModule, files: Files, config: MkDocsConfig, options: SiteOptions) -> Files:
         if self._live:
@@ -324,7 +332,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     @event_priority(-200)  # after every other plugin changed the pages
     def _mark_changed_outputs(self, env: Environment, config: MkDocsConfig, files: Files) -> None:
         if self._preview is not None and self._previewer is not None:
-            self._previewer.mark_changed_outputs(self._preview, files)
+            self._previewer.mark_changed_outputs(self._preview, env, files)
 
     on_env = CombinedEvent(_restore_pages, _give_back_pages, _mark_changed_outputs)
 
@@ -405,7 +413,54 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch = SaveWatch(server, [config.docs_dir, config.config_file_path or "", *config.watch])
             self._save_watch.start()
             self._watch_inputs(config)
+            if self._live and callable(getattr(server, "builder", None)):
+                server.builder = self._quick_or_whole(server.builder)
         return server
+
+    def _adopt(self, banners: dict[str, str], pages: dict[str, Any]) -> None:
+        """A save built without MkDocs' build: the banners and pages' metadata its pages are built with."""
+        self._banners, self._pages = banners, pages
+
+    def _quick_or_whole(self, whole: Any) -> Any:
+        """The server's builder: a save that changed only generated pages' content is built without
+        MkDocs' build (see quick_save), anything else by MkDocs' build as before. Either way the
+        server then reloads the browsers."""
+        def builder(*args: Any, **kwargs: Any) -> None:
+            if args or kwargs or not self._built_quickly():
+                whole(*args, **kwargs)
+        return builder
+
+    def _built_quickly(self) -> bool:
+        """Whether the save was built without MkDocs' build (quick_save); if not, the log says why and
+        MkDocs' build follows (and reports any error itself)."""
+        try:
+            why = self._build_quickly()
+        except Exception as exc:  # noqa: BLE001 - the whole build follows
+            why = f"{type(exc).__name__}: {exc}"
+        if why is not None:
+            log.info("incident-kb: the save takes MkDocs' whole build (%s)", why)
+        return why is None
+
+    def _build_quickly(self) -> str | None:
+        preview, config, previewer = self._preview, self._last_config, self._previewer
+        if preview is None or config is None or previewer is None or not self._built_once:
+            return "no whole build to start from"
+        if fresh_module(_PREVIEW) is not previewer or site_stamp(config, previewer) != preview.stamp:
+            return "mkdocs.yml, the theme or the generator's code changed"
+        glue = cast("GlueModule", fresh_module(_GLUE))
+        quick = cast("QuickSaveModule", fresh_module(_QUICK_SAVE))
+        self._collection.rebuild_started()
+        earlier = self._looked
+        edited = earlier.edited_files if earlier is not None else lambda: None
+        looked = glue.InputsLooked(self.root)
+        with looked:
+            why = quick.save_quickly(preview, config, self._site_options(glue), self._own_inputs, edited, self._adopt)
+        if why is None:
+            if earlier is not None:
+                looked.carry(earlier)
+            self._looked = looked
+            config.plugins.on_post_build(config=config)  # as MkDocs ends a build; the server then reloads
+        return why
 
     def _watch_inputs(self, config: MkDocsConfig | None) -> None:
         """After a build, failed or not: watch what it looked at."""

@@ -28,10 +28,12 @@ from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import AnchorLink, TableOfContents
 from mkdocs_gen_files.editor import file_sort_key
 
+from ...check.pipeline import KnowledgeBase
 from ...records.record_cache import hold_in_memory
 from ..core.bundle import Bundle
 from ..core.placement import place_bundle, place_settings
 from .glue import (
+    SERVE,
     Generated,
     SiteOptions,
     apply_page_meta,
@@ -83,6 +85,7 @@ class Preview:
     stamp: object  # what every page depends on (see plugin.site_stamp)
     folder: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="incident-kb-preview-")))
     render: Any = None  # the last build's incremental.SiteRender
+    kb: KnowledgeBase | None = None  # the last build's check, with its ledger (see glue.check_again)
     placed: Bundle | None = None  # its bundle as placed in the docs folder (what was written)
     banners: dict[str, str] = field(default_factory=dict)
     snapshots: dict[str, _Snapshot] = field(default_factory=dict)  # by src_uri
@@ -99,6 +102,7 @@ class Preview:
     built: set[str] = field(default_factory=set)  # pages MkDocs wrote, by url
     files: Files | None = None
     navigation: Any = None
+    env: Environment | None = None  # the theme's environment as the last on_env left it (quick_save)
 
     def close(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -116,20 +120,14 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     from ..core.incremental import render_site_again
 
     hold_in_memory()  # the check's record cache stays in this process between the serve's builds
-    kb = check(options.root)
+    kb = preview.kb = check(options.root, SERVE)
     hand_written = hand_written_pages(files, config)
     asked = site_settings(config, options)
     settings = place_settings(asked, hand_written)
     render = render_site_again(kb, settings, preview.render)
     placed = place_bundle(render.site, settings, hand_written, asked)
     site = placed.bundle
-    old = preview.placed.files if preview.placed is not None else {}
-    for path in old.keys() - site.files.keys():
-        (preview.folder / path).unlink(missing_ok=True)
-    for path, text in site.files.items():
-        if old.get(path) != text:
-            (preview.folder / path).parent.mkdir(parents=True, exist_ok=True)
-            (preview.folder / path).write_text(text, encoding="utf-8")
+    write_changed_files(preview, site.files, preview.placed.files if preview.placed is not None else {})
     preview.render, preview.placed = render, site
     generated = {}
     for path in site.files:
@@ -147,6 +145,17 @@ def preview_files(preview: Preview, files: Files, config: MkDocsConfig, options:
     log_findings(kb, options.findings)
     warn_if_tags_page_empty(config, site)
     return Generated(built, site.banners, site.pages)
+
+
+def write_changed_files(preview: Preview, files: dict[str, str], old: dict[str, str]) -> None:
+    """The generated files into the preview's folder: only those whose bytes changed (an unchanged
+    page keeps its old time, so MkDocs' dirty build does not read it again)."""
+    for path in old.keys() - files.keys():
+        (preview.folder / path).unlink(missing_ok=True)
+    for path, text in files.items():
+        if old.get(path) != text:
+            (preview.folder / path).parent.mkdir(parents=True, exist_ok=True)
+            (preview.folder / path).write_text(text, encoding="utf-8")
 
 
 def _sort_key(preview: Preview, file: File) -> Any:
@@ -176,7 +185,7 @@ def _mark_changed_pages(preview: Preview, files: Files, banners: dict[str, str],
         uri = file.src_uri
         if uri not in preview.snapshots or (getattr(file, "generated_by", None) is None and (
                 banners.get(uri) != preview.banners.get(uri) or (names and _mentions(file, names)))):
-            _make_stale(file)
+            make_stale(file)
     preview.pages = pages
 
 
@@ -194,7 +203,7 @@ def _mentions(file: File, names: set[str]) -> bool:
     return any(name in text for name in names)
 
 
-def _make_stale(file: File) -> None:
+def make_stale(file: File) -> None:
     """Make MkDocs' dirty build read and write the page: its output older than any source."""
     if os.path.isfile(file.abs_dest_path):
         os.utime(file.abs_dest_path, (0, 0))
@@ -227,12 +236,7 @@ def restore_pages(preview: Preview, env: Environment, config: MkDocsConfig, file
             continue
         urls.append(page.url)
         if file.src_uri in preview.read:
-            preview.snapshots[file.src_uri] = _Snapshot(
-                preview.raw[file.src_uri], page.markdown or "", _copied(dict(page.meta)), page._title_from_render,
-                page.content or "", _copied_toc(page.toc), page.present_anchor_ids,
-                None if page.links_to_anchors is None else
-                {target.src_uri: links for target, links in page.links_to_anchors.items()},
-                tags_found(tags, page) if tags else None)
+            snapshot_read_page(preview, page, tags)
             continue
         snapshot = preview.snapshots[file.src_uri]
         page.markdown = snapshot.markdown
@@ -248,6 +252,17 @@ def restore_pages(preview: Preview, env: Environment, config: MkDocsConfig, file
     if tags:
         order_mappings(tags, urls)
         hold_unchanged_listings(preview.listings, tags, preview.read)
+
+
+def snapshot_read_page(preview: Preview, page: Page, tags: tuple[Any, ...]) -> _Snapshot:
+    """A page MkDocs read in this build, kept as the next builds restore it."""
+    snapshot = preview.snapshots[page.file.src_uri] = _Snapshot(
+        preview.raw[page.file.src_uri], page.markdown or "", _copied(dict(page.meta)), page._title_from_render,
+        page.content or "", _copied_toc(page.toc), page.present_anchor_ids,
+        None if page.links_to_anchors is None else
+        {target.src_uri: links for target, links in page.links_to_anchors.items()},
+        tags_found(tags, page) if tags else None)
+    return snapshot
 
 
 def give_back_pages(preview: Preview, config: MkDocsConfig) -> None:
@@ -289,9 +304,11 @@ class _TemplateCache(BytecodeCache):
         self._compiled[bucket.key] = bucket.bytecode_to_string()
 
 
-def mark_changed_outputs(preview: Preview, files: Files) -> None:
+def mark_changed_outputs(preview: Preview, env: Environment, files: Files) -> None:
     """on_env, after other plugins': a restored page whose content other plugins changed (the tags
-    page's listing) is written again, and every page when the nav changed (each page shows it)."""
+    page's listing) is written again, and every page when the nav changed (each page shows it).
+    The environment is kept for a save built without MkDocs' build (quick_save)."""
+    preview.env = env
     pages = [file.page for file in files.documentation_pages(inclusion=InclusionLevel.is_in_serve)
              if file.page is not None]
     nav = str(preview.navigation) + "".join(repr(page.meta) for page in getattr(preview.navigation, "pages", ()))
@@ -300,7 +317,7 @@ def mark_changed_outputs(preview: Preview, files: Files) -> None:
         snapshot = preview.snapshots[page.file.src_uri]
         built = (page.content or "", str(page.toc))
         if page.file.src_uri not in preview.read and (renew_all or built != snapshot.built):
-            _make_stale(page.file)
+            make_stale(page.file)
         snapshot.built = built
 
 
