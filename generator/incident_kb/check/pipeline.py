@@ -250,7 +250,7 @@ def _checked(root: Path, mode: CheckMode, today: date, settings: Settings, repla
                           f"cannot read this doc: {why}; so kb cannot tell which records it refers to, nor "
                           "whether it is stale") for doc, why in sorted(unreadable.items()))
     traced = [r for r in references if is_file(root / r.doc)]
-    history, notes = _read_history(root, catalog, loaded.settings, traced, mode, every_record=mode.timelines,
+    history, notes = history_pass(root, catalog, loaded.settings, traced, mode, every_record=mode.timelines,
                                    ahead=ahead)
     if history is not None:
         from ..rules.stale_docs import find_stale_docs
@@ -281,7 +281,7 @@ def material_changes(root: Path, catalog: Catalog | None = None, *,
     unless `allow_shallow`."""
     if catalog is None:
         catalog = load_records(root, {}, cache=True).catalog
-    history, _ = _read_history(root, catalog, read_settings(root), (), CheckMode(allow_shallow=allow_shallow),
+    history, _ = history_pass(root, catalog, read_settings(root), (), CheckMode(allow_shallow=allow_shallow),
                                every_record=True)
     return history.changes if history is not None else {}
 
@@ -436,10 +436,11 @@ def _seen_by_docs(record: Knob | Incident) -> str:
     return json.dumps([record.id, record.docs, *((record.name, record.aliases) if isinstance(record, Knob) else ())])
 
 
-def _read_history(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference],
-                  mode: CheckMode, every_record: bool,
-                  ahead: LogAhead | None = None) -> tuple[History | None, tuple[str, ...]]:
-    """The one pass over git history: the records docs refer to (or every record), and the docs."""
+def history_pass(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference],
+                 mode: CheckMode, every_record: bool,
+                 ahead: LogAhead | None = None) -> tuple[History | None, tuple[str, ...]]:
+    """The one pass over git history: the records docs refer to (or every record), and the docs (the
+    re-check reads it again for the timelines it keeps)."""
     from ..history.timelines import HistoryUnavailable, read_history
 
     references = list(references)

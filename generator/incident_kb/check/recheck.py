@@ -42,9 +42,9 @@ from .ledger import FileFacts, Ledger
 from .pipeline import (
     CheckMode,
     KnowledgeBase,
-    _read_history,
     collector_paused,
     configured,
+    history_pass,
     load_records,
     read_records,
     run_rules,
@@ -113,7 +113,7 @@ def rechecked_knowledge_base(kb: KnowledgeBase, edited: Collection[str], mode: C
     findings, ledger = done
     catalog = read_records(kb.root, {}, mode.cache, settings=kb.settings).catalog
     traced = [r for r in kb.references if is_file(kb.root / r.doc)]
-    history, notes = _read_history(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines)
+    history, notes = history_pass(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines)
     if history is None or history.missing or notes != kb.notes:
         return None  # as a whole check would find it: it says why
     return KnowledgeBase(kb.root, catalog, kb.settings, findings, notes, kb.references, history, today, ledger)
