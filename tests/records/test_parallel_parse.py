@@ -9,7 +9,9 @@ import os
 import pytest
 
 from incident_kb import forked
-from incident_kb.check.pipeline import check_knowledge_base, read_records
+from incident_kb.check.pipeline import SITE, check_knowledge_base, read_records
+from incident_kb.records import record_cache
+from incident_kb.records.record_cache import _parsed, saves_in_background
 
 from ..conftest import copy_seed
 
@@ -63,3 +65,20 @@ def test_a_check_on_one_core_when_fork_is_missing(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
     monkeypatch.delattr(forked.os, "fork")
     assert check_knowledge_base(root).findings == expected
+
+
+def test_a_site_builds_record_cache_is_written_beside_it(tmp_path, monkeypatch):
+    """`saves_in_background` (the site's check): the store's entry is written by a forked child; the
+    next check waits for it, and parses nothing."""
+    root = copy_seed(tmp_path / "kb")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    forks = []
+    fork = os.fork
+    monkeypatch.setattr(os, "fork", lambda: forks.append(1) or fork())
+    with saves_in_background():
+        cold = check_knowledge_base(root, SITE)
+    assert forks, "the record cache was written by this process"
+    parsed = []
+    monkeypatch.setattr(record_cache, "_parsed", lambda file: parsed.append(file) or _parsed(file))
+    assert check_knowledge_base(root, SITE).findings == cold.findings
+    assert parsed == []

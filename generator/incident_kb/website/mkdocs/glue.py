@@ -33,6 +33,7 @@ from mkdocs_gen_files.editor import file_sort_key
 from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
+from ...records.record_cache import saves_in_background
 from ...repository.files import Probes, probes_recorded
 from ...settings.docs_folder import DocsFolder
 from ..core.bundle import Bundle, PageMeta
@@ -265,8 +266,10 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
 
 def check(root: Path) -> KnowledgeBase:
     try:
-        # The site builds in shallow clones too: what history there is still dates the changes.
-        kb = check_knowledge_base(root, SITE)
+        # The site builds in shallow clones too: what history there is still dates the changes. kb's
+        # record cache is written beside the build, on the core that idles while MkDocs converts the pages.
+        with saves_in_background():
+            kb = check_knowledge_base(root, SITE)
     except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
         raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
                           "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None
