@@ -29,7 +29,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -47,25 +47,68 @@ def split_map(function: Callable[[Item], Result], items: Sequence[Item], least: 
     """`[function(item) for item in items]`, the last `share` of the items (by count, or by `weight`)
     computed in a forked child while this process computes the rest. `carry`: how a result crosses
     the pipe, when something smaller than the result pickles and reads back faster."""
-    if len(items) < least or _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+    if len(items) < least:
         return [function(item) for item in items]
     cut = _cut(items, weight, share)
-    child = _start(function, items[cut:], carry[0] if carry is not None else None)
-    if child is None:
+    ahead = Ahead.start(function, items[cut:], carry)
+    if ahead is None:
         return [function(item) for item in items]
-    pid, reader = child
-    started = time.monotonic()
     try:
         mine = [function(item) for item in items[:cut]]
     except BaseException:
-        _stop(pid, reader)
+        ahead.cancel()
         raise
-    # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
-    deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - started))
-    theirs = _collect(pid, reader, len(items) - cut, deadline)
-    if theirs is None:
-        return mine + [function(item) for item in items[cut:]]
-    return mine + ([carry[1](result) for result in theirs] if carry is not None else theirs)
+    return mine + ahead.results()
+
+
+class Ahead(Generic[Item, Result]):
+    """A map computed by a forked child from now on, its results collected later (`results`): the
+    child's part of `split_map`, or work started before the process needs it."""
+
+    def __init__(self, function: Callable[[Item], Result], items: Sequence[Item], carry: Carry | None,
+                 pid: int, reader: int) -> None:
+        self.function, self.items, self.carry = function, items, carry
+        self._child: tuple[int, int] | None = (pid, reader)
+        self._started = time.monotonic()
+        _ahead.add(self)
+
+    @classmethod
+    def start(cls, function: Callable[[Item], Result], items: Sequence[Item],
+              carry: Carry | None = None) -> Ahead[Item, Result] | None:
+        """The child started; None where none can be (not on Linux, no fork, in a forked child)."""
+        if _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+            return None
+        child = _start(function, items, carry[0] if carry is not None else None)
+        return cls(function, items, carry, *child) if child is not None else None
+
+    def results(self) -> list[Result]:
+        """`[function(item) for item in items]`: the child's, or computed here when it failed."""
+        child, self._child = self._child, None
+        _ahead.discard(self)
+        if child is None:
+            return [self.function(item) for item in self.items]
+        # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
+        deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - self._started))
+        theirs = _collect(*child, len(self.items), deadline)
+        if theirs is None:
+            return [self.function(item) for item in self.items]
+        return [self.carry[1](result) for result in theirs] if self.carry is not None else theirs
+
+    def cancel(self) -> None:
+        """The child stopped, its results unwanted."""
+        child, self._child = self._child, None
+        _ahead.discard(self)
+        if child is not None:
+            _stop(*child)
+
+
+_ahead: set[Ahead[Any, Any]] = set()  # started and not yet collected: stopped at exit (a child blocks on a full pipe)
+
+
+@atexit.register
+def _stop_uncollected() -> None:
+    for ahead in list(_ahead):
+        ahead.cancel()
 
 
 def in_background(function: Callable[[], object]) -> bool:

@@ -12,6 +12,7 @@ nothing of what comes after validation.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import time
@@ -22,7 +23,7 @@ from typing import Any
 
 from ..cache import ProcessMemo, Store, open_store
 from ..findings import Finding, finding_from_json
-from ..forked import in_background, join_background, split_map
+from ..forked import Ahead, in_background, join_background, split_map
 from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
 from .schema import MODELS, Incident, Knob
 from .validate import validate_record
@@ -118,7 +119,7 @@ class RecordCache:
         (`forked.split_map`): the results are the same."""
         found: list[LoadedRecord | _Unparsed] = [self._known(*file) for file in files]
         unparsed = [item for item in found if isinstance(item, _Unparsed)]
-        parsed = iter(split_map(_parsed, unparsed, weight=_size, carry=(_carried, _uncarried)))
+        parsed = iter(self._parse(unparsed))
         loaded: list[LoadedRecord] = []
         for item in found:
             if isinstance(item, _Unparsed):
@@ -129,6 +130,19 @@ class RecordCache:
             else:
                 loaded.append(item)
         return loaded
+
+    def _parse(self, unparsed: list[_Unparsed]) -> list[LoadedRecord]:
+        """Each of `unparsed` parsed: on two cores when there are many, or beside the child `parse_ahead` started."""
+        ahead = _AHEAD.pop(str(self.root), None)
+        if ahead is None or not self.enabled:
+            if ahead is not None:
+                ahead.cancel()
+            return split_map(_parsed, unparsed, weight=_size, carry=(_carried, _uncarried))
+        theirs = {(kind, rel_path) for kind, rel_path, _ in ahead.items}
+        mine = {index: _parsed(item) for index, item in enumerate(unparsed) if (item.kind, item.rel_path) not in theirs}
+        found = dict(result for result in ahead.results() if result is not None)  # the child went on meanwhile
+        return [mine[index] if index in mine else _uncarried(found[item.key]) if item.key in found else _parsed(item)
+                for index, item in enumerate(unparsed)]  # the last: a file changed since the child read it
 
     def _known(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None,
                raw: bytes | None = None) -> LoadedRecord | _Unparsed:
@@ -248,6 +262,33 @@ def _row(loaded: LoadedRecord) -> _Saved | None:
 _HELD: dict[str, tuple[dict[str, _Saved], dict[str, list[Any]], dict[str, LoadedRecord]]] = {}
 _holding = False
 _in_background = False  # within `saves_in_background`
+# A parse started early (`parse_ahead`), by root
+_AHEAD: dict[str, Ahead[tuple[RecordKind, str, str], tuple[str, Any] | None]] = {}
+
+
+def parse_ahead(root: Path, files: Sequence[tuple[RecordKind, str, str]], share: float = 0.8) -> None:
+    """When kb's store holds no records' entry (a cold run): the last `share` of `files` (kind, rel path,
+    path) read and parsed from now on by a forked child, for the next `load_all` of `root` in this
+    process (a site build starts it as MkDocs starts, which then cleans and lists folders for a
+    while). `load_all` takes the child's results by the files' kind, path and blob id: a file changed
+    since the child read it is parsed again."""
+    store = open_store(root)
+    if store is None or store.holds(_NAME) or str(root) in _AHEAD or len(files) < 200:
+        return
+    ahead = Ahead.start(functools.partial(_parsed_ahead, root), files[len(files) - int(len(files) * share):])
+    if ahead is not None:
+        _AHEAD[str(root)] = ahead
+
+
+def _parsed_ahead(root: Path, file: tuple[RecordKind, str, str]) -> tuple[str, Any] | None:
+    """One file read and parsed by `parse_ahead`'s child: its key and the result as carried; None when
+    it cannot be read (`load_all` says why)."""
+    kind, rel_path, path = file
+    try:
+        raw = read_bounded(path, MAX_BYTES, root)
+    except UnreadableFile:
+        return None
+    return f"{kind.value}\0{rel_path}\0{blob_id(raw)}", _carried(_parsed(_Unparsed(kind, rel_path, raw)))
 
 
 @contextlib.contextmanager

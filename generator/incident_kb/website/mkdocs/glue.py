@@ -30,7 +30,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import is_markdown_file
 from mkdocs_gen_files.editor import file_sort_key
 
-from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base
+from ...check.pipeline import SITE, KnowledgeBase, check_knowledge_base, parse_records_ahead
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
 from ...records.record_cache import saves_in_background
@@ -262,6 +262,12 @@ def log_placement(placed: Placed, settings: SiteSettings, config: MkDocsConfig) 
         log.warning("incident-kb: %s", message)
     elif not settings.home:
         log.info("incident-kb: the knowledge base's home, with what needs action, is at %s", placed.home_path)
+
+
+def start_check(root: Path) -> None:
+    """On MkDocs' `on_config`, before it cleans the site's folder and lists the docs: a cold check's
+    record files parsed from then on by a forked child (the other core idles until the pages are written)."""
+    parse_records_ahead(root)
 
 
 def check(root: Path) -> KnowledgeBase:
