@@ -7,6 +7,10 @@ its kind, path and git blob id (computed here from the bytes read, without git).
 changed is parsed again; a model is kept only when reading it back gives the same model, so a
 cached result is exactly what parsing would give, and findings never depend on the cache. Knows
 nothing of what comes after validation.
+
+A site build's cold check uses the other core three ways: the files parsed ahead by a forked child
+from MkDocs' start (`parse_ahead`), the rest split with one (`forked.split_map`), each result handed
+back as the store keeps it; and the store's entry written by a child of its own (`saves_in_background`).
 """
 
 from __future__ import annotations
