@@ -270,7 +270,7 @@ _in_background = False  # within `saves_in_background`
 _AHEAD: dict[str, Ahead[tuple[RecordKind, str, str], tuple[str, Any] | None]] = {}
 
 
-def parse_ahead(root: Path, files: Sequence[tuple[RecordKind, str, str]], share: float = 0.8) -> None:
+def parse_ahead(root: Path, files: Sequence[tuple[RecordKind, str, str]], share: float = 0.6) -> None:
     """When kb's store holds no records' entry (a cold run): the last `share` of `files` (kind, rel path,
     path) read and parsed from now on by a forked child, for the next `load_all` of `root` in this
     process (a site build starts it as MkDocs starts, which then cleans and lists folders for a
