@@ -126,3 +126,45 @@ def test_more_files_open_than_select_takes(tmp_path):
     finally:
         for number in opened:
             os.close(number)
+
+
+def test_what_crosses_the_pipe_is_packed_there_and_unpacked_here():
+    parent = os.getpid()
+    packed_in = []
+
+    def pack(result: tuple[int, int]) -> str:
+        return f"{result[0]}:{result[1]}:{os.getpid()}"
+
+    def unpack(carried: str) -> tuple[int, int]:
+        value, pid, packed_by = map(int, carried.split(":"))
+        packed_in.append(packed_by)
+        return value, pid
+
+    results = split_map(_where, range(300), carry=(pack, unpack))
+    assert [value for value, _ in results] == [item * item for item in range(300)]
+    assert len(packed_in) == 150 and parent not in packed_in  # only the child's part, packed by the child
+
+
+def test_work_in_the_background_runs_in_a_child_that_is_waited_for(tmp_path):
+    done = tmp_path / "done"
+
+    def write() -> None:
+        time.sleep(0.3)
+        done.write_text(str(os.getpid()))
+
+    assert forked.in_background(write)
+    forked.join_background()
+    assert done.read_text() != str(os.getpid())
+
+
+def test_work_in_the_background_that_fails_is_nobodys_problem(tmp_path):
+    def fails() -> None:
+        raise OSError("disk full")
+
+    assert forked.in_background(fails)
+    forked.join_background()
+
+
+def test_no_background_without_fork(monkeypatch):
+    monkeypatch.delattr(forked.os, "fork")
+    assert not forked.in_background(lambda: None)

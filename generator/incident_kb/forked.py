@@ -12,10 +12,14 @@ only `function`, never writes a file, and leaves with `os._exit` (no exit handle
 twice). Whatever goes wrong in the child (an exception, a result pickle cannot carry, its death, no
 answer long after this process's part was done), this process does the child's part itself.
 `function` must be pure: its result may not depend on which process ran it.
+
+`in_background(function)` runs work nobody waits for (a site build's record cache written) in a
+forked child at a low priority, waited for before the store is read again and when this process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import pickle
@@ -25,36 +29,131 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+# What crosses the pipe instead of a result: `pack` in the child, `unpack` here (unpack(pack(r)) == r)
+Carry = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 _in_child = False
+_background: list[int] = []  # the children of `in_background` not yet waited for
 _LEAST_WAIT = 60.0  # seconds the child is waited for at least, past this process's own part
 
 
 def split_map(function: Callable[[Item], Result], items: Sequence[Item], least: int = 200,
-              weight: Callable[[Item], int] | None = None, share: float = 0.5) -> list[Result]:
+              weight: Callable[[Item], int] | None = None, share: float = 0.5,
+              carry: Carry | None = None) -> list[Result]:
     """`[function(item) for item in items]`, the last `share` of the items (by count, or by `weight`)
-    computed in a forked child while this process computes the rest."""
-    if len(items) < least or _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+    computed in a forked child while this process computes the rest. `carry`: how a result crosses
+    the pipe, when something smaller than the result pickles and reads back faster."""
+    if len(items) < least:
         return [function(item) for item in items]
     cut = _cut(items, weight, share)
-    child = _start(function, items[cut:])
-    if child is None:
+    ahead = Ahead.start(function, items[cut:], carry)
+    if ahead is None:
         return [function(item) for item in items]
-    pid, reader = child
-    started = time.monotonic()
     try:
         mine = [function(item) for item in items[:cut]]
     except BaseException:
-        _stop(pid, reader)
+        ahead.cancel()
         raise
-    # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
-    deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - started))
-    theirs: list[Result] | None = _collect(pid, reader, len(items) - cut, deadline)
-    return mine + (theirs if theirs is not None else [function(item) for item in items[cut:]])
+    return mine + ahead.results()
+
+
+class Ahead(Generic[Item, Result]):
+    """A map computed by a forked child from now on, its results collected later (`results`): the
+    child's part of `split_map`, or work started before the process needs it."""
+
+    def __init__(self, function: Callable[[Item], Result], items: Sequence[Item], carry: Carry | None,
+                 pid: int, reader: int) -> None:
+        self.function, self.items, self.carry = function, items, carry
+        self._child: tuple[int, int] | None = (pid, reader)
+        self._started = time.monotonic()
+        _ahead.add(self)
+
+    @classmethod
+    def start(cls, function: Callable[[Item], Result], items: Sequence[Item],
+              carry: Carry | None = None) -> Ahead[Item, Result] | None:
+        """The child started; None where none can be (not on Linux, no fork, in a forked child)."""
+        if _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+            return None
+        child = _start(function, items, carry[0] if carry is not None else None)
+        return cls(function, items, carry, *child) if child is not None else None
+
+    def results(self) -> list[Result]:
+        """`[function(item) for item in items]`: the child's, or computed here when it failed."""
+        child, self._child = self._child, None
+        _ahead.discard(self)
+        if child is None:
+            return [self.function(item) for item in self.items]
+        # A child stuck (a lock another thread held at the fork) is given up on, long after it should be done.
+        deadline = time.monotonic() + max(_LEAST_WAIT, 10 * (time.monotonic() - self._started))
+        theirs = _collect(*child, len(self.items), deadline)
+        if theirs is None:
+            return [self.function(item) for item in self.items]
+        return [self.carry[1](result) for result in theirs] if self.carry is not None else theirs
+
+    def cancel(self) -> None:
+        """The child stopped, its results unwanted."""
+        child, self._child = self._child, None
+        _ahead.discard(self)
+        if child is not None:
+            _stop(*child)
+
+
+_ahead: set[Ahead[Any, Any]] = set()  # started and not yet collected: stopped at exit (a child blocks on a full pipe)
+
+
+@atexit.register
+def _stop_uncollected() -> None:
+    for ahead in list(_ahead):
+        ahead.cancel()
+
+
+def in_background(function: Callable[[], object]) -> bool:
+    """`function()` run by a forked child at a low priority while this process goes on, for work whose
+    result nobody waits for (a cache entry written); False when no child started (then run it here).
+    The child is waited for by `join_background`, at the latest when this process exits."""
+    if _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        with warnings.catch_warnings():  # as in `_start`
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError:
+        return False
+    if pid == 0:
+        _run_alone(function)
+    _background.append(pid)
+    return True
+
+
+def join_background() -> None:
+    """Wait for the children of `in_background` (before reading what they write)."""
+    while _background:
+        try:
+            os.waitpid(_background.pop(), 0)
+        except ChildProcessError:
+            pass
+
+
+atexit.register(join_background)  # a forked child leaves with os._exit: never there
+
+
+def _run_alone(function: Callable[[], object]) -> None:
+    global _in_child
+    _in_child = True
+    status = 1
+    try:
+        gc.disable()  # as in `_child`
+        os.nice(10)  # behind this process and its other children: the work is not waited for
+        function()
+        status = 0
+    except BaseException:  # noqa: BLE001, S110 - nothing waits for it: a cache entry not written costs time only
+        pass
+    finally:
+        os._exit(status)
 
 
 def _cut(items: Sequence[Item], weight: Callable[[Item], int] | None, share: float) -> int:
@@ -70,7 +169,8 @@ def _cut(items: Sequence[Item], weight: Callable[[Item], int] | None, share: flo
     return len(items)
 
 
-def _start(function: Callable[[Item], Result], part: Sequence[Item]) -> tuple[int, int] | None:
+def _start(function: Callable[[Item], Result], part: Sequence[Item],
+           pack: Callable[[Result], Any] | None) -> tuple[int, int] | None:
     """The child computing `part`: its id and the pipe its results come from; None when it cannot start."""
     try:
         reader, writer = os.pipe()
@@ -86,12 +186,13 @@ def _start(function: Callable[[Item], Result], part: Sequence[Item]) -> tuple[in
         os.close(writer)
         return None
     if pid == 0:  # the child: never returns
-        _child(function, part, reader, writer)
+        _child(function, part, pack, reader, writer)
     os.close(writer)
     return pid, reader
 
 
-def _child(function: Callable[[Item], Result], part: Sequence[Item], reader: int, writer: int) -> None:
+def _child(function: Callable[[Item], Result], part: Sequence[Item], pack: Callable[[Result], Any] | None,
+           reader: int, writer: int) -> None:
     global _in_child
     _in_child = True
     status = 1
@@ -99,7 +200,9 @@ def _child(function: Callable[[Item], Result], part: Sequence[Item], reader: int
         os.close(reader)
         # The collector would walk (and so copy) every page of the parent's heap: the work is short.
         gc.disable()
-        data = pickle.dumps([function(item) for item in part], protocol=pickle.HIGHEST_PROTOCOL)
+        results = [function(item) for item in part]
+        data = pickle.dumps([pack(result) for result in results] if pack is not None else results,
+                            protocol=pickle.HIGHEST_PROTOCOL)
         with os.fdopen(writer, "wb") as out:
             out.write(data)
         status = 0
@@ -119,7 +222,7 @@ def _stop(pid: int, reader: int) -> None:
     os.waitpid(pid, 0)
 
 
-def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Result] | None:
+def _collect(pid: int, reader: int, count: int, deadline: float) -> list[Any] | None:
     """The child's results, once it is done; None when it failed or passed `deadline` (the caller
     computes them)."""
     try:

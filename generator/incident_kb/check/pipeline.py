@@ -28,7 +28,7 @@ from ..history.versions import consultations_recorded, versions_from
 from ..records.consistency import check_consistency
 from ..records.links import named_records
 from ..records.model import Catalog, RecordSource
-from ..records.record_cache import RecordCache
+from ..records.record_cache import RecordCache, parse_ahead
 from ..records.schema import Incident, Knob
 from ..records.vocabulary import RECORD_SUFFIXES, RecordKey, RecordKind, record_kind_of
 from ..repository.files import describe_error, folder_entries, is_file, is_folder
@@ -407,6 +407,17 @@ def read_records(root: Path, replaced: Mapping[str, str], cache: bool, only: Ite
     return RecordsRead(tuple(records), {kind: frozenset(ids) for kind, ids in broken.items()}, settings,
                        tuple(skipped), {path: tuple(found) for path, found in by_file.items()}, facts,
                        frozenset(unwritten))
+
+
+def parse_records_ahead(root: Path) -> None:
+    """A cold check of `root` about to run in this process: most of its record files parsed from now on
+    by a forked child (`record_cache.parse_ahead`), which the check then takes; nothing when `root` is not
+    a knowledge base that can be read (the check says why)."""
+    try:
+        listed = [(kind, rel_path) for kind in RecordKind for rel_path in _record_paths(root, kind)]
+    except (KbError, OSError):
+        return
+    parse_ahead(root, [(kind, rel_path, os.path.join(root, rel_path)) for kind, rel_path in listed])
 
 
 def _rel_paths(root: Path, kind: RecordKind, replaced: Mapping[str, str], unwritten: Mapping[str, bytes],

@@ -7,22 +7,27 @@ its kind, path and git blob id (computed here from the bytes read, without git).
 changed is parsed again; a model is kept only when reading it back gives the same model, so a
 cached result is exactly what parsing would give, and findings never depend on the cache. Knows
 nothing of what comes after validation.
+
+A site build's cold check uses the other core three ways: the files parsed ahead by a forked child
+from MkDocs' start (`parse_ahead`), the rest split with one (`forked.split_map`), each result handed
+back as the store keeps it; and the store's entry written by a child of its own (`saves_in_background`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..cache import ProcessMemo, Store, open_store
 from ..findings import Finding, finding_from_json
-from ..forked import split_map
+from ..forked import Ahead, in_background, join_background, split_map
 from ..repository.files import SETTLE_NS, UnreadableFile, last_change, read_bounded, regular_file_status
 from .schema import MODELS, Incident, Knob
 from .validate import validate_record
@@ -40,6 +45,8 @@ class LoadedRecord:
     problems: tuple[Finding, ...]
     source_map: SourceMap
     raw_id: str | None  # the file's 'id' as written, when it is text (named in duplicate and broken ids)
+    # The result as the store keeps it, when this one was read from it (or carried from the parse's child)
+    saved: list[Any] | None = field(default=None, compare=False, repr=False)
 
 
 # As stored: the model as JSON (None: no model, or one JSON does not give back), the findings as
@@ -63,6 +70,11 @@ class _PackedSourceMap(SourceMap):
             _POSITIONS.__set__(self, {tuple(key): (line, column) for key, line, column in json.loads(self._packed)})
             return _POSITIONS.__get__(self)  # type: ignore[no-any-return]
 
+    def __eq__(self, other: object) -> bool:  # as a source map parsed: by its positions
+        return self.positions == other.positions if isinstance(other, SourceMap) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
 
 _POSITIONS: Any = SourceMap.__dict__["positions"]  # the slot's descriptor
 
@@ -84,6 +96,7 @@ class RecordCache:
     def __init__(self, root: Path, enabled: bool = True) -> None:
         self.root = root
         self.store: Store | None = open_store(root) if enabled else None
+        join_background()  # an entry still being written (`saves_in_background`) is read whole
         self.enabled = self.store is not None
         held = _HELD.get(str(root)) if self.enabled else None
         saved = self.store.read(_NAME, _KEY) if self.store is not None and held is None else None
@@ -110,7 +123,7 @@ class RecordCache:
         (`forked.split_map`): the results are the same."""
         found: list[LoadedRecord | _Unparsed] = [self._known(*file) for file in files]
         unparsed = [item for item in found if isinstance(item, _Unparsed)]
-        parsed = iter(split_map(_parsed, unparsed, weight=_size))
+        parsed = iter(self._parse(unparsed))
         loaded: list[LoadedRecord] = []
         for item in found:
             if isinstance(item, _Unparsed):
@@ -121,6 +134,19 @@ class RecordCache:
             else:
                 loaded.append(item)
         return loaded
+
+    def _parse(self, unparsed: list[_Unparsed]) -> list[LoadedRecord]:
+        """Each of `unparsed` parsed: on two cores when there are many, or beside the child `parse_ahead` started."""
+        ahead = _AHEAD.pop(str(self.root), None)
+        if ahead is None or not self.enabled:
+            if ahead is not None:
+                ahead.cancel()
+            return split_map(_parsed, unparsed, weight=_size, carry=(_carried, _uncarried))
+        theirs = {(kind, rel_path) for kind, rel_path, _ in ahead.items}
+        mine = {index: _parsed(item) for index, item in enumerate(unparsed) if (item.kind, item.rel_path) not in theirs}
+        found = dict(result for result in ahead.results() if result is not None)  # the child went on meanwhile
+        return [mine[index] if index in mine else _uncarried(found[item.key]) if item.key in found else _parsed(item)
+                for index, item in enumerate(unparsed)]  # the last: a file changed since the child read it
 
     def _known(self, kind: RecordKind, rel_path: str, path: str, text: str | None = None,
                raw: bytes | None = None) -> LoadedRecord | _Unparsed:
@@ -157,10 +183,7 @@ class RecordCache:
             row = self.rows.get(key)
             if row is None:
                 return None
-            model, problems, positions, raw_id = row
-            record = MODELS[kind].model_validate_json(model) if model is not None else None
-            found = LoadedRecord(record, tuple(finding_from_json(item) for item in problems),
-                                 _PackedSourceMap(positions), raw_id)
+            found = _from_row(row, kind)
         self.used[key] = found
         return found
 
@@ -173,15 +196,52 @@ class RecordCache:
         changed = fresh + gone + restated
         if changed == 0:
             return
+        worth = changed * 100 >= len(self.used)  # under 1%: reading those again costs less than rewriting the entry
+        if _holding:
+            rows = self._rows()
+            _HELD[str(self.root)] = (rows, self.seen, dict(self.used))
+            if worth:
+                self._write(rows)
+        elif worth and not (_in_background and in_background(self._write)):
+            self._write()
+
+    def _rows(self) -> dict[str, _Saved]:
         rows: dict[str, _Saved] = {}
         for key, loaded in self.used.items():
-            row = self.rows.get(key) or _row(loaded)
+            row = self.rows.get(key) or loaded.saved or _row(loaded)
             if row is not None:
                 rows[key] = row
-        if _holding:
-            _HELD[str(self.root)] = (rows, self.seen, dict(self.used))
-        if changed * 100 >= len(self.used):  # under 1%: reading those again costs less than rewriting the entry
-            self.store.write(_NAME, _KEY, {"rows": rows, "statuses": self.seen})
+        return rows
+
+    def _write(self, rows: dict[str, _Saved] | None = None) -> None:
+        assert self.store is not None
+        self.store.write(_NAME, _KEY, {"rows": self._rows() if rows is None else rows, "statuses": self.seen})
+
+
+def _from_row(row: _Saved, kind: RecordKind) -> LoadedRecord:
+    """A result as the store gave it back (or the parse's child: `_carried`)."""
+    model, problems, positions, raw_id = row
+    record = MODELS[kind].model_validate_json(model) if model is not None else None
+    return LoadedRecord(record, tuple(finding_from_json(item) for item in problems), _PackedSourceMap(positions),
+                        raw_id, row)
+
+
+_KINDS = {model: kind for kind, model in MODELS.items()}
+
+
+def _carried(loaded: LoadedRecord) -> LoadedRecord | tuple[str, _Saved]:
+    """What the parse's forked child hands back: the result as the store keeps it (a few strings, read
+    back here in a fifth of the time the models and source maps take; a row the store need not make
+    again; and the same result a warm run reads), or the result itself when the store could not keep it."""
+    row = _row(loaded)
+    if row is None:
+        return loaded
+    kind = _KINDS[type(loaded.record)] if loaded.record is not None else RecordKind.KNOB  # no model: any kind
+    return kind.value, row
+
+
+def _uncarried(carried: LoadedRecord | tuple[str, _Saved]) -> LoadedRecord:
+    return carried if isinstance(carried, LoadedRecord) else _from_row(carried[1], RecordKind(carried[0]))
 
 
 def _row(loaded: LoadedRecord) -> _Saved | None:
@@ -205,6 +265,47 @@ def _row(loaded: LoadedRecord) -> _Saved | None:
 # entry once, and keeps the models it made. Its own, so trusted.
 _HELD: dict[str, tuple[dict[str, _Saved], dict[str, list[Any]], dict[str, LoadedRecord]]] = {}
 _holding = False
+_in_background = False  # within `saves_in_background`
+# A parse started early (`parse_ahead`), by root
+_AHEAD: dict[str, Ahead[tuple[RecordKind, str, str], tuple[str, Any] | None]] = {}
+
+
+def parse_ahead(root: Path, files: Sequence[tuple[RecordKind, str, str]], share: float = 0.6) -> None:
+    """When kb's store holds no records' entry (a cold run): the last `share` of `files` (kind, rel path,
+    path) read and parsed from now on by a forked child, for the next `load_all` of `root` in this
+    process (a site build starts it as MkDocs starts, which then cleans and lists folders for a
+    while). `load_all` takes the child's results by the files' kind, path and blob id: a file changed
+    since the child read it is parsed again."""
+    store = open_store(root)
+    if store is None or store.holds(_NAME) or str(root) in _AHEAD or len(files) < 200:
+        return
+    ahead = Ahead.start(functools.partial(_parsed_ahead, root), files[len(files) - int(len(files) * share):])
+    if ahead is not None:
+        _AHEAD[str(root)] = ahead
+
+
+def _parsed_ahead(root: Path, file: tuple[RecordKind, str, str]) -> tuple[str, Any] | None:
+    """One file read and parsed by `parse_ahead`'s child: its key and the result as carried; None when
+    it cannot be read (`load_all` says why)."""
+    kind, rel_path, path = file
+    try:
+        raw = read_bounded(path, MAX_BYTES, root)
+    except UnreadableFile:
+        return None
+    return f"{kind.value}\0{rel_path}\0{blob_id(raw)}", _carried(_parsed(_Unparsed(kind, rel_path, raw)))
+
+
+@contextlib.contextmanager
+def saves_in_background() -> Iterator[None]:
+    """Within it, the store's entry is made and written by a forked child at a low priority
+    (`forked.in_background`) while this process goes on: for a site build, whose other core idles
+    while MkDocs converts the pages. Read again, the store waits for it first."""
+    global _in_background
+    outer, _in_background = _in_background, True
+    try:
+        yield
+    finally:
+        _in_background = outer
 
 
 # Records loaded while `loads_shared()` is active, by kind, path and blob id, for checks that keep no

@@ -30,9 +30,10 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import is_markdown_file
 from mkdocs_gen_files.editor import file_sort_key
 
-from ...check.pipeline import SITE, CheckMode, KnowledgeBase, check_knowledge_base
+from ...check.pipeline import SITE, CheckMode, KnowledgeBase, check_knowledge_base, parse_records_ahead
 from ...findings import KbError, NotAKnowledgeBase
 from ...history.git_view import GitView, read_git_view
+from ...records.record_cache import saves_in_background
 from ...repository.files import Probes, probes_recorded, resigned
 from ...settings.docs_folder import DocsFolder
 from ..core.bundle import Bundle, PageMeta
@@ -303,10 +304,18 @@ def check_again(root: Path, previous: KnowledgeBase | None, edited: list[str] | 
     return check(root, SERVE)
 
 
+def start_check(root: Path) -> None:
+    """On MkDocs' `on_config`, before it cleans the site's folder and lists the docs: a cold check's
+    record files parsed from then on by a forked child (the other core idles until the pages are written)."""
+    parse_records_ahead(root)
+
+
 def check(root: Path, mode: CheckMode = SITE) -> KnowledgeBase:
     try:
-        # The site builds in shallow clones too: what history there is still dates the changes.
-        kb = check_knowledge_base(root, mode)
+        # The site builds in shallow clones too: what history there is still dates the changes. kb's
+        # record cache is written beside the build, on the core that idles while MkDocs converts the pages.
+        with saves_in_background():
+            kb = check_knowledge_base(root, mode)
     except NotAKnowledgeBase as exc:  # worded for mkdocs.yml: mkdocs has no --root
         raise PluginError(f"incident-kb: {exc.problem}; set the incident-kb plugin's `root` option in mkdocs.yml "
                           "to the folder that holds knobs/ and incidents/ (relative to mkdocs.yml)") from None

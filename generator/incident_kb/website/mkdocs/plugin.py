@@ -221,6 +221,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._config_file = config.config_file_path
         self._last_config = config
         self._prefix = checked_prefix(self.config.prefix)
+        if not self._serving and self.config.knowledge_bases is None:  # serve: every look is recorded in this process
+            cast("GlueModule", fresh_module(_GLUE)).start_check(self.root)
         needs = site_needs(self.root)
         # The pages' one style sheet and script, served from the site itself.
         for sheet in (posixpath.join(self._prefix, sheet) for sheet in needs.stylesheets):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection
+    from pathlib import Path
 
     from jinja2 import Environment
     from mkdocs.config.defaults import MkDocsConfig
@@ -29,6 +30,8 @@ class GlueModule(Protocol):
 
     SiteOptions: type[_SiteOptions]
     InputsLooked: type[_InputsLooked]
+
+    def start_check(self, root: Path) -> None: ...
 
     def generate_files(self, files: Files, config: MkDocsConfig, options: _SiteOptions) -> Generated: ...
 

@@ -276,7 +276,7 @@ class StreamedIndex:
         try:
             if self._process is None and self._failed is None:
                 self._start()
-            reason = self._failed or self._changed_since_handed(site_dir) or self._write(site_dir, named)
+            reason = self._failed or self._write(site_dir, named)
         finally:
             self.close()
         if reason is None:
@@ -375,7 +375,11 @@ class StreamedIndex:
             if named and early is None:
                 self._send({"type": "NewIndex", "config": {"exclude_selectors": [EXCLUDED]}})
                 written = self._write_names(named, 1, names)
-            reason = self._why_not_written(written)
+            # The pages as written compared with what was handed over while Pagefind writes the index
+            changed = self._changed_since_handed(site_dir)
+            reason = self._why_not_written(written)  # waited for either way: nothing writes into a folder removed
+            if changed is not None:
+                return changed
             if reason is not None:
                 return reason
             _put_in_place(index, site_dir / INDEX_FOLDER)
