@@ -181,6 +181,15 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     path.write_text(text.replace(old, new, count))
 
 
+def interruptible() -> None:
+    """`preexec_fn` for a child a test interrupts as Ctrl-C would: SIGINT handled as from a terminal.
+    A suite started in the background (`make test &`, some CI runners) ignores SIGINT, children
+    inherit that, and Python then never raises KeyboardInterrupt: the interrupt would do nothing."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def break_seed_story(root: Path) -> None:
     """The state the product exists to catch: the proxy is confirmed, but the knob is still reverted."""
     knob = root / SEED_KNOB

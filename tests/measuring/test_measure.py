@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 from incident_kb.measuring.runner import SIDES, plan
 
-from ..conftest import SEED_KNOB, edit
+from ..conftest import SEED_KNOB, edit, interruptible
 
 KNOB = "sglang-sm120-mma-target-ctas"
 NAME = "SGLANG_SM120_MMA_TARGET_CTAS"
@@ -117,11 +117,12 @@ def test_an_interrupt_writes_nothing_and_says_how_many_runs_were_done(seed_kb, t
     process = subprocess.Popen(
         [sys.executable, "-m", "incident_kb.cli", "measure", KNOB, "--metric", "wall time", "--runs", "20",
          "--command", "sleep 0.5", "--root", str(seed_kb)],
-        stderr=subprocess.PIPE, text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")},
+        preexec_fn=interruptible)
     assert process.stderr is not None
-    # The first run is done. The rest take 20 s, so that the interrupt lands among them even when this
-    # process reads the line late: with 0.2 s runs (8 s in all) one run at load 46 saw exit 0, every run
-    # done, it seems, before the interrupt was sent.
+    # The first run is done; the rest take 20 s, so the interrupt lands among them even when this
+    # process reads the line late. (Runs that saw exit 0, every run done, were a suite started in the
+    # background, SIGINT ignored in kb's process: `interruptible` gives it a terminal's.)
     first = process.stderr.readline()
     assert first.startswith("kb measure: 1/42"), first
     time.sleep(0.05)

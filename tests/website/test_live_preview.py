@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit
+from ..conftest import REPO, SEED_INCIDENT, SEED_KNOB, edit, interruptible
 from ..gitrepo import GitRepo
 from ..site_support import MKDOCS_ENV, copy_knowledge_base
 
@@ -73,7 +73,8 @@ class Server:
         self.log = log
         with log.open("w") as out:
             self.process = subprocess.Popen([sys.executable, "-m", "mkdocs", *serve_arguments(self.port)], cwd=root,
-                                            env=MKDOCS_ENV, stdout=out, stderr=subprocess.STDOUT)
+                                            env=MKDOCS_ENV, stdout=out, stderr=subprocess.STDOUT,
+                                            preexec_fn=interruptible)
 
     def get(self, path: str) -> tuple[int, str]:
         try:
