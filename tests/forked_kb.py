@@ -97,7 +97,9 @@ def _wait(pid: int, timeout: float) -> int | None:
     """The child's exit code (minus the signal that ended it), or None after killing it at `timeout`."""
     watch = os.pidfd_open(pid)
     try:
-        ended, _, _ = select.select([watch], [], [], timeout)
+        waiting = select.poll()  # not select(): the test's process may hold descriptors past 1024
+        waiting.register(watch, select.POLLIN)
+        ended = bool(waiting.poll(timeout * 1000))
     finally:
         os.close(watch)
     if not ended:
