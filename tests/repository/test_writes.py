@@ -30,6 +30,23 @@ def test_a_new_file_is_written_with_its_folders_and_nothing_else(top):
     assert sorted(os.listdir(top / "a/b")) == ["c.txt"]  # no temporary file left
 
 
+def open_descriptors() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def test_writes_and_refusals_leave_no_folder_open(top):
+    """Each folder on the way is opened from the one before: a long-lived process (the live preview)
+    that writes pages must not keep one descriptor per folder per write."""
+    before = open_descriptors()
+    write_file(top, top / "a/b/c/d.txt", b"1\n")
+    write_file(top, top / "a/b/c/d.txt", b"2\n", replace=True)
+    remove_file(top, top / "a/b/c/d.txt")
+    (top / "a/b/file").write_text("x")
+    with pytest.raises(Unwritable):
+        write_file(top, top / "a/b/file/e.txt", b"x")
+    assert open_descriptors() == before
+
+
 @pytest.mark.parametrize("link, target", [("docs", "../outside"), ("docs", "/nonexistent"), ("docs", "docs")])
 def test_no_write_follows_a_link_out_or_nowhere(top, link, target):
     os.rmdir(top / link)

@@ -90,7 +90,9 @@ def opened_folder(boundary: Path, folder: Path, *, create: bool = False, links: 
     try:
         for part in parts:
             here = here / part
-            fd = _step(fd, part, here, create, made)
+            inner = _step(fd, part, here, create, made)
+            os.close(fd)  # each folder on the way is left once the next is open: none stays open
+            fd = inner
         yield fd
     finally:
         os.close(fd)
