@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from .conftest import REPO, SEED_KNOB, break_seed_story, edit
+from .forked_kb import kb_forked
 
 
 def test_text_format_is_path_line_column_severity_code_message(kb, seed_kb):
@@ -92,8 +93,7 @@ def test_codes_lists_every_code_with_its_default(kb):
 def test_root_defaults_to_the_repository_containing_the_current_folder(seed_kb):
     subprocess.run(["git", "init", "-q", str(seed_kb)], check=True)
     break_seed_story(seed_kb)
-    proc = subprocess.run([sys.executable, "-m", "incident_kb.cli", "check"], cwd=seed_kb / "docs" / "design",
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = kb_forked("check", cwd=seed_kb / "docs" / "design")
     assert proc.returncode == 1
     assert "reclaimable-knob" in proc.stdout
 

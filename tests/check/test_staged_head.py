@@ -11,7 +11,7 @@ import pytest
 
 from incident_kb.check import pr_mode
 
-from ..conftest import SEED_INCIDENT, SEED_KNOB, edit
+from ..conftest import SEED_INCIDENT, SEED_KNOB, edit, one_fast
 from .test_staged import _committed_seed, _kb, _knob_naming, _normalized
 from .test_staged_variations import _commit_check, _git
 
@@ -141,7 +141,10 @@ def _agree(tmp_path, scenario) -> None:
     assert _normalized(out, root) == _normalized(made_out, tmp_path / "commit"), context
 
 
-@pytest.mark.parametrize("scenario", DERIVED, ids=[s.__name__.strip("_") for s in DERIVED])
+# Each case takes a temporary tree and two checks: one of each list runs in `make test-fast` (the one that
+# mixes most: two records, unstaged and untracked files; a record broken at HEAD), the rest in the full suite.
+@pytest.mark.parametrize("scenario", one_fast(DERIVED, fast=_two_records_and_work_tree_noise),
+                         ids=[s.__name__.strip("_") for s in DERIVED])
 def test_head_re_checked_from_the_commit_says_what_a_check_of_the_commit_says(tmp_path, monkeypatch, scenario):
     def whole(*args, **kwargs):
         raise AssertionError("HEAD was checked whole")
@@ -150,7 +153,8 @@ def test_head_re_checked_from_the_commit_says_what_a_check_of_the_commit_says(tm
     _agree(tmp_path, scenario)
 
 
-@pytest.mark.parametrize("scenario", CHECKED_WHOLE, ids=[s.__name__.strip("_") for s in CHECKED_WHOLE])
+@pytest.mark.parametrize("scenario", one_fast(CHECKED_WHOLE, fast=_fixed_by_the_commit),
+                         ids=[s.__name__.strip("_") for s in CHECKED_WHOLE])
 def test_a_commit_that_changes_more_than_records_in_place_has_head_checked_whole(tmp_path, monkeypatch, scenario):
     called = []
     original = pr_mode.check_at_base

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,10 @@ def crash(seed_kb: Path, cache: Path, tmp_path: Path) -> subprocess.CompletedPro
     plant.mkdir(exist_ok=True)
     (plant / "sitecustomize.py").write_text(CRASH)
     paths = [str(plant), *filter(None, [os.environ.get("PYTHONPATH")]), str(REPO / "generator")]
-    return run_kb("check", "--root", seed_kb, env={**os.environ, "XDG_CACHE_HOME": str(cache),
-                                                    "PYTHONPATH": os.pathsep.join(paths)})
+    # a fresh interpreter: the bug is planted by its start (a sitecustomize)
+    return subprocess.run([sys.executable, "-m", "incident_kb.cli", "check", "--root", str(seed_kb)],
+                          capture_output=True, text=True, timeout=60, cwd=REPO,
+                          env={**os.environ, "XDG_CACHE_HOME": str(cache), "PYTHONPATH": os.pathsep.join(paths)})
 
 
 def test_a_named_pipe_at_kb_log_is_replaced_never_waited_on(seed_kb, tmp_path):

@@ -4,12 +4,11 @@ traceback, never a hang, and the other files' findings still appear."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from ..conftest import SEED, SEED_INCIDENT, SEED_KNOB
+from ..forked_kb import kb_forked
 
 K = SEED_KNOB
 I = SEED_INCIDENT  # noqa: E741 - K and I name the seed's two record files, as the cases below write them
@@ -161,8 +160,7 @@ def test_worst_inputs_through_the_real_command_print_no_traceback(seed_kb):
     (seed_kb / "knobs/bomb.yaml").write_text("a: &a [x, x]\nb: [*a, *a]\n")
     (seed_kb / "knobs/deep.yaml").write_text("[" * 200_000)
     (seed_kb / "incidents/bin.yaml").write_bytes(bytes(range(256)) * 100)
-    proc = subprocess.run([sys.executable, "-m", "incident_kb.cli", "check", "--root", str(seed_kb)],
-                          capture_output=True, text=True, timeout=60)
+    proc = kb_forked("check", "--root", seed_kb)  # a process of its own: a crash of the interpreter shows
     assert proc.returncode == 1
     assert "Traceback" not in proc.stdout + proc.stderr
     assert "knobs/deep.yaml:1:" in proc.stdout and "knobs/bomb.yaml:2:" in proc.stdout

@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -20,14 +19,15 @@ import pytest
 
 from incident_kb.cli import main
 
-from ..conftest import REPO, SEED_KNOB
+from ..conftest import SEED_KNOB
+from ..forked_kb import kb_forked
 from ..records.test_bad_input import GOOD_KNOB, MINIMAL, line_of
 
 
-def run_kb(*args: str | os.PathLike[str], timeout: float = 60, **kwargs) -> subprocess.CompletedProcess[str]:
-    """The real command in a process of its own: a hang fails the test instead of blocking it."""
-    return subprocess.run([sys.executable, "-m", "incident_kb.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=REPO, **kwargs)
+def run_kb(*args: str | os.PathLike[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The real command in a process of its own (a fork of this one: tests/forked_kb.py): a hang fails
+    the test instead of blocking it."""
+    return kb_forked(*args, timeout=timeout)
 
 
 def make_special(path: Path, kind: str) -> None:
@@ -303,8 +303,7 @@ def private_kb(seed_kb: Path):
     (CAP_DAC_OVERRIDE): as root, kb runs without the capabilities that bypass them."""
 
     def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "incident_kb.cli", *map(str, args)], capture_output=True,
-                              text=True, timeout=60, cwd=REPO, preexec_fn=_without_file_capabilities)
+        return kb_forked(*args, before=_without_file_capabilities)
 
     yield seed_kb, run
     for path in [seed_kb, *seed_kb.rglob("*")]:  # give everything its bits back, so it can be removed
@@ -313,14 +312,33 @@ def private_kb(seed_kb: Path):
 
 
 def _without_file_capabilities() -> None:
+    """This process (the forked `kb`) and what it starts lose the capabilities that bypass mode bits."""
     if os.geteuid() != 0:
         return
     import ctypes
 
     libc = ctypes.CDLL(None, use_errno=True)
-    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, out of the bounding set
+    for capability in _FILE_CAPABILITIES:  # out of the bounding set: git started as root does not regain them
         if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
             raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Sets(ctypes.Structure):
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+    header, sets = Header(0x20080522, 0), (Sets * 2)()  # _LINUX_CAPABILITY_VERSION_3: two words of bits
+    if libc.capget(ctypes.byref(header), sets) != 0:
+        raise OSError(ctypes.get_errno(), "capget failed")
+    keep = ~sum(1 << capability for capability in _FILE_CAPABILITIES)
+    for name in ("effective", "permitted", "inheritable"):  # and out of this process's own sets
+        setattr(sets[0], name, getattr(sets[0], name) & keep & 0xFFFFFFFF)
+    if libc.capset(ctypes.byref(header), sets) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+_FILE_CAPABILITIES = (1, 2)  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
 
 
 def one_line(proc: subprocess.CompletedProcess[str]) -> str:

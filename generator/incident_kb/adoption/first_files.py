@@ -58,10 +58,13 @@ def check_reads_back(texts: Mapping[Path, str | bytes],
                      expected: list[tuple[Path, tuple[str | int, ...], str]]) -> None:
     """Raise unless each filled-in file parses, in YAML 1.1 and 1.2, with the value at each path of
     keys as given."""
+    parsed: dict[Path, list[tuple[str, object]]] = {}  # a file with several values is parsed once
     for path, keys, value in expected:
         text = texts[path]
         assert isinstance(text, str), f"{path.name} is not a text kb init fills in"
-        for dialect, found in _parsed(text):
+        if path not in parsed:
+            parsed[path] = _parsed(text)
+        for dialect, found in parsed[path]:
             for key in keys:
                 found = found[key]  # type: ignore[index]
             if found != value:  # pragma: no cover - a quoting bug; never write a file that says something else

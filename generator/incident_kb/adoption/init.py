@@ -17,6 +17,7 @@ repository; `.gitignore` is read through the bounded reader. The starter files a
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import posixpath
@@ -81,12 +82,19 @@ def locate(folder: Path) -> Layout:
     return Layout(root, root, False)
 
 
+@functools.cache
+def schema_text(kind: RecordKind) -> str:
+    """A record kind's JSON Schema as `kb init` writes it: a function of the models alone, so worked out
+    once a process (pydantic takes a quarter of an in-process `kb init` for it)."""
+    from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
+
+    return json.dumps(json_schema(kind), indent=2) + "\n"
+
+
 def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
                   needs: SiteNeeds | None = None) -> dict[Path, str | bytes]:
     """Every file `kb init` writes, by path, with its text (an existing site configuration is not
     among them: see `init_knowledge_base`); `needs`: what the site's own build installs besides."""
-    from ..records.schema import json_schema  # the models: imported by `kb init` alone, as above
-
     setup = site if isinstance(site, SiteSetup) else SiteSetup(
         site, "mkdocs.yml" if site == "mkdocs" else "zensical.toml", False, DEFAULT_DOCS, "", "site")
     kb_dir = layout.kb_dir
@@ -114,7 +122,7 @@ def starter_files(layout: Layout, site: str | SiteSetup = "mkdocs",
     if setup.generator == "mkdocs" or not setup.prefix:  # a team's Zensical docs get no page of kb's in them
         files[layout.root / setup.docs / setup.about_page] = first_files.fill("about.md", {"docs": setup.docs})
     for kind in RecordKind:
-        files[layout.root / "schemas" / f"{kind}.schema.json"] = json.dumps(json_schema(kind), indent=2) + "\n"
+        files[layout.root / "schemas" / f"{kind}.schema.json"] = schema_text(kind)
     if not setup.existing:
         files[layout.root / setup.config_name] = first_files.fill(setup.config_name, {
             "site_name": values["site_name"], "edit_uri_path": urllib.parse.quote(values["docs_path"])})
