@@ -8,6 +8,7 @@ import json
 import logging
 import re
 import shutil
+import threading
 import time
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
@@ -208,6 +209,31 @@ def test_under_serve_a_site_removed_before_its_index_is_left_alone(tmp_path, cap
         time.sleep(0.05)
     assert not index._running
     assert not [r for r in caplog.records if "incident-kb" in r.getMessage()]
+
+
+def test_under_serve_stopping_ends_the_index_under_way_and_any_to_come(tmp_path):
+    """When the server stops, MkDocs removes the served site's folder: a Pagefind run still writing
+    into it made that fail with a traceback. `stop` ends the run under way (nothing put in place, no
+    folder of its own left) and starts none after."""
+    from incident_kb.website.mkdocs import site_search
+
+    site = tmp_path / "site"
+    for n in range(3000):  # enough pages that Pagefind is still at work when it is stopped
+        (site / f"p{n}").mkdir(parents=True)
+        (site / f"p{n}/index.html").write_text(f"<html><body><main><h1>Page {n}</h1><p>{n}</p></main></body></html>")
+    stop = threading.Event()
+    stop.set()
+    run = site_search._Run(site_search._installed_program(), site, site / "pagefind", site_search.EXCLUDED)
+    started = time.monotonic()
+    with pytest.raises(site_search.Stopped):
+        run.wait(stop)
+    assert time.monotonic() - started < 5 and run.process.returncode is not None
+    assert not [path.name for path in site.iterdir() if not re.fullmatch(r"p\d+", path.name)]  # no index, no fresh one
+    index = site_search.BackgroundIndex(quiet=0.3)
+    index.request(site, ())
+    index.stop()
+    index.request(site, ())
+    assert not index._running and not (site / "pagefind").exists()
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or shutil.which("nice") is None,

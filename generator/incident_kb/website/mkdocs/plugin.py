@@ -483,6 +483,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._save_watch.stop()
             self._save_watch = None
         self._collection.stop()
+        self._background_index.stop()
         self._close_streamed_index()
         self._drop_preview()
 

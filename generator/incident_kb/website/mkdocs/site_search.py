@@ -144,10 +144,12 @@ def _installed_program() -> Path:
     return program
 
 
-def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: bool = False) -> float:
+def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: bool = False,
+                stop: threading.Event | None = None) -> float:
     """Indexes the built site into `site_dir/pagefind/`, and the records' names into
     `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took.
-    `low_priority`: the programs run at the lowest CPU priority (see `_Run`)."""
+    `low_priority`: the programs run at the lowest CPU priority (see `_Run`). `stop`, once set: the
+    programs are ended, nothing is put in place (`Stopped`)."""
     program = _installed_program()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="incident-kb-names-") as scratch:
@@ -164,7 +166,7 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: b
         failed = []
         for run in runs:
             try:
-                run.wait()
+                run.wait(stop)
             except SearchUnavailable as exc:
                 failed.append(exc)
         if failed:
@@ -203,9 +205,9 @@ class _Run:
              "--exclude-selectors", excluded, "--silent"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
-    def wait(self) -> None:
+    def wait(self, stop: threading.Event | None = None) -> None:
         try:
-            output, _ = self.process.communicate()
+            output = self._output(stop)
             if self.process.returncode != 0:
                 lines = output.decode("utf-8", "replace").strip().splitlines()
                 raise SearchUnavailable(f"Pagefind could not index {self.site} (exit {self.process.returncode})"
@@ -213,6 +215,20 @@ class _Run:
             _put_in_place(self.fresh, self.target)
         finally:
             shutil.rmtree(self.fresh, ignore_errors=True)
+
+    def _output(self, stop: threading.Event | None) -> bytes:
+        while True:
+            try:
+                return self.process.communicate(timeout=None if stop is None else 0.1)[0]
+            except subprocess.TimeoutExpired:
+                if stop is not None and stop.is_set():
+                    self.process.kill()
+                    self.process.communicate()
+                    raise Stopped(self.site) from None
+
+
+class Stopped(Exception):
+    """The index was not written: the server stopped while Pagefind ran."""
 
 
 def _lowest_priority(wanted: bool) -> list[str]:
@@ -438,32 +454,47 @@ class BackgroundIndex:
         self._running = False
         self._quiet = quiet
         self._requested = 0.0  # when the last build asked (time.monotonic)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def request(self, site_dir: Path, named: Iterable[NamedPage]) -> None:
         with self._lock:
             self._wanted = (site_dir, tuple(named))
             self._requested = time.monotonic()
-            if self._running:
+            if self._running or self._stop.is_set():
                 return
             self._running = True
-        threading.Thread(target=self._run, name="incident-kb search index", daemon=True).start()
+            self._thread = threading.Thread(target=self._run, name="incident-kb search index", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """No run from now on, and the one under way ended: MkDocs removes the served site's folder
+        when the server stops, and a Pagefind still writing into it made that removal fail."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout=30)
 
     def _run(self) -> None:
-        while True:
+        while not self._stop.is_set():
             with self._lock:
                 wait = self._requested + self._quiet - time.monotonic()
                 wanted, self._wanted = (None, self._wanted) if wait > 0 else (self._wanted, None)
                 if wait <= 0 and wanted is None:
-                    self._running = False
+                    self._running = False  # with the look above: a request made after it starts a run
                     return
             if wanted is None:
-                time.sleep(wait)
+                self._stop.wait(wait)
                 continue
             if not wanted[0].is_dir():  # the server stopped meanwhile and removed its site: nothing to index
                 continue
             try:
-                seconds = write_index(*wanted, low_priority=True)
+                seconds = write_index(*wanted, low_priority=True, stop=self._stop)
+            except Stopped:
+                break
             except (SearchUnavailable, OSError) as exc:
                 log.warning("incident-kb: %s", exc)
             else:
                 log.info("incident-kb: search index updated in %.1f s", seconds)
+        with self._lock:
+            self._running = False
