@@ -165,6 +165,21 @@ def test_work_in_the_background_that_fails_is_nobodys_problem(tmp_path):
     forked.join_background()
 
 
+def test_work_in_the_background_that_is_stuck_is_ended_not_waited_for_for_ever(tmp_path, monkeypatch):
+    """A child stuck for good (a lock another thread held at the fork) would hang the build at exit."""
+    monkeypatch.setattr(forked, "_LEAST_WAIT", 0.5)
+    done = tmp_path / "done"
+
+    def stuck() -> None:
+        time.sleep(3600)
+        done.write_text("never")
+
+    assert forked.in_background(stuck)
+    started = time.monotonic()
+    forked.join_background()
+    assert time.monotonic() - started < 10 and not forked._background and not done.exists()
+
+
 def test_no_background_without_fork(monkeypatch):
     monkeypatch.delattr(forked.os, "fork")
     assert not forked.in_background(lambda: None)

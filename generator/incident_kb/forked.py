@@ -37,7 +37,7 @@ Result = TypeVar("Result")
 Carry = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 
 _in_child = False
-_background: list[int] = []  # the children of `in_background` not yet waited for
+_background: list[tuple[int, float]] = []  # the children of `in_background` not yet waited for, and when started
 _LEAST_WAIT = 60.0  # seconds the child is waited for at least, past this process's own part
 
 
@@ -125,15 +125,23 @@ def in_background(function: Callable[[], object]) -> bool:
         return False
     if pid == 0:
         _run_alone(function)
-    _background.append(pid)
+    _background.append((pid, time.monotonic()))
     return True
 
 
 def join_background() -> None:
-    """Wait for the children of `in_background` (before reading what they write)."""
+    """Wait for the children of `in_background` (before reading what they write). One still running
+    `_LEAST_WAIT` seconds after it started is stuck (a lock another thread held at the fork): it is
+    ended, its work left undone (nobody waits for it), rather than this process waiting for ever."""
     while _background:
+        pid, started = _background.pop()
         try:
-            os.waitpid(_background.pop(), 0)
+            while os.waitpid(pid, os.WNOHANG) == (0, 0):
+                if time.monotonic() - started > _LEAST_WAIT:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    break
+                time.sleep(0.005)
         except ChildProcessError:
             pass
 
