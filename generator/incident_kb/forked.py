@@ -75,9 +75,7 @@ class Ahead(Generic[Item, Result]):
     @classmethod
     def start(cls, function: Callable[[Item], Result], items: Sequence[Item],
               carry: Carry | None = None) -> Ahead[Item, Result] | None:
-        """The child started; None where none can be (not on Linux, no fork, in a forked child)."""
-        if _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
-            return None
+        """The child started; None where none can be (see `_fork`)."""
         child = _start(function, items, carry[0] if carry is not None else None)
         return cls(function, items, carry, *child) if child is not None else None
 
@@ -115,13 +113,8 @@ def in_background(function: Callable[[], object]) -> bool:
     """`function()` run by a forked child at a low priority while this process goes on, for work whose
     result nobody waits for (a cache entry written); False when no child started (then run it here).
     The child is waited for by `join_background`, at the latest when this process exits."""
-    if _in_child or not hasattr(os, "fork") or not sys.platform.startswith("linux"):
-        return False
-    try:
-        with warnings.catch_warnings():  # as in `_start`
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
+    pid = _fork()
+    if pid is None:
         return False
     if pid == 0:
         _run_alone(function)
@@ -180,16 +173,14 @@ def _cut(items: Sequence[Item], weight: Callable[[Item], int] | None, share: flo
 def _start(function: Callable[[Item], Result], part: Sequence[Item],
            pack: Callable[[Result], Any] | None) -> tuple[int, int] | None:
     """The child computing `part`: its id and the pipe its results come from; None when it cannot start."""
+    if not _can_fork():
+        return None
     try:
         reader, writer = os.pipe()
     except OSError:
         return None
-    try:
-        # Python 3.12 warns of fork beside threads: the child runs none of their code.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            pid = os.fork()
-    except OSError:
+    pid = _fork()
+    if pid is None:
         os.close(reader)
         os.close(writer)
         return None
@@ -197,6 +188,25 @@ def _start(function: Callable[[Item], Result], part: Sequence[Item],
         _child(function, part, pack, reader, writer)
     os.close(writer)
     return pid, reader
+
+
+def _can_fork() -> bool:
+    """Not in a forked child (never nested), and on Linux (fork's copy-on-write is what makes it pay)."""
+    return not _in_child and hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def _fork() -> int | None:
+    """`os.fork()`: 0 in the child, the child's id here; None where no child can be (`_can_fork`, or
+    the system refused one)."""
+    if not _can_fork():
+        return None
+    try:
+        # Python 3.12 warns of fork beside threads: the child runs none of their code.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return os.fork()
+    except OSError:
+        return None
 
 
 def _child(function: Callable[[Item], Result], part: Sequence[Item], pack: Callable[[Result], Any] | None,
