@@ -90,7 +90,7 @@ class Server:
                 status, text = self.get(path)
                 if ready(status, text):
                     return text
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # not answering yet, or slow to (a read timed out under load): ask again
                 pass
             assert self.process.poll() is None, f"mkdocs serve stopped:\n{self.log.read_text()}"
             time.sleep(0.3)

@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 
 import pytest
@@ -34,7 +33,7 @@ def _wait_for(url: str, text: str, timeout: float) -> str:
                 page = response.read().decode("utf-8")
             if text in page:
                 return page
-        except (urllib.error.URLError, ConnectionError):
+        except OSError:  # not answering yet, or slow to (a read timed out under load): ask again
             pass
         time.sleep(0.3)
     raise AssertionError(f"{text!r} did not appear at {url} within {timeout} s")
