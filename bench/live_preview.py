@@ -160,7 +160,9 @@ def main() -> None:
     print(f"serving: {' '.join(command[1:])}   (load average {load_average()})", flush=True)
     log = (OUT / "serve.log").open("w")
     started = time.perf_counter()
-    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    # SIGINT as from a terminal: a bench started in the background ignores it, and its children inherit that
+    server = subprocess.Popen(command, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         knob = root / "knobs" / "knob-0007.yaml"
         knob_url = f"http://{addr}/knobs/knob-0007/"
@@ -193,6 +195,7 @@ def main() -> None:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+            print("mkdocs serve did not stop on Ctrl-C within 30 s: killed (its temporary site is left)")
         log.close()
     print(f"\nrecord saved, until the browser shows it: median {statistics.median(record):.2f} s "
           f"(best {min(record):.2f}, worst {max(record):.2f}), goal < {GOAL:.0f} s median: "
