@@ -271,3 +271,11 @@ def test_a_question_asked_again_is_compared_with_each_pages_own_answer(kb_root):
     before = [("knob", ("bystander-knob",), knob.model_copy(update={"summary": "Threads before the edit."}))]
     for reads, same in [(now, True), (before, False), (equal, True), (before, False), (now, True)]:
         assert context.answers_again(reads) is same
+
+
+def test_a_hypothesis_verdict_edit_renders_the_knob_pages_that_show_it_again(kb_root):
+    render = _render_again(kb_root, None)
+    EDITS["hypothesis verdict"](kb_root)
+    rendered = _render_again(kb_root, render).rendered
+    assert KNOB_PAGE in rendered and INCIDENT_PAGE in rendered
+    assert "knobs/bystander-knob.md" not in rendered
