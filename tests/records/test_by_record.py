@@ -62,7 +62,7 @@ def test_results_go_with_their_records():
 
 def test_the_site_and_the_rules_answers_follow_an_edit():
     knob = Knob.model_validate(KNOB)
-    edited = Knob.model_validate({**KNOB, "value": 128,
-                                  "history": [*KNOB["history"], {"date": "2026-11-03", "status": "active", "value": 128}]})
+    later = {"date": "2026-11-03", "status": "active", "value": 128}
+    edited = Knob.model_validate({**KNOB, "value": 128, "history": [*KNOB["history"], later]})
     assert len(claimed_gains(knob)) == 1 and claimed_gains(edited) == ()  # measured at 64, not at 128
     assert len(knob_changes(knob)) == 1 and knob_changes(edited)[-1].value_change == "64 -> 128"
