@@ -29,6 +29,16 @@ def test_the_same_record_object_gets_the_result_worked_out_once():
     assert calls == ["pool-size"]
 
 
+def test_each_setting_gets_its_own_result():
+    @by_record
+    def page(knob: Knob, directory_urls: bool) -> str:
+        return f"knobs/{knob.id}/" if directory_urls else f"knobs/{knob.id}.html"
+
+    knob = Knob.model_validate(KNOB)
+    assert [page(knob, True), page(knob, False), page(knob, True)] == \
+        ["knobs/pool-size/", "knobs/pool-size.html", "knobs/pool-size/"]
+
+
 def test_an_edited_record_gets_its_own_result_even_where_the_old_one_lived():
     @by_record
     def summary_of(knob: Knob) -> str:

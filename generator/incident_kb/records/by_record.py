@@ -1,4 +1,4 @@
-"""A pure function of one record, worked out once per record object.
+"""A pure function of one record (and a few hashable settings), worked out once per record object.
 
 Records are frozen pydantic models, and a long-lived process (`mkdocs serve`) keeps the models of
 unchanged record files from one check to the next (`record_cache.hold_in_memory`): the site asks the
@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 Result = TypeVar("Result")
 Record = TypeVar("Record")
+Rest = ParamSpec("Rest")
 
 
-def by_record(function: Callable[[Record], Result]) -> Callable[[Record], Result]:
-    """`function(record)` kept for as long as `record` lives. The result is shared: it must be immutable."""
-    known: dict[int, tuple[weakref.ref[Any], Result]] = {}
+def by_record(function: Callable[Concatenate[Record, Rest], Result]) -> Callable[Concatenate[Record, Rest], Result]:
+    """`function(record, *rest)` kept for as long as `record` lives (`rest`: hashable, given by
+    position). The result is shared: it must be immutable."""
+    known: dict[int, tuple[weakref.ref[Any], dict[tuple[Hashable, ...], Result]]] = {}
 
     def drop(key: int) -> Callable[[weakref.ref[Any]], None]:
         def dropped(_: weakref.ref[Any]) -> None:
@@ -28,13 +30,15 @@ def by_record(function: Callable[[Record], Result]) -> Callable[[Record], Result
         return dropped
 
     @functools.wraps(function)
-    def once(record: Record) -> Result:
+    def once(record: Record, *rest: Rest.args, **named: Rest.kwargs) -> Result:
+        if named:  # not a key
+            return function(record, *rest, **named)
         key = id(record)
         found = known.get(key)
-        if found is not None and found[0]() is record:
-            return found[1]
-        result = function(record)
-        known[key] = (weakref.ref(record, drop(key)), result)
-        return result
-    once.__wrapped__ = function  # type: ignore[attr-defined]
+        if found is None or found[0]() is not record:
+            found = known[key] = (weakref.ref(record, drop(key)), {})
+        results = found[1]
+        if rest not in results:
+            results[rest] = function(record, *rest, **named)
+        return results[rest]
     return once
