@@ -11,6 +11,7 @@ import pytest
 
 from incident_kb.check.pipeline import SITE, KnowledgeBase, check_knowledge_base
 from incident_kb.check.recheck import rechecked_knowledge_base
+from incident_kb.records.vocabulary import RecordKind
 
 from ..conftest import SEED_INCIDENT, SEED_KNOB, edit
 from ..gitrepo import GitRepo
@@ -56,3 +57,24 @@ def test_a_finding_outside_the_records_is_left_to_the_whole_check(tmp_path, git_
     edit(root / SEED_KNOB, "value: 512\n", "value: 384\n")
     assert rechecked_knowledge_base(before, [SEED_KNOB], SERVE) is None
     assert rechecked_knowledge_base(dataclasses.replace(before, ledger=None), [SEED_KNOB], SERVE) is None
+
+
+def test_git_history_is_read_again_for_the_edited_records_alone(tmp_path, git_env):
+    """git's view the same: every other record's timeline is the last pass's (the same objects), and
+    series of edits of different records (material ones among them) still give the whole check's."""
+    root = _seed(tmp_path, deploy=False)
+    kb = check_knowledge_base(root, SERVE)
+    steps = [(SEED_KNOB, "value: 512\n", "value: 384\n"),
+             (SEED_INCIDENT, "One of the user's client-side proxies corrupts",
+              "One of the user's client-side proxies mangles"),
+             (SEED_KNOB, "value: 384\n", "value: 256\n")]
+    for path, old, new in steps:
+        edit(root / path, old, new)
+        again = rechecked_knowledge_base(kb, [path], SERVE)
+        assert again is not None and again.history is not None and kb.history is not None
+        edited = next(key for key, source in again.catalog.sources.items() if source.rel_path == path)
+        kept = [key for key in again.timelines if key != edited]
+        assert kept and all(again.timelines[key] is kb.timelines[key] for key in kept)
+        assert _as_checked(again) == _as_checked(check_knowledge_base(root, SERVE))
+        kb = again
+    assert kb.timelines[(RecordKind.KNOB, "sglang-sm120-mma-target-ctas")][-1].commit is None  # the work tree's

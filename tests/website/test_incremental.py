@@ -255,3 +255,27 @@ def test_views_read_the_context_only_through_its_questions():
         source = inspect.getsource(module)
         assert not re.search(r"context\._|\b_kb\b|\b_places\b|\b_changes\b|\b_docs_of\b|\b_follow_ups_of\b|\b_charts\b",
                              source), module
+
+
+def test_a_question_asked_again_is_compared_with_each_pages_own_answer(kb_root):
+    """answers_again answers each question once a render; pages that recorded different answers to
+    it (rendered at different times) are each compared with the answer now, however they alternate."""
+    from incident_kb.website.core.context import gather_site_context
+
+    kb = check_knowledge_base(kb_root, CheckMode(timelines=True, allow_shallow=True))
+    context = gather_site_context(kb, SETTINGS)
+    knob = context.knob("bystander-knob")
+    assert knob is not None
+    now = [("knob", ("bystander-knob",), knob)]
+    equal = [("knob", ("bystander-knob",), knob.model_copy())]
+    before = [("knob", ("bystander-knob",), knob.model_copy(update={"summary": "Threads before the edit."}))]
+    for reads, same in [(now, True), (before, False), (equal, True), (before, False), (now, True)]:
+        assert context.answers_again(reads) is same
+
+
+def test_a_hypothesis_verdict_edit_renders_the_knob_pages_that_show_it_again(kb_root):
+    render = _render_again(kb_root, None)
+    EDITS["hypothesis verdict"](kb_root)
+    rendered = _render_again(kb_root, render).rendered
+    assert KNOB_PAGE in rendered and INCIDENT_PAGE in rendered
+    assert "knobs/bystander-knob.md" not in rendered

@@ -17,7 +17,7 @@ import functools
 import gc
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path, PurePosixPath
@@ -448,14 +448,16 @@ def _seen_by_docs(record: Knob | Incident) -> str:
 
 
 def history_pass(root: Path, catalog: Catalog, settings: Settings, references: Iterable[DocReference],
-                 mode: CheckMode, every_record: bool,
-                 ahead: LogAhead | None = None) -> tuple[History | None, tuple[str, ...]]:
-    """The one pass over git history: the records docs refer to (or every record), and the docs (the
-    re-check reads it again for the timelines it keeps)."""
+                 mode: CheckMode, every_record: bool, ahead: LogAhead | None = None,
+                 only: Collection[RecordKey] | None = None) -> tuple[History | None, tuple[str, ...]]:
+    """The one pass over git history: the records docs refer to (or every record; `only` those of
+    them), and the docs (the re-check reads it again for the timelines of the records it edited)."""
     from ..history.timelines import HistoryUnavailable, read_history
 
     references = list(references)
     wanted = set(catalog.sources) if every_record else {(RecordKind(r.kind), r.record_id) for r in references}
+    if only is not None:
+        wanted &= set(only)
     records = {catalog.source(*key).rel_path: key for key in wanted}
     try:
         history = read_history(root, records, settings.folders, settings.outside_docs(r.doc for r in references),

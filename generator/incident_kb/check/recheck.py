@@ -28,14 +28,18 @@ caller checks everything.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..findings import Finding, KbError
 from ..history.versions import versions_from
+from ..records.model import Catalog
 from ..records.vocabulary import RecordKey
 from ..repository.files import is_file
+from ..rules.references import DocReference
 from ..settings.kb_settings import Settings, read_settings
 from ..settings.reference_date import reference_date
 from .ledger import FileFacts, Ledger
@@ -49,6 +53,9 @@ from .pipeline import (
     read_records,
     run_rules,
 )
+
+if TYPE_CHECKING:  # git history is read lazily
+    from ..history.timelines import History
 
 # A re-check parses every record it reaches from its file (no record cache, about 0.7 ms each): a
 # bound on that work, well under a whole check's cost at the sizes where a re-check matters. Past it
@@ -103,7 +110,8 @@ def rechecked_knowledge_base(kb: KnowledgeBase, edited: Collection[str], mode: C
     since `kb` was checked with its ledger, as `mode` says, the same day, git's view unchanged, no other
     file changed (the caller knows: `mkdocs serve` from what the last build looked at): the findings
     from `recheck`, the catalog of every record (from the record cache), the same docs' references, and
-    history read again (the site shows every record's timeline). None when a re-check cannot follow."""
+    history read again for the edited records (the site shows every record's timeline: `_history_again`).
+    None when a re-check cannot follow."""
     today = reference_date(mode.today)
     if kb.ledger is None or kb.today != today or not edited or mode.repo_folder is not None or mode.pending:
         return None
@@ -113,10 +121,33 @@ def rechecked_knowledge_base(kb: KnowledgeBase, edited: Collection[str], mode: C
     findings, ledger = done
     catalog = read_records(kb.root, {}, mode.cache, settings=kb.settings).catalog
     traced = [r for r in kb.references if is_file(kb.root / r.doc)]
-    history, notes = history_pass(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines)
+    history, notes = _history_again(kb, catalog, traced, _keys_of(ledger, edited), mode)
     if history is None or history.missing or notes != kb.notes:
         return None  # as a whole check would find it: it says why
     return KnowledgeBase(kb.root, catalog, kb.settings, findings, notes, kb.references, history, today, ledger)
+
+
+def _keys_of(ledger: Ledger, paths: Iterable[str]) -> set[RecordKey]:
+    return {(facts.kind, facts.record_id) for facts in map(ledger.files.__getitem__, paths) if facts.record_id}
+
+
+def _history_again(kb: KnowledgeBase, catalog: Catalog, traced: list[DocReference], edited: set[RecordKey],
+                   mode: CheckMode) -> tuple[History | None, tuple[str, ...]]:
+    """`history_pass` after only the records `edited` changed in the work tree, git's view the same:
+    read for those records alone (git's walk continued from the store and the work tree's changes
+    listed again, as a whole pass does), every other record's timeline kept from `kb`'s pass. A
+    record's material changes depend on git's view, its own file and, for a file new to git, on
+    which deleted file git pairs it with (an edit of such a file is checked whole: `recheck`)."""
+    before = kb.history
+    if before is None or before.missing:
+        return history_pass(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines)
+    history, notes = history_pass(kb.root, catalog, kb.settings, traced, mode, every_record=mode.timelines,
+                                  only=edited)
+    if history is None:
+        return None, notes
+    changes = {key: found for key, found in before.changes.items() if key not in edited}
+    changes.update(history.changes)
+    return dataclasses.replace(history, changes=changes), notes
 
 
 def _decided_again(item: Finding, history_moved: bool, edited_ids: set[str | None]) -> bool:

@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from ..deploy.patterns import value_text
+from ..records.by_record import by_record
 from ..records.model import Gain, describe_gains, gain_of, signed_pct, when_key
 from ..records.schema import HistoryEntry, Knob, Measurement
 from ..records.verdicts import day_of
@@ -79,6 +80,7 @@ def is_at_current_value(knob: Knob, measurement: Measurement) -> bool:
     return same_setting(measured_setting(knob, measurement), knob.value)
 
 
+@by_record  # asked of every knob by the rules, the home page and the knobs index
 def claimed_gains(knob: Knob) -> tuple[Gain, ...]:
     """The gains that belong to the knob's current value: valid measurements taken at it. Gains
     measured at another value are history, never claimed for this one."""

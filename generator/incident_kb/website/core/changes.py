@@ -18,6 +18,7 @@ from datetime import UTC, date, datetime
 
 from ...deploy.patterns import value_text
 from ...history.timelines import MaterialChange
+from ...records.by_record import by_record
 from ...records.model import Catalog, when_key
 from ...records.schema import Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -112,7 +113,8 @@ def _committed(change: MaterialChange) -> Committed:
     return Committed(change.commit[:7], change.date.astimezone(UTC))
 
 
-def knob_changes(knob: Knob) -> list[Change]:
+@by_record  # asked for every knob after each save of a live preview (the change log, the feed)
+def knob_changes(knob: Knob) -> tuple[Change, ...]:
     """Each history entry said as what it changed: the status ('reverted -> restored'), the value an
     entry records when it differs from the last one recorded ('value 512 -> 1024'), both, or, for an
     entry that changed neither (a note on why the value stays), the status it keeps ('still active')."""
@@ -131,12 +133,13 @@ def knob_changes(knob: Knob) -> list[Change]:
                 else f"still {status}" if change.changed_nothing else status)
         changes.append(replace(change, text=f"{said}, value {moved}" if moved else said))
         before = status
-    return changes
+    return tuple(changes)
 
 
-def _incident_changes(incident: Incident) -> list[Change]:
+@by_record
+def _incident_changes(incident: Incident) -> tuple[Change, ...]:
     changes = [Change(incident.started, RecordKind.INCIDENT, incident.id, "Incident started.")]
     changes.extend(Change(entry.at, RecordKind.INCIDENT, incident.id, entry.event) for entry in incident.timeline)
     if incident.resolved is not None:
         changes.append(Change(incident.resolved, RecordKind.INCIDENT, incident.id, "Incident resolved."))
-    return changes
+    return tuple(changes)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time
 from xml.sax.saxutils import escape, quoteattr
 
+from ...records.by_record import by_record
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import HypothesisStatus, RecordKind, Stance, built_path
@@ -47,28 +48,35 @@ def page_address(page: str, directory_urls: bool = True) -> str:
 
 def feed_entries(knobs: Iterable[Knob], incidents: Iterable[Incident], directory_urls: bool = True) -> list[Entry]:
     """Every change the feed tells of, newest first (at most MAX_ENTRIES)."""
-    entries: list[Entry] = []
-    for knob in knobs:
-        page = page_address(RecordKind.KNOB.page_path(knob.id), directory_urls)
-        for index, change in enumerate(knob_changes(knob)):
-            if change.status_moved or change.value_change is not None:
-                entries.append(Entry(change.when, f"{knob.name}: {change.what}", page,
-                                     f"knob/{knob.id}/history/{index}/{change.when}"))
-    for incident in incidents:
-        page = page_address(RecordKind.INCIDENT.page_path(incident.id), directory_urls)
-        entries.append(Entry(incident.started, f"Incident opened: {incident.title}", page,
-                             f"incident/{incident.id}/started"))
-        if incident.resolved is not None:
-            entries.append(Entry(incident.resolved, f"Incident resolved: {incident.title}", page,
-                                 f"incident/{incident.id}/resolved"))
-        for hypothesis in incident.hypotheses:
-            decided = _decided_on(hypothesis)
-            if decided is not None:
-                entries.append(Entry(decided, f"Hypothesis {hypothesis.status.value}: "
-                                     f"{hypothesis.statement} ({incident.title})",
-                                     f"{page}#{hypothesis_anchor(hypothesis.id)}",
-                                     f"incident/{incident.id}/hypothesis/{hypothesis.id}/{hypothesis.status.value}"))
+    entries = [entry for knob in knobs for entry in _knob_entries(knob, directory_urls)]
+    entries.extend(entry for incident in incidents for entry in _incident_entries(incident, directory_urls))
     return _newest(entries)
+
+
+@by_record  # the feed is written again after each save of a live preview: each record's entries once
+def _knob_entries(knob: Knob, directory_urls: bool) -> tuple[Entry, ...]:
+    page = page_address(RecordKind.KNOB.page_path(knob.id), directory_urls)
+    return tuple(Entry(change.when, f"{knob.name}: {change.what}", page,
+                       f"knob/{knob.id}/history/{index}/{change.when}")
+                 for index, change in enumerate(knob_changes(knob))
+                 if change.status_moved or change.value_change is not None)
+
+
+@by_record
+def _incident_entries(incident: Incident, directory_urls: bool) -> tuple[Entry, ...]:
+    page = page_address(RecordKind.INCIDENT.page_path(incident.id), directory_urls)
+    entries = [Entry(incident.started, f"Incident opened: {incident.title}", page, f"incident/{incident.id}/started")]
+    if incident.resolved is not None:
+        entries.append(Entry(incident.resolved, f"Incident resolved: {incident.title}", page,
+                             f"incident/{incident.id}/resolved"))
+    for hypothesis in incident.hypotheses:
+        decided = _decided_on(hypothesis)
+        if decided is not None:
+            entries.append(Entry(decided, f"Hypothesis {hypothesis.status.value}: "
+                                 f"{hypothesis.statement} ({incident.title})",
+                                 f"{page}#{hypothesis_anchor(hypothesis.id)}",
+                                 f"incident/{incident.id}/hypothesis/{hypothesis.id}/{hypothesis.status.value}"))
+    return tuple(entries)
 
 
 def _newest(entries: list[Entry]) -> list[Entry]:

@@ -19,6 +19,7 @@ from markupsafe import Markup
 
 from ...findings import Finding, Severity
 from ...gains.verdicts import RestoreState, best_told_gain, claimed_gains, describe_reclaimed, restore_check
+from ...records.by_record import by_record
 from ...records.model import when_key
 from ...records.schema import Hypothesis, Incident, Knob
 from ...records.vocabulary import RecordKind
@@ -246,6 +247,7 @@ def _first_sentence(message: str) -> str:
     return text if len(text) <= 160 else text[:157].rstrip() + "…"
 
 
+@by_record  # every knob ranked again after each save of a live preview
 def _gain_rank(knob: Knob, floor: float) -> tuple[bool, float, str]:
     """The largest gain told from noise first (as the ledger and the knobs index rank), none last."""
     best = best_told_gain(claimed_gains(knob), floor)

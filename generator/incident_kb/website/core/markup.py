@@ -9,6 +9,7 @@ last word. Plain values (names, titles, ids) are escaped for markdown. Must not 
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -122,6 +123,7 @@ _LINK = re.compile(r"\[((?:\\.|[^\\\]])*)\]\(([^()\s]*)\)")
 _ESCAPED = re.compile(r"\\([\\`*_\[\]{}|])")
 
 
+@functools.lru_cache(maxsize=1 << 16, typed=True)  # a long index's every cell after each save of a live preview
 def inline_html(value: Markup) -> str:
     """The site's inline markup (plain text, code, badges, links made here) as the HTML markdown
     makes of it, for a page's script to show without markdown: links keep their `.md` targets."""
