@@ -236,6 +236,81 @@ def test_under_serve_stopping_ends_the_index_under_way_and_any_to_come(tmp_path)
     assert not index._running and not (site / "pagefind").exists()
 
 
+def _many_pages(site: Path, count: int = 3000) -> None:
+    """Enough pages that Pagefind is still at work a moment after it starts."""
+    for n in range(count):
+        (site / f"p{n}").mkdir(parents=True, exist_ok=True)
+        (site / f"p{n}/index.html").write_text(f"<html><body><main><h1>Page {n}</h1><p>{n}</p></main></body></html>")
+
+
+def _when_indexing(site: Path, timeout: float = 60) -> None:
+    """Back once Pagefind writes into the site (an index folder not yet put in place)."""
+    started = time.monotonic()
+    while not any(p.name.startswith(".pagefind") for p in site.iterdir()):
+        assert time.monotonic() - started < timeout, "Pagefind never started writing"
+        time.sleep(0.005)
+
+
+def test_a_stopped_index_ends_both_of_its_pagefind_runs(tmp_path):
+    """The site's index and the names' index are two Pagefind runs: a stop ends both, and neither is
+    left writing into the site (the second ran on, unwaited, when the first was stopped)."""
+    from incident_kb.website.core.bundle import SearchKind
+    from incident_kb.website.mkdocs import site_search
+
+    site = tmp_path / "site"
+    _many_pages(site)
+    named = [site_search.NamedPage(f"p{n}/index.html", f"Page {n}", SearchKind.KNOB, (f"KNOB_{n}",))
+             for n in range(3000)]
+    stop = threading.Event()
+    threading.Thread(target=lambda: (_when_indexing(site), stop.set()), daemon=True).start()
+    with pytest.raises(site_search.Stopped):
+        site_search.write_index(site, named, stop=stop)
+    time.sleep(0.5)  # a run left going would write on meanwhile
+    assert not [path.name for path in site.iterdir() if not re.fullmatch(r"p\d+", path.name)]
+
+
+@pytest.mark.parametrize("live", [True, False], ids=["make-serve", "serve"])
+def test_under_serve_a_build_from_scratch_ends_the_index_under_way_first(tmp_path, live):
+    """A build that starts from an emptied site folder (plain `mkdocs serve`'s every build, or the
+    live preview's after mkdocs.yml or kb's code changed) while the last build's index is written
+    into it: the run is ended first (removing a folder Pagefind wrote into failed the build with
+    'Directory not empty'), and the next build's index is written as before."""
+    from incident_kb.website.mkdocs import preview, site_search
+    from incident_kb.website.mkdocs.plugin import IncidentKbPlugin
+
+    site = tmp_path / "site"
+    _many_pages(site)
+    plugin = IncidentKbPlugin()
+    plugin.load_config({})
+    plugin.on_startup(command="serve", dirty=live)
+    plugin._background_index = site_search.BackgroundIndex(quiet=0)
+    plugin._background_index.request(site, ())
+    _when_indexing(site)
+    if live:
+        plugin._empty_site(preview, str(site))
+    else:
+        plugin._configure(_config_of(tmp_path, site))
+        shutil.rmtree(site)  # as MkDocs' clean_directory, but failing on what it cannot remove
+        site.mkdir()
+    assert not list(site.iterdir())
+    _many_pages(site, 5)
+    plugin._background_index.request(site, ())
+    started = time.monotonic()
+    while not (site / "pagefind").exists() and time.monotonic() - started < 60:
+        time.sleep(0.05)
+    assert search_pages(site) and plugin._background_index._running is not None
+    plugin.on_shutdown()
+
+
+def _config_of(tmp_path: Path, site: Path) -> object:
+    """A loaded mkdocs.yml of a site with no knowledge base of its own, for on_config."""
+    from mkdocs.config import load_config
+
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: t\nsite_dir: {site}\nplugins: [incident-kb]\n")
+    return load_config(str(tmp_path / "mkdocs.yml"))
+
+
 @pytest.mark.skipif(not Path("/proc/self/stat").exists() or shutil.which("nice") is None,
                     reason="reads a process's priority from Linux's /proc")
 def test_under_serve_pagefind_runs_at_the_lowest_priority(seed_site, tmp_path):

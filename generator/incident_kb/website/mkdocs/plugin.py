@@ -152,6 +152,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         # `mkdocs serve`: every input of a build is watched until the next, and the search index is
         # written beside the preview, not before it
         self._serving = False
+        self._cleaned = True  # MkDocs empties the site folder before each build (not --dirty)
         self._looked: InputsLooked | None = None  # what this build looked at
         self._last_config: MkDocsConfig | None = None
         self._save_watch: SaveWatch | None = None  # watches what the last build looked at
@@ -173,6 +174,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         # whole each time, as `mkdocs serve` does.
         self._live = command == "serve" and dirty and self.config.get("knowledge_bases") is None
         self._serving = command == "serve"
+        self._cleaned = not dirty  # each build starts from an emptied site folder
         if command == "serve" and dirty and not self._live:
             log.info("incident-kb: an org site is built whole on each change (the live preview is for one "
                      "knowledge base)")
@@ -218,6 +220,8 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
     def _configure(self, config: MkDocsConfig) -> MkDocsConfig:
         if self._live and self._built_once:
             self._collection.rebuild_started()
+        if self._serving and self._cleaned:  # MkDocs empties the site folder next: no index written into it
+            self._background_index.interrupt()
         self._config_file = config.config_file_path
         self._last_config = config
         self._prefix = checked_prefix(self.config.prefix)
@@ -271,7 +275,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             stamp = site_stamp(config, previewer)
             if self._preview is None or self._preview.stamp != stamp:
                 self._drop_preview()
-                previewer.empty_folder(config.site_dir)  # what depends on all of it: everything again
+                self._empty_site(previewer, config.site_dir)  # what depends on all of it: everything again
                 self._preview = previewer.Preview(stamp)
             generated = previewer.preview_files(self._preview, files, config, options)
         else:
@@ -288,6 +292,12 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             self._streamed_index.write_names_early(Path(config.site_dir), self._named_pages())
         files_out: Files = generated.files
         return files_out
+
+    def _empty_site(self, previewer: PreviewModule, site_dir: str) -> None:
+        """The live preview's site emptied for a build from scratch; the search index being written
+        into it is ended first."""
+        self._background_index.interrupt()
+        previewer.empty_folder(site_dir)
 
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         if self._homes and self._glue is not None:  # an org site: one entry a knowledge base

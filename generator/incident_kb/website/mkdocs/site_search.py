@@ -163,14 +163,15 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: b
             runs.append(_Run(program, names_site, site_dir / NAMES_FOLDER, EXCLUDED, low_priority))
         else:  # no record yet: Pagefind refuses an empty folder, and the search answers from the pages alone
             shutil.rmtree(site_dir / NAMES_FOLDER, ignore_errors=True)
-        failed = []
-        for run in runs:
+        failed: list[Exception] = []
+        for run in runs:  # each waited for: a stop ends every run (none left writing into the site)
             try:
                 run.wait(stop)
-            except SearchUnavailable as exc:
+            except (SearchUnavailable, Stopped) as exc:
                 failed.append(exc)
-        if failed:
-            raise failed[0]
+        stopped = [exc for exc in failed if isinstance(exc, Stopped)]
+        if stopped or failed:
+            raise (stopped or failed)[0]
     return time.perf_counter() - started
 
 
@@ -454,29 +455,42 @@ class BackgroundIndex:
         self._running = False
         self._quiet = quiet
         self._requested = 0.0  # when the last build asked (time.monotonic)
-        self._stop = threading.Event()
+        self._closed = False  # stopped for good
+        self._stop = threading.Event()  # the run under way is to end
         self._thread: threading.Thread | None = None
 
     def request(self, site_dir: Path, named: Iterable[NamedPage]) -> None:
         with self._lock:
             self._wanted = (site_dir, tuple(named))
             self._requested = time.monotonic()
-            if self._running or self._stop.is_set():
+            if self._running or self._closed:
                 return
             self._running = True
-            self._thread = threading.Thread(target=self._run, name="incident-kb search index", daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(self._stop,), name="incident-kb search index",
+                                             daemon=True)
             self._thread.start()
 
     def stop(self) -> None:
         """No run from now on, and the one under way ended: MkDocs removes the served site's folder
         when the server stops, and a Pagefind still writing into it made that removal fail."""
-        self._stop.set()
-        thread = self._thread
+        with self._lock:
+            self._closed = True
+        self.interrupt()
+
+    def interrupt(self) -> None:
+        """The run under way ended and the request waiting dropped; a later request runs as before.
+        Before the site's folder is emptied for a build from scratch: removing a folder Pagefind
+        still wrote into failed ('Directory not empty'), and the build with it."""
+        stop, thread = self._stop, self._thread
+        stop.set()
         if thread is not None:
             thread.join(timeout=30)
+        with self._lock:
+            self._wanted = None
+            self._stop = threading.Event()
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
+    def _run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
             with self._lock:
                 wait = self._requested + self._quiet - time.monotonic()
                 wanted, self._wanted = (None, self._wanted) if wait > 0 else (self._wanted, None)
@@ -484,12 +498,12 @@ class BackgroundIndex:
                     self._running = False  # with the look above: a request made after it starts a run
                     return
             if wanted is None:
-                self._stop.wait(wait)
+                stop.wait(wait)
                 continue
             if not wanted[0].is_dir():  # the server stopped meanwhile and removed its site: nothing to index
                 continue
             try:
-                seconds = write_index(*wanted, low_priority=True, stop=self._stop)
+                seconds = write_index(*wanted, low_priority=True, stop=stop)
             except Stopped:
                 break
             except (SearchUnavailable, OSError) as exc:
