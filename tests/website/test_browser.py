@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ..site_support import hostile_site, seed_site, serve  # noqa: F401
+from ..site_support import serve
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
 

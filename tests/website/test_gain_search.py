@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from ..site_support import seed_site  # noqa: F401 - a fixture
 from .test_browser import browser, visit  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from ..conftest import break_seed_story
-from ..site_support import Site, build_site, copy_knowledge_base, seed_site, serve  # noqa: F401
+from ..site_support import Site, build_site, copy_knowledge_base, serve
 from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`

@@ -13,10 +13,16 @@ import pytest
 from incident_kb.website.core.overview_pages import INDEX_PAGE_SIZE
 from incident_kb.website.core.pages import ASSETS
 
-from ..site_support import EXTRA, RECLAIMABLE, many_knobs_site as site, serve  # noqa: F401
+from ..site_support import EXTRA, RECLAIMABLE, Site, serve
 from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
+
+@pytest.fixture
+def site(many_knobs_site: Site) -> Site:
+    """The seed plus EXTRA knobs, built once per worker (tests/website/conftest.py)."""
+    return many_knobs_site
+
 
 @pytest.fixture
 def visit(browser, site) -> Iterator[Visit]:  # noqa: F811

@@ -14,7 +14,7 @@ import pytest
 
 from incident_kb.website.core.overview_pages import INDEX_FILE_ROWS, INDEX_PAGE_SIZE
 
-from ..site_support import LONG_EXTRA, RECLAIMABLE, long_index_site as site, serve  # noqa: F401
+from ..site_support import LONG_EXTRA, RECLAIMABLE, Site, serve
 from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
@@ -23,6 +23,12 @@ TOTAL = LONG_EXTRA + 1
 ROWS = "article table tbody tr"
 CELLS = f"Array.from(document.querySelectorAll('{ROWS}')).map(r => Array.from(r.cells).map(c => c.innerHTML))"
 KB_JS = re.compile(r".*/kb\.js(\?.*)?$")
+
+
+@pytest.fixture
+def site(long_index_site: Site) -> Site:
+    """The seed plus LONG_EXTRA knobs, built once per worker (tests/website/conftest.py)."""
+    return long_index_site
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from ..conftest import edit
-from ..site_support import Site, build_site, copy_knowledge_base, seed_site  # noqa: F401
+from ..site_support import Site, build_site, copy_knowledge_base
 from .test_browser import Visit, browser, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`

@@ -21,7 +21,7 @@ from incident_kb.check import pipeline
 from incident_kb.findings import finding
 
 from ..conftest import break_seed_story
-from ..site_support import Site, build_site, copy_knowledge_base, hostile_site, search_pages, seed_site  # noqa: F401
+from ..site_support import Site, build_site, copy_knowledge_base, search_pages
 
 pytestmark = pytest.mark.slow  # real mkdocs builds: left out of `make test-fast`
 

@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import break_seed_story
 from ..gitrepo import GitRepo
-from ..site_support import Site, build_site, copy_knowledge_base, seed_site, serve  # noqa: F401
+from ..site_support import Site, build_site, copy_knowledge_base, serve
 from .test_browser import browser  # noqa: F401
 
 pytestmark = pytest.mark.slow  # real builds in a real browser: left out of `make test-fast`
