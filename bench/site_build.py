@@ -207,6 +207,9 @@ def main() -> None:
           f"(ratio {min(CPU['cold']) / plain_cpu:.2f}), warm {min(CPU['warm']):.1f} "
           f"(ratio {min(CPU['warm']) / plain_cpu:.2f}); cold {cold / plain:.2f}x, warm {warm / plain:.2f}x wall; "
           f"load average {os.getloadavg()[0]:.1f}")
+    # Every run's CPU, not only the best: a build's CPU swings by seconds with the load (Pagefind's
+    # threads and the kernel's share grow when the cores are shared), one kind's best can meet a calm minute.
+    print("CPU seconds of each run: " + "; ".join(f"{kind} {listed(CPU[kind])}" for kind in ("plain", "cold", "warm")))
     alone = [pagefind_alone(OUT / "site-warm") for _ in range(args.rounds)]
     wall, cpu = min(alone)
     print(f"Pagefind alone over the built site: {wall:.1f} s wall, {cpu:.1f} s CPU "
