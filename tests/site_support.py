@@ -87,7 +87,11 @@ def try_build_site(root: Path, out: Path, strict: bool = True,
     handler.setLevel(logging.INFO)
     logger = logging.getLogger("mkdocs")
     logger.addHandler(handler)
-    level, logger.level = logger.level, logging.INFO  # as the mkdocs command sets it
+    level = logger.level
+    # As the mkdocs command sets it; through setLevel, which also forgets what each logger below
+    # was found to let through (assigning .level kept kb's INFO lines out of the log for good once
+    # kb had logged at the default WARNING level, say from a background index's thread).
+    logger.setLevel(logging.INFO)
     try:
         config = load_config(str(root / config_file), site_dir=str(out), strict=strict)
         config.plugins.on_startup(command="build", dirty=False)
