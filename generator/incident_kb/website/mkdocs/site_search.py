@@ -169,9 +169,8 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: b
                 run.wait(stop)
             except (SearchUnavailable, Stopped) as exc:
                 failed.append(exc)
-        stopped = [exc for exc in failed if isinstance(exc, Stopped)]
-        if stopped or failed:
-            raise (stopped or failed)[0]
+        if failed:  # a stop is told before a failure: the caller ends quietly
+            raise ([exc for exc in failed if isinstance(exc, Stopped)] or failed)[0]
     return time.perf_counter() - started
 
 
