@@ -218,9 +218,7 @@ def test_under_serve_stopping_ends_the_index_under_way_and_any_to_come(tmp_path)
     from incident_kb.website.mkdocs import site_search
 
     site = tmp_path / "site"
-    for n in range(3000):  # enough pages that Pagefind is still at work when it is stopped
-        (site / f"p{n}").mkdir(parents=True)
-        (site / f"p{n}/index.html").write_text(f"<html><body><main><h1>Page {n}</h1><p>{n}</p></main></body></html>")
+    _many_pages(site)
     stop = threading.Event()
     stop.set()
     run = site_search._Run(site_search._installed_program(), site, site / "pagefind", site_search.EXCLUDED)

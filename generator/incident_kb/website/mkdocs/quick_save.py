@@ -50,8 +50,8 @@ KNOWN_PLUGINS = ("material.plugins.search.", "material.plugins.tags.", "incident
 @dataclass(frozen=True)
 class OwnInputs:
     """MkDocs' own inputs as a build began: every file under the docs folder and the `watch:`
-    entries, by its inode, size and modification time (a file changed since differs in one of
-    them; one changed within the same clock tick is also signed by its bytes)."""
+    entries, by its inode, size and modification and change times (a file changed since differs in
+    one of them, unless it changed within the clock tick of the look: its bytes are not signed)."""
 
     files: dict[str, tuple[int, int, int, int]]
 

@@ -149,7 +149,7 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: b
     """Indexes the built site into `site_dir/pagefind/`, and the records' names into
     `site_dir/pagefind-names/` (both at once: two programs, two cores); the seconds it took.
     `low_priority`: the programs run at the lowest CPU priority (see `_Run`). `stop`, once set: the
-    programs are ended, nothing is put in place (`Stopped`)."""
+    programs still running are ended and what they wrote is not put in place (`Stopped`)."""
     program = _installed_program()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="incident-kb-names-") as scratch:
@@ -228,7 +228,8 @@ class _Run:
 
 
 class Stopped(Exception):
-    """The index was not written: the server stopped while Pagefind ran."""
+    """The index was not written: its run was ended (the server stopped, or the site's folder is about
+    to be emptied) while Pagefind ran."""
 
 
 def _lowest_priority(wanted: bool) -> list[str]:
