@@ -12,7 +12,7 @@ import pytest
 
 from ..conftest import edit
 from ..site_support import Site, build_site, copy_knowledge_base
-from .test_browser import Visit, browser, visiting  # noqa: F401
+from .test_browser import Visit, browser, focus_search, visiting  # noqa: F401
 
 pytestmark = pytest.mark.slow  # a real browser on a real build: left out of `make test-fast`
 
@@ -155,7 +155,7 @@ def test_the_query_and_the_filter_survive_going_to_a_result(visit):
     visit.page.locator(".md-search-result__item > a").first.click()
     visit.page.wait_for_url(f"**{knobs[0]}")
     assert visit.page.locator(".md-search__input").input_value() == "proxy"
-    visit.page.keyboard.press("/")
+    focus_search(visit.page)
     visit.page.locator(".md-search-result__item > a").first.wait_for(timeout=20_000)
     assert visit.page.get_by_role("button", name="Knobs").get_attribute("aria-pressed") == "true"
     assert paths_once(visit, lambda now: now == knobs) == knobs
@@ -164,7 +164,7 @@ def test_the_query_and_the_filter_survive_going_to_a_result(visit):
 def test_a_page_kept_out_of_search_by_its_front_matter_is_not_found(visit, site):
     assert "Zanzibarword" in site.html("guide/private")
     visit.open("")
-    visit.page.keyboard.press("/")
+    focus_search(visit.page)
     visit.page.keyboard.type("Zanzibarword")
     meta = visit.page.locator(".kb-search__meta")
     meta.filter(has_text="No matching").wait_for(timeout=20_000)
@@ -175,7 +175,7 @@ def test_search_is_ready_on_a_page_without_a_search(visit):
     """The index's entry point loads with the page: the box says it is ready before any key."""
     visit.open("incidents/")
     visit.page.locator('.kb-search[data-state="ready"]').wait_for(timeout=20_000)
-    visit.page.keyboard.press("/")
+    focus_search(visit.page)
     assert visit.page.locator(".kb-search__meta").inner_text().strip() == "Type to start searching"
 
 

@@ -13,7 +13,7 @@ import pytest
 from ..conftest import break_seed_story
 from ..gitrepo import GitRepo
 from ..site_support import Site, build_site, copy_knowledge_base, serve
-from .test_browser import browser  # noqa: F401
+from .test_browser import browser, focus_search  # noqa: F401
 
 pytestmark = pytest.mark.slow  # real builds in a real browser: left out of `make test-fast`
 
@@ -219,7 +219,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, seed_url, troubled_
             if name == "knobs":  # a sorted header is audited too (aria-sort on the column header)
                 page.locator("article table th button", has_text="Best gain").click()
             if name == "search-results":  # the search dialog open, with results and the kind filter
-                page.keyboard.press("/")
+                focus_search(page)
                 page.keyboard.type("TARGET_CTAS")
                 results = page.locator(".md-search-result__item > a")
                 results.first.wait_for(timeout=20_000)
