@@ -8,6 +8,13 @@ reload. Paused, the rebuild's garbage waits until the preview is idle: a collect
 after each rebuild (once the browser had time to reload), or at the start of a rebuild when
 several came too close together for it. The collector runs at the same rate as before; only its
 moment moves. Knows nothing of MkDocs or the site.
+
+Only a rebuild that may have dropped objects older than itself (MkDocs' whole build drops the last
+one's pages and files) needs a full collection: 0.4 s at 2,000 records, most of it spent walking the
+objects that live on. A save built without MkDocs' build drops only what it made itself: the young
+generations hold all its cyclic garbage and take 0.02 s (measured in `mkdocs serve` at 2,000 records:
+a full collection after such a save freed nothing more). Between rebuilds the collector is Python's
+own again, and its own full collections free anything older.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ class IdleCollection:
         self._timer: threading.Timer | None = None
         self._building = False
         self._waiting = 0  # rebuilds since the last collection
+        self._old_garbage = False  # one of those may have dropped objects older than itself
 
     def rebuild_started(self) -> None:
         """The collector paused for a rebuild; it collects first if too many rebuilds' garbage waits."""
@@ -36,14 +44,15 @@ class IdleCollection:
                 self._timer = None
             gc.disable()
             if self._waiting >= MAX_WAITING:
-                gc.collect()
-                self._waiting = 0
+                self._collect_waiting()
 
-    def rebuild_ended(self) -> None:
-        """The rebuild's garbage is collected in a while, unless another rebuild starts first."""
+    def rebuild_ended(self, drops_older: bool = True) -> None:
+        """The rebuild's garbage is collected in a while, unless another rebuild starts first.
+        `drops_older`: the rebuild may have dropped objects older than itself (a full collection)."""
         with self._lock:
             self._building = False
             self._waiting += 1
+            self._old_garbage |= drops_older
             self._timer = threading.Timer(self._delay, self._collect)
             self._timer.daemon = True
             self._timer.start()
@@ -61,7 +70,12 @@ class IdleCollection:
         with self._lock:
             if self._building:  # a rebuild started meanwhile: its end schedules the next collection
                 return
-            gc.collect()
-            self._waiting = 0
+            self._collect_waiting()
             self._timer = None
             gc.enable()  # between rebuilds, as usual
+
+    def _collect_waiting(self) -> None:
+        """The waiting rebuilds' garbage freed: the young generations hold it unless one of them may
+        have dropped older objects."""
+        gc.collect() if self._old_garbage else gc.collect(1)
+        self._waiting, self._old_garbage = 0, False

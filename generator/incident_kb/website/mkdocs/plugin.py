@@ -149,6 +149,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         self._previewer: PreviewModule | None = None  # the preview module as this build imported it
         self._built_once = False  # the live preview's first build is done
         self._collection = IdleCollection()  # the collector, paused while the live preview rebuilds
+        self._saving_quickly = False  # a save built without MkDocs' build is ending (quick_save)
         # `mkdocs serve`: every input of a build is watched until the next, and the search index is
         # written beside the preview, not before it
         self._serving = False
@@ -390,7 +391,7 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
         if self._preview is not None and not self._built_once:
             self._built_once = True
         elif self._live and self._built_once:
-            self._collection.rebuild_ended()
+            self._collection.rebuild_ended(drops_older=not self._saving_quickly)
 
     @event_priority(-150)  # once every page is written
     def _write_search_index(self, config: MkDocsConfig) -> None:
@@ -471,7 +472,11 @@ class IncidentKbPlugin(BasePlugin[IncidentKbConfig]):
             if earlier is not None:
                 looked.carry(earlier)
             self._looked = looked
-            config.plugins.on_post_build(config=config)  # as MkDocs ends a build; the server then reloads
+            self._saving_quickly = True  # its garbage is its own (see idle_collection)
+            try:
+                config.plugins.on_post_build(config=config)  # as MkDocs ends a build; the server then reloads
+            finally:
+                self._saving_quickly = False
         return why
 
     def _watch_inputs(self, config: MkDocsConfig | None) -> None:
