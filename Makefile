@@ -65,7 +65,7 @@ test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
 
 # The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy, ruff, bulk
 # runs of the real command and all but one case of each heavy cached-equals-cold matrix (tests marked
-# slow), on every core.
+# slow), on every core and one worker more (tests/conftest.py: its tests wait on git and kb a fifth of the time).
 test-fast: $(STAMP)
 	$(PYTEST) -m 'not slow' -n auto
 
