@@ -50,7 +50,8 @@ site: $(STAMP)
 CACHED_BYTECODE := env -u PYTHONDONTWRITEBYTECODE
 PYTEST := $(CACHED_BYTECODE) $(BIN)/python -m pytest
 
-# The whole suite on every core; a file's tests stay on one worker (--dist loadfile: the session's
+# The whole suite on every core (`-n auto`: one worker more than cores, see tests/conftest.py); a
+# file's tests stay on one worker (--dist loadfile: the session's
 # shared builds and venvs are made once per file's worker, and timing tests are not split). A file is
 # the unit of balance, so a long test that shares nothing has a file of its own (the deep property
 # tests: tests/check/test_properties_deeper_*.py) rather than running after the rest on one worker.
@@ -65,7 +66,7 @@ test-lowest: $(STAMP) $(LOWEST)/.installed-stamp
 
 # The everyday loop: everything but real site builds, the browser, serve, fresh venvs, mypy, ruff, bulk
 # runs of the real command and all but one case of each heavy cached-equals-cold matrix (tests marked
-# slow), on every core and one worker more (tests/conftest.py: its tests wait on git and kb a fifth of the time).
+# slow), on every core.
 test-fast: $(STAMP)
 	$(PYTEST) -m 'not slow' -n auto
 
