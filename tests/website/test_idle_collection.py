@@ -121,18 +121,19 @@ def test_a_save_built_without_mkdocs_whole_build_frees_its_garbage_without_a_ful
     generations.clear()
     collection.rebuild_ended(drops_older=False)
     assert _wait_until(lambda: cycle() is None and gc.isenabled()), "the save's garbage was never freed"
-    assert generations and max(generations) < 2, generations
+    assert generations[0] < 2, generations  # the first since the pause is the idle one (Python's may follow)
 
 
 def test_a_whole_build_frees_what_it_dropped_of_the_last_one(collection, generations):
     """MkDocs' whole build drops the last build's pages and files: old objects, which only a full
     collection frees."""
     held, cycle = _old_cycle()
+    generations.clear()
     collection.rebuild_started()
     del held
     collection.rebuild_ended()
     assert _wait_until(lambda: cycle() is None and gc.isenabled()), "the last build's garbage was never freed"
-    assert 2 in generations
+    assert generations[0] == 2, generations
 
 
 def test_in_quick_succession_one_whole_build_among_quick_saves_gets_its_full_collection(collection, generations):
@@ -145,4 +146,4 @@ def test_in_quick_succession_one_whole_build_among_quick_saves_gets_its_full_col
         collection.rebuild_ended(drops_older=False)
     generations.clear()
     collection.rebuild_started()  # before any idle moment came
-    assert old() is None and 2 in generations
+    assert old() is None and generations == [2]

@@ -110,8 +110,9 @@ def rechecked_knowledge_base(kb: KnowledgeBase, edited: Collection[str], mode: C
     """`check_knowledge_base(kb.root, mode)` after only the record files `edited` (root-relative) changed
     since `kb` was checked with its ledger, as `mode` says, the same day, git's view unchanged, no other
     file changed (the caller knows: `mkdocs serve` from what the last build looked at): the findings
-    from `recheck`, the catalog of every record (`kb`'s, the edited records read again), the same docs' references, and
-    history read again for the edited records (the site shows every record's timeline: `_history_again`).
+    from `recheck`, the catalog of every record (`kb`'s, the edited records read again), the same
+    docs' references, and history read again for the edited records (the site shows every record's
+    timeline: `_history_again`).
     None when a re-check cannot follow."""
     today = reference_date(mode.today)
     if kb.ledger is None or kb.today != today or not edited or mode.repo_folder is not None or mode.pending:

@@ -6,8 +6,8 @@ to each other, so only the cyclic collector frees them). Left to itself, the col
 middle of each rebuild, for about a third of a second at 2,000 records, before the browser can
 reload. Paused, the rebuild's garbage waits until the preview is idle: a collection runs a moment
 after each rebuild (once the browser had time to reload), or at the start of a rebuild when
-several came too close together for it. The collector runs at the same rate as before; only its
-moment moves. Knows nothing of MkDocs or the site.
+several came too close together for it. The collector runs as often as before; its moment moves,
+and after some rebuilds its reach (below). Knows nothing of MkDocs or the site.
 
 Only a rebuild that may have dropped objects older than itself (MkDocs' whole build drops the last
 one's pages and files) needs a full collection: 0.4 s at 2,000 records, most of it spent walking the
