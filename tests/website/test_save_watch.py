@@ -34,9 +34,22 @@ class Serving:
         self.notified = self.watch.start()
 
     def built(self, inputs: Inputs) -> None:
-        """A build that read `inputs` is done: nothing pending."""
+        """A build that read `inputs` is done: nothing pending. Every change made before is reported
+        and handled first: after a pause for the system's notifications, each polling watcher polls once
+        more here and every event queued is dispatched. (The pause alone was too short on a loaded
+        machine: a poll that came after it reported a change made before, a rebuild that was no
+        change's.)"""
+        from watchdog.observers.polling import PollingEmitter
+
         self.watch.watch_inputs(inputs)
-        time.sleep(0.8)  # the polling watchers took their first snapshots and polled once
+        time.sleep(0.8)
+        for observer in (self.server.observer, self.watch._notifications):
+            if observer is None:
+                continue
+            for emitter in list(observer.emitters):
+                if isinstance(emitter, PollingEmitter):
+                    emitter.queue_events(0)  # a poll now, under the emitter's own lock
+            observer.event_queue.join()  # every event queued so far dispatched
         with self.server._rebuild_cond:
             self.server._want_rebuild = False
 
