@@ -328,9 +328,20 @@ class Catalog:
     def in_organisation(self, name: str, neighbours: Mapping[str, Catalog]) -> Catalog:
         """This catalog as knowledge base `name` of an organisation whose other knowledge bases are
         `neighbours`: `NAME:ID` references resolve among them."""
-        records = [(record, self.sources[(kind, record.id)]) for kind in RecordKind
-                   for record in self.records(kind).values()]
-        return Catalog.of(records, self.broken_ids, name, {n: c for n, c in neighbours.items() if n != name})
+        return Catalog.of(self._entries(), self.broken_ids, name, {n: c for n, c in neighbours.items() if n != name})
+
+    def replacing(self, records: Iterable[tuple[Knob | Incident, RecordSource]]) -> Catalog:
+        """This catalog with `records` in place of the records of their kind and id, in the same order:
+        what reading every file again gives when only those records' files changed and each is still
+        here under its id (a re-check makes sure)."""
+        fresh = {(source.kind, record.id): (record, source) for record, source in records}
+        return Catalog.of([fresh.get((source.kind, record.id), (record, source)) for record, source in self._entries()],
+                          self.broken_ids, self.name, self.neighbours)
+
+    def _entries(self) -> list[tuple[Knob | Incident, RecordSource]]:
+        """Every record with its source, in the order `of` was given them (knobs, then incidents)."""
+        return [(record, self.sources[(kind, record.id)]) for kind in RecordKind
+                for record in self.records(kind).values()]
 
     def resolving(self, reference: str) -> tuple[Catalog | None, str]:
         """The catalog a reference names a record of, and the record's id there: this one for a plain
