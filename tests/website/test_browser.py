@@ -81,7 +81,14 @@ class Visit:
         self.page.keyboard.type(query)
         results = self.page.locator(".md-search-result__item > a")
         results.first.wait_for(timeout=20_000)
-        return [urlsplit(href).path for href in results.evaluate_all("links => links.map(a => a.href)")]
+        # The box answers in two steps (the records' names, then the pages) and lists the results anew
+        # for the second: read between the two, the list was empty (a CI run failed so). Read again.
+        deadline = time.monotonic() + 20
+        while True:
+            found = [urlsplit(href).path for href in results.evaluate_all("links => links.map(a => a.href)")]
+            if found or time.monotonic() > deadline:
+                return found
+            self.page.wait_for_timeout(50)
 
 
 @contextlib.contextmanager
