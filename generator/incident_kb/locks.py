@@ -6,6 +6,7 @@ crash. On a system without `fcntl` (Windows) each caller takes a lock file throu
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 try:
     import fcntl
@@ -15,9 +16,11 @@ except ImportError:  # pragma: no cover - Windows: see the callers
 HAS_FLOCK = fcntl is not None
 
 
-def flock_within(fd: int, timeout: float, poll: float = 0.02) -> bool:
+def flock_within(fd: int, timeout: float, poll: float = 0.02,
+                 waiting: Callable[[], None] | None = None) -> bool:
     """Take an exclusive lock on the open file or folder `fd`, polling every `poll` seconds (a blocking
-    `flock` could not give up at a deadline); False when another held it for `timeout` seconds. An
+    `flock` could not give up at a deadline); False when another held it for `timeout` seconds.
+    `waiting` is called once, when the lock is first found held (to say why nothing happens). An
     OSError other than "held" (a file system without locks) is the caller's to word."""
     assert fcntl is not None, "flock_within needs fcntl: check HAS_FLOCK first"
     deadline = time.monotonic() + timeout
@@ -26,6 +29,9 @@ def flock_within(fd: int, timeout: float, poll: float = 0.02) -> bool:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
+            if waiting is not None:
+                waiting()
+                waiting = None  # said once
             if time.monotonic() >= deadline:
                 return False
             time.sleep(poll)

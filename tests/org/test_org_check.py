@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -245,23 +248,42 @@ def _kb_org_check(config, cache_home):
                             stderr=subprocess.PIPE, text=True)
 
 
-@pytest.mark.slow  # waits 20 s for a process that must not finish
+@pytest.mark.slow  # a kb process, held 3 s past its notice
 def test_a_build_waits_while_another_holds_the_clone(tmp_path, cache_home, user_cache):
-    """Another kb holding the clone (cloning, fetching or checking it): this one waits, clones nothing
-    meanwhile, then checks as usual."""
+    """Another kb holding the clone (cloning, fetching or checking it): this one says it waits, clones
+    nothing meanwhile, then checks as usual."""
     from incident_kb.history.clones import clone_folder
-    from incident_kb.org.sources import clone_locked
+    from incident_kb.org.sources import LOCK_TIMEOUT, clone_locked
 
     config, url = _org_with_a_git_knowledge_base(tmp_path)
     folder = clone_folder(user_cache, url, "main")
     with clone_locked(folder):
         process = _kb_org_check(config, cache_home)
-        with pytest.raises(subprocess.TimeoutExpired):
-            process.wait(timeout=20)
-        assert not folder.exists()
-    out, err = process.communicate(timeout=180)
-    assert process.returncode == 1, err
+        said: queue.Queue[str] = queue.Queue()
+        printed: list[str] = []
+        readers = [threading.Thread(target=lambda: [said.put(line) for line in process.stderr], daemon=True),
+                   threading.Thread(target=lambda: printed.extend(process.stdout), daemon=True)]
+        for reader in readers:
+            reader.start()
+        notice = said.get(timeout=120)
+        assert notice == (f"kb: another kb holds the clone in {folder} (cloning, fetching or checking it); "
+                          f"waiting for it, up to {LOCK_TIMEOUT // 60} min\n")
+        time.sleep(3)  # still waiting, past the notice
+        assert process.poll() is None and not folder.exists()
+    assert process.wait(timeout=180) == 1
+    for reader in readers:
+        reader.join(timeout=30)
+    out = "".join(printed)
+    assert not any("holds the clone" in line for line in said.queue), list(said.queue)  # said once
     assert "payments/knobs/db-pool-size.yaml:5:1: error reclaimable-knob" in out and "unreadable-kb" not in out
+
+
+def test_a_lock_held_by_nobody_is_taken_without_a_notice(tmp_path, capfd):
+    from incident_kb.org.sources import clone_locked
+
+    with clone_locked(tmp_path / "clones" / "a"):
+        pass
+    assert capfd.readouterr() == ("", "")
 
 
 @pytest.mark.slow  # two kb processes

@@ -7,6 +7,7 @@ repository (`cache.user_cache_folder`); nothing is ever written to a team's repo
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -74,7 +75,7 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         return
     handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        if not flock_within(handle, timeout, _POLL):
+        if not flock_within(handle, timeout, _POLL, waiting=lambda: _say_waiting(folder, timeout)):
             raise CloneFailed(_busy(folder, timeout))
         _HELD.add(folder)
         try:
@@ -83,6 +84,16 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
             _HELD.discard(folder)
     finally:
         os.close(handle)  # the lock goes with it
+
+
+def _say_waiting(folder: Path, timeout: float) -> None:
+    """One line on stderr while another kb holds the clone: the wait can last minutes (a clone of a large
+    repository), and a command silent that long looks hung."""
+    try:
+        print(f"kb: another kb holds the clone in {folder} (cloning, fetching or checking it); waiting for it, "
+              f"up to {timeout / 60:.0f} min", file=sys.stderr, flush=True)
+    except (AttributeError, OSError, ValueError):  # no stderr to write to
+        pass
 
 
 def _busy(folder: Path, timeout: float) -> str:
