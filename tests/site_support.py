@@ -12,6 +12,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -159,23 +160,44 @@ history:
         (cache / name).write_text('<svg xmlns="http://www.w3.org/2000/svg"><script>alert("cache")</script></svg>')
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str,
+               add: Callable[[Path], None] = lambda root: None) -> Site:
+    """The seed, with what `add` writes into it, built once for the whole run: under xdist the first
+    worker that needs the site builds it into the run's shared temporary folder, and the others wait for
+    it there (every test only reads these sites; each worker building its own cost a build a worker)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        base = tmp_path_factory.mktemp(name)
+    else:
+        base = tmp_path_factory.getbasetemp().parent / name  # the run's folder, above each worker's
+    site = Site(base / "kb", base / "site")
+    with _locked(base.with_name(name + ".lock")):
+        if not (base / ".built").exists():
+            shutil.rmtree(base, ignore_errors=True)  # a build that failed in another worker: again here
+            add(copy_knowledge_base(site.root))
+            build_site(site.root, site.out)
+            (base / ".built").touch()
+    return site
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    import fcntl
+
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
+
+
 @pytest.fixture(scope="session")
 def seed_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """The repository's own knowledge base, built once for the session."""
-    base = tmp_path_factory.mktemp("seed-site")
-    root = copy_knowledge_base(base / "kb")
-    build_site(root, base / "site")
-    return Site(root, base / "site")
+    """The repository's own knowledge base, built once for the run."""
+    return built_once(tmp_path_factory, "seed-site")
 
 
 @pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
-    """The seed plus records whose text tries to inject script, built once for the session."""
-    base = tmp_path_factory.mktemp("hostile-site")
-    root = copy_knowledge_base(base / "kb")
-    add_hostile_records(root)
-    build_site(root, base / "site")
-    return Site(root, base / "site")
+    """The seed plus records whose text tries to inject script, built once for the run."""
+    return built_once(tmp_path_factory, "hostile-site", add_hostile_records)
 
 
 EXTRA = 129  # with the seed's knob: 130, three pages of rows
@@ -243,23 +265,14 @@ def markdown_cells(columns: list[str], rows: list[str]) -> list[list[str]]:
 @pytest.fixture(scope="session")
 def long_index_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """The seed plus LONG_EXTRA knobs: a knobs index in pages of rows, with its rows as JSON; built once."""
-    base = tmp_path_factory.mktemp("long-index-site")
-    root = copy_knowledge_base(base / "kb")
-    add_extra_knobs(root, LONG_EXTRA)
-    build_site(root, base / "site")
-    return Site(root, base / "site")
+    return built_once(tmp_path_factory, "long-index-site", lambda root: add_extra_knobs(root, LONG_EXTRA))
 
 
 @pytest.fixture(scope="session")
 def many_knobs_site(tmp_path_factory: pytest.TempPathFactory) -> Site:
     """The seed plus EXTRA knobs (three pages of an index), RECLAIMABLE of them reverted under the
     seed incident's refuted hypothesis, with gains that grow with their number; built once."""
-    base = tmp_path_factory.mktemp("many-knobs-site")
-    root = copy_knowledge_base(base / "kb")
-    for i in range(EXTRA):
-        (root / f"knobs/extra-{i:03d}.yaml").write_text(extra_knob(i))
-    build_site(root, base / "site")
-    return Site(root, base / "site")
+    return built_once(tmp_path_factory, "many-knobs-site", lambda root: add_extra_knobs(root, EXTRA))
 
 
 SERVE_POLL = 0.01  # seconds
