@@ -166,6 +166,31 @@ def test_a_remembered_result_is_printed_without_loading_the_models_or_git(kb, re
     assert done.stdout == first.out + "[]\n"
 
 
+def git_calls_logged(tmp_path: Path, monkeypatch) -> Path:
+    """Every git command run from now on (kb's, and GitPython's for kb) logged, one line each, by a
+    real git behind a script of the same name first on PATH."""
+    log, folder = tmp_path / "git-calls", tmp_path / "logging-git"
+    folder.mkdir()
+    (folder / "git").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{log}"\nexec "{shutil.which("git")}" "$@"\n')
+    (folder / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+    return log
+
+
+def test_a_check_the_memory_missed_asks_git_what_its_key_read_once(kb, repo, monkeypatch, tmp_path):
+    """git's view, read for the remembered result's key (HEAD, the index's place, the configuration,
+    whether the clone is partial), is what the history pass then reads: git is not asked again."""
+    kb("check", "--root", repo)
+    edit(repo / "docs/design/DSV4_PD_DEADLOCK_ISSUE.md", "# ", "# Edited: ")  # the memory misses
+    log = git_calls_logged(tmp_path, monkeypatch)
+    result = kb("check", "--root", repo)
+    calls = log.read_text().splitlines()
+    asked = lambda *words: [call for call in calls if set(words) <= set(call.split())]  # noqa: E731
+    assert len(asked("rev-parse")) == 1 and len(asked("config")) == 1, calls
+    assert len(asked("log")) == 1 and len(asked("diff")) == 1, calls  # the history pass did run
+    assert result == cold(kb, repo, monkeypatch)
+
+
 # What a check never needs: the site's stack and kb's own site, init and editing code. Each costs every
 # `kb check` process (the pre-commit hook, CI) its start.
 NOT_FOR_CHECKING = ("mkdocs", "material", "jinja2", "markdown", "pymdownx", "pygments", "yaml", "watchdog",

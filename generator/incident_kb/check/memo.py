@@ -65,19 +65,20 @@ class Result:
 Checked = tuple[Result, Any]  # a result, and the ledger `recheck` continues from, as JSON text (None: none)
 
 
-def check_remembering(root: Path, today: date, allow_shallow: bool, check: Callable[[], Checked],
+def check_remembering(root: Path, today: date, allow_shallow: bool, check: Callable[[GitView | None], Checked],
                       recheck: Callable[[str, list[str], bool], Checked | None] = lambda *args: None) -> Result:
     """The remembered result while nothing it was computed from changed; else `recheck(ledger,
     edited, moved)` when only record files were edited (regular files before and after) and, with
-    `moved`, git's view moved, or `check()`; the new result is remembered with git's view taken
-    before it ran and every look it made."""
+    `moved`, git's view moved, or `check(view)`; the new result is remembered with git's view taken
+    before it ran (`view`, which the check's history pass reads instead of asking git again) and every
+    look it made."""
     store = open_store(root)
     if store is None:
-        return check()[0]
+        return check(None)[0]
     since = time.time_ns() - SETTLE_NS  # a file changed since is signed by its content too
     view = read_git_view(root, since)
     if view is None:  # git's view cannot be known: nothing is remembered
-        return check()[0]
+        return check(None)[0]
     key = run_key(root, today, allow_shallow)
     found = store.read(_NAME, key)
     entry: dict[str, Any] = found if isinstance(found, dict) and _is_entry(found) else {}
@@ -98,7 +99,7 @@ def check_remembering(root: Path, today: date, allow_shallow: bool, check: Calla
         done = recheck(entry["ledger"], edited, moved) if edited is not None else None
         if done is None:
             kept = None
-            done = check()
+            done = check(view)
     result, ledger = done
     if any(item.code in NOT_REMEMBERED for item in result.findings):
         return result  # what kb could not know: asked anew next time

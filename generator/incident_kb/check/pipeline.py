@@ -42,6 +42,7 @@ from ..wording import plural, shell_word
 from .ledger import FileFacts, Ledger
 
 if TYPE_CHECKING:  # git history is read lazily: a re-check that needs none imports no git
+    from ..history.git_view import GitView
     from ..history.gitio import LogAhead, PendingTree
     from ..history.timelines import History, MaterialChange
 
@@ -197,6 +198,9 @@ class CheckMode:
     # base is a temporary copy.
     cache: bool = True
     ledger: bool = False  # keep where each finding came from (`KnowledgeBase.ledger`), for `recheck`
+    # git's view of the root's repository as this run read it already (the remembered result's key:
+    # `memo.check_remembering`); the history pass asks git none of it again. None: read there.
+    view: GitView | None = None
 
 
 PLAIN = CheckMode()  # `kb check` as a user runs it: HEAD and the work tree, the cache on
@@ -228,7 +232,8 @@ def _history_ahead(root: Path, settings: Settings,
         return contextlib.nullcontext()
     from ..history.timelines import history_read_ahead
 
-    return history_read_ahead(root, settings.folders, allow_shallow=mode.allow_shallow, cache=mode.cache)
+    return history_read_ahead(root, settings.folders, allow_shallow=mode.allow_shallow, cache=mode.cache,
+                              view=mode.view)
 
 
 def _checked(root: Path, mode: CheckMode, today: date, settings: Settings, replaced: Mapping[str, str] | None,
@@ -462,7 +467,8 @@ def history_pass(root: Path, catalog: Catalog, settings: Settings, references: I
     try:
         history = read_history(root, records, settings.folders, settings.outside_docs(r.doc for r in references),
                                repo_folder=mode.repo_folder, rev=mode.rev, pending=mode.pending,
-                               allow_shallow=mode.allow_shallow, cache=mode.cache, ahead=ahead)
+                               allow_shallow=mode.allow_shallow, cache=mode.cache, ahead=ahead,
+                               view=mode.view if mode.repo_folder is None else None)
     except HistoryUnavailable as exc:
         return None, (f"warning: {exc}; the git-based checks (stale-doc) were skipped",)
     return history, tuple(history.notes)

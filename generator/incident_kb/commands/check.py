@@ -20,6 +20,7 @@ from ..check.formats import FORMATS, displayable, format_github_summary
 from ..check.memo import Checked, Result, check_remembering, ledger_text
 from ..check.owners import Ownership
 from ..findings import CODES, Finding, KbError, Severity
+from ..history.git_view import GitView
 from ..records.vocabulary import RecordKind
 from ..settings.reference_date import TODAY_VARIABLE, reference_date
 from .command import Command, add_root, root_of
@@ -84,7 +85,7 @@ def run_check(args: argparse.Namespace) -> int:
             and args.format not in _WITH_OWNERS:
         # At HEAD with the cache on: a result remembered for exactly this state is printed as it was.
         today = reference_date(args.today)
-        result = check_remembering(root, today, args.allow_shallow, lambda: _checked(root, args, today),
+        result = check_remembering(root, today, args.allow_shallow, lambda view: _checked(root, args, today, view),
                                    lambda ledger, edited, moved: _rechecked(root, args, today, ledger, edited, moved))
         return print_result(result, args.format)
     from ..check.exoneration import find_exonerations
@@ -117,10 +118,10 @@ def run_check(args: argparse.Namespace) -> int:
     return print_result(Result(tuple(findings), kb.summary + after, kb.notes), args.format, Ownership.of(kb), notices)
 
 
-def _checked(root: Path, args: argparse.Namespace, today: date) -> Checked:
+def _checked(root: Path, args: argparse.Namespace, today: date, view: GitView | None) -> Checked:
     from ..check.pipeline import CheckMode, check_knowledge_base
 
-    kb = check_knowledge_base(root, CheckMode(today, args.allow_shallow, ledger=True))
+    kb = check_knowledge_base(root, CheckMode(today, args.allow_shallow, ledger=True, view=view))
     return Result(kb.findings, kb.summary, kb.notes), ledger_text(kb.ledger.to_json()) if kb.ledger else None
 
 

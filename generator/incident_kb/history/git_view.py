@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -39,6 +40,8 @@ GIT_ENVIRONMENT = {"GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GI
 # would hang every history read. Off, git opens no mailmap at all.
 GIT_SETTINGS = ("log.mailmap=false",)
 _MAX_BOUNDARY = 64 << 20
+COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a commit id, SHA-1 or SHA-256
+_PROMISOR = re.compile(r"remote\..*\.promisor$|extensions\.partialclone$")  # what makes a partial clone
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,34 @@ class GitView:
     # configuration, ignore and attributes files, shallow boundary): what the live preview watches.
     # Not part of the key: their contents are, as the fields above.
     watched: tuple[str, ...] = ()
+    index: str = ""  # the index git uses (absolute; GIT_INDEX_FILE followed); "" when unknown
+
+    @property
+    def git_dir(self) -> str | None:
+        """The repository's git folder (its real path), None when git named none."""
+        first = self.state.split("\n", 1)[0]
+        return real_path(first) if os.path.isabs(first) else None
+
+    @property
+    def head_facts(self) -> tuple[str, bool, str | None] | None:
+        """HEAD's commit, whether the clone is shallow, and HEAD's branch (None: detached), as the history
+        pass asks them (`gitio.open_repository`); None when git gave no such answer (no commit yet)."""
+        code, *answer = self.head.split("\n")
+        state = self.state.split("\n")
+        if code != "0" or len(answer) != 2 or len(state) != 4 or state[3] not in ("true", "false") \
+                or not COMMIT_ID.fullmatch(answer[0]):
+            return None
+        commit, ref = answer
+        return commit, state[3] == "true", None if ref == "HEAD" else ref.removeprefix("refs/heads/")
+
+    @property
+    def partial_clone(self) -> bool | None:
+        """Whether the repository may lack objects (a promisor remote, or extensions.partialClone set),
+        as `git config --get-regexp` would find either; None when git did not list its configuration."""
+        listing = self.config_listing
+        if listing is None:
+            return None
+        return any(_PROMISOR.match(name) for name in config_entries(listing))
 
     @property
     def config_listing(self) -> str | None:
@@ -137,7 +168,7 @@ def read_git_view(folder: Path, changed_after: int) -> GitView | None:
            *refs, *(Path(origin) for origin in _config_origins(config[1]))]
     watched = tuple(sorted({str(path) for path in own
                             if any(path.is_relative_to(folder) for folder in (git_dir, common))}))
-    return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched)
+    return GitView(state, head, f"{config[0]}\n{config[1]}", boundary, (*files, program), watched, str(index))
 
 
 def ignore_and_attributes_files(common: Path, top: Path, entries: Mapping[str, str]) -> list[Path]:

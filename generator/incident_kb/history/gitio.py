@@ -8,7 +8,6 @@ nothing of knobs, incidents or docs, and never decides what a change means.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import tempfile
 import threading
@@ -19,9 +18,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
-from ..repository.files import copy_if_there, resolved
+from ..repository.files import copy_if_there, real_path, resolved
 from .git_reads import refuse_what_git_opens_at_top, refuse_what_git_would_wait_on
-from .git_view import config_entries, ignore_and_attributes_files, kb_git_environment, refuse_dubious_ownership
+from .git_view import (
+    COMMIT_ID,
+    GitView,
+    config_entries,
+    ignore_and_attributes_files,
+    kb_git_environment,
+    refuse_dubious_ownership,
+)
 
 try:  # gitpython refuses to import when no git executable can be found
     import git
@@ -32,7 +38,6 @@ except ImportError as exc:  # pragma: no cover - only on a machine without git
     _IMPORT_PROBLEM = str(exc).splitlines()[0]
 
 NULL_ID = "0" * 40
-_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
 
 
 class NotARepository(Exception):
@@ -100,8 +105,10 @@ class TreeEntry:
 
 
 @contextmanager
-def open_repository(folder: Path) -> Iterator[git.Repo]:
-    """The repository whose work tree contains `folder`, closed (with its git processes) on exit."""
+def open_repository(folder: Path, view: GitView | None = None) -> Iterator[git.Repo]:
+    """The repository whose work tree contains `folder`, closed (with its git processes) on exit.
+    `view`: git's view of it as this run read it already (`git_view.read_git_view` of `folder`), whose
+    answers git is not asked again (HEAD, the index's place, a partial clone)."""
     if git is None:
         raise NotARepository(f"git cannot run here ({_IMPORT_PROBLEM})")
     try:
@@ -112,7 +119,9 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
         raise NotARepository(f"git cannot run here ({exc})") from None
     with repo:
         repo.git.update_environment(**kb_git_environment())  # --no-optional-locks: reading never rewrites .git/index
-        head = _head_facts(repo)
+        if view is not None and view.git_dir != real_path(str(repo.git_dir)):
+            view = None  # another repository's view (GIT_DIR pointing elsewhere for one of them): asked here
+        head = (view.head_facts if view is not None else None) or _head_facts(repo)
         if head is None:  # asked one by one, as git's refusal is told (or no commit yet: repository_state says)
             try:
                 repo.git.rev_parse("--git-dir")
@@ -123,7 +132,8 @@ def open_repository(folder: Path) -> Iterator[git.Repo]:
         if repo.bare:
             raise NotARepository(f"{folder} is in a bare repository, which has no work tree")
         refuse_what_git_opens_at_top(resolved(Path(str(repo.working_tree_dir))))
-        _opened[id(repo)] = _Opened(head)
+        _opened[id(repo)] = _Opened(head, view.partial_clone if view is not None else None,
+                                    view.index if view is not None and view.index else None)
         try:
             yield repo
         finally:
@@ -136,6 +146,7 @@ class _Opened:
 
     head: tuple[str, bool, str | None] | None  # for `repository_state` (one git process, not four), once
     partial_clone: bool | None = None  # `is_partial_clone`'s answer, once asked
+    index: str | None = None  # the index git uses, when known (`_private_index`)
 
 
 _opened: dict[int, _Opened] = {}  # by the open repository object's id
@@ -149,7 +160,7 @@ def _head_facts(repo: git.Repo) -> tuple[str, bool, str | None] | None:
     except GitCommandError:
         return None
     answer = lines.splitlines()
-    if len(answer) != 3 or answer[1] not in ("true", "false") or not _COMMIT_ID.fullmatch(answer[0]):
+    if len(answer) != 3 or answer[1] not in ("true", "false") or not COMMIT_ID.fullmatch(answer[0]):
         return None
     head, shallow, ref = answer
     return head, shallow == "true", None if ref == "HEAD" else ref.removeprefix("refs/heads/")
@@ -311,7 +322,8 @@ def _private_index(repo: git.Repo) -> Iterator[str]:
     """A copy of the repository's index in a private temporary folder (removed afterwards), where git
     may refresh it. Split indexes are written whole there (`core.splitIndex` off for that diff), so
     nothing is written in the repository's git folder either."""
-    index = Path(repo.git.rev_parse("--git-path", "index"))
+    opened = _opened.get(id(repo))
+    index = Path(opened.index if opened is not None and opened.index else repo.git.rev_parse("--git-path", "index"))
     if not index.is_absolute():
         index = Path(str(repo.working_tree_dir)) / index
     with tempfile.TemporaryDirectory(prefix="kb-index-") as folder:

@@ -26,7 +26,7 @@ from ..records.materiality import MaterialFields, material_fields
 from ..records.vocabulary import RecordKey, RecordKind
 from ..records.yaml_source import MAX_BYTES, parse_yaml
 from ..repository.files import UnreadableFile, note_every_file, read_bounded
-from .git_view import read_git_view
+from .git_view import GitView, read_git_view
 from .gitio import (
     NULL_ID,
     LogAhead,
@@ -106,7 +106,8 @@ class History:
 def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence[str],
                  extra_docs: Iterable[str] = (), *,
                  repo_folder: Path | None = None, rev: str | None = None, pending: PendingTree | None = None,
-                 allow_shallow: bool = False, cache: bool = True, ahead: LogAhead | None = None) -> History:
+                 allow_shallow: bool = False, cache: bool = True, ahead: LogAhead | None = None,
+                 view: GitView | None = None) -> History:
     """Material changes of `records` (root-relative path -> (kind, id)) and docs' last changes.
 
     History is read at `rev` (default: HEAD plus the work tree's uncommitted changes, or with
@@ -116,18 +117,21 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
     `extra_docs` are doc paths outside the docs folder whose changes matter. Raises HistoryUnavailable when
     there is no history, KbError for a shallow clone unless `allow_shallow`. `cache`: continue
     from the pass an earlier run kept in `root`'s store (`incident_kb.cache`; see `memo`). `ahead`:
-    the walk's `git log`, started early by `history_read_ahead` (used only if it is the same command)."""
+    the walk's `git log`, started early by `history_read_ahead` (used only if it is the same command).
+    `view`: git's view of `repo_folder` as this run read it already (the remembered result's key), else
+    read here when the cache is on (the walk's key; what git would be asked again)."""
     repo_folder = repo_folder or root
+    store = open_store(root) if cache else None
+    if store is not None and view is None:
+        view = read_git_view(repo_folder, 0)
     try:
-        with open_repository(repo_folder) as repo:
+        with open_repository(repo_folder, view) as repo:
             state = repository_state(repo, repo_folder)
             first = pending is not None and state.head is None  # the first commit, being made: all of history
             notes = _check_state(state, rev is None, allow_shallow) if not first else []
             paths = [*folders, *(d for d in extra_docs if not d.startswith(folders[-1] + "/"))]
             pathspecs = _pathspecs(state, paths)
             head = resolve_commit(repo, rev) if rev is not None else state.head
-            store = open_store(root) if cache else None
-            view = read_git_view(repo_folder, 0) if store is not None else None
             walk, count = (Walk(state.prefix), 0) if first else \
                 committed_walk(repo, store, view, state, head or rev or "HEAD", pathspecs, ahead)
             if pending is not None:  # the commit being made, as a commit: its blobs are in git already
@@ -173,17 +177,18 @@ def _pathspecs(state: RepoState, paths: Iterable[str]) -> list[str]:
 
 @contextmanager
 def history_read_ahead(root: Path, folders: Sequence[str], *, allow_shallow: bool = False,
-                       cache: bool = True) -> Iterator[LogAhead | None]:
+                       cache: bool = True, view: GitView | None = None) -> Iterator[LogAhead | None]:
     """The `git log` of `read_history`'s walk over the committed mainline of `folders` (at HEAD, from
     the work tree at `root`), started now in the background, for the body of the `with` to pass to
     `read_history` once it knows what else to read; killed at the end if still running. None where
     `read_history` would not run that walk whole: no repository or no commit, a shallow clone
-    refused, walks kept in the store (continued instead). A head start only: whatever stops it here
-    (git refusing the repository, a file git would wait on) `read_history` meets again, and says."""
+    refused, walks kept in the store (continued instead). `view`: as `read_history`'s. A head start
+    only: whatever stops it here (git refusing the repository, a file git would wait on) `read_history`
+    meets again, and says."""
     with contextlib.ExitStack() as stack:
         ahead = None
         try:
-            repo = stack.enter_context(open_repository(root))
+            repo = stack.enter_context(open_repository(root, view))
             state = repository_state(repo, root)
             if state.head is not None and (allow_shallow or not state.shallow):
                 pathspecs = _pathspecs(state, folders)
