@@ -292,8 +292,9 @@ def commit_date(text: str) -> datetime | None:
 
 
 def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[Path],
-                        config: str | None = None) -> list[FileChange]:
-    """Changes in the work tree and index relative to HEAD, plus untracked files (not ignored).
+                        config: str | None = None, head: str = "HEAD") -> list[FileChange]:
+    """Changes in the work tree and index relative to `head` (the commit the history was walked from:
+    a commit made meanwhile is not half seen), plus untracked files (not ignored).
     `paths`: pathspecs; `folders`: the same places as absolute paths; `config`: `git config --list -z
     --show-origin` as this check read it already (`GitView.config_listing`), else asked here. Raises
     KbError, before git is asked, when a file git would open on the way is one it would wait on
@@ -306,7 +307,7 @@ def uncommitted_changes(repo: git.Repo, paths: Iterable[str], folders: Iterable[
         # A file touched (or edited and undone) differs from the index by its times only: `git diff`
         # compares its content, then refreshes the index it read, rewriting it whatever
         # --no-optional-locks says (git 2.39). So it reads a private copy, and .git/index is never written.
-        out = repo.git(c="core.splitIndex=false").diff("HEAD", "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--",
+        out = repo.git(c="core.splitIndex=false").diff(head, "--raw", "-z", "-M", "--no-abbrev", "--no-color", "--",
                                                        *paths, stdout_as_string=False, env={"GIT_INDEX_FILE": index})
     changes = list(_parse_raw(out.decode("utf-8", "surrogateescape").split("\0")))
     untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *paths,

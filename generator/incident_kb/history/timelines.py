@@ -142,8 +142,8 @@ def read_history(root: Path, records: Mapping[str, RecordKey], folders: Sequence
                 places = [state.toplevel / (state.prefix + p) for p in paths]
                 for place in places if rev is None else ():  # git pairs renames by content: every file counts
                     note_every_file(place)
-                uncommitted = uncommitted_changes(repo, pathspecs, places, view.config_listing if view else None) \
-                    if rev is None else []
+                uncommitted = uncommitted_changes(repo, pathspecs, places, view.config_listing if view else None,
+                                                  head or "HEAD") if rev is None else []
                 if uncommitted:
                     walk.apply(uncommitted, Moment(count, None, None), from_work_tree=True)
             new = frozenset(path[len(state.prefix):] for path in (c.path for c in uncommitted if c.status in "ARC")
