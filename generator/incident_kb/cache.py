@@ -72,7 +72,7 @@ def open_store(root: Path, warn: Callable[[str], None] | None = None) -> Store |
     if warning is not None:
         if warning not in _warned:  # once a process: the site build opens it several times
             _warned.add(warning)
-            (warn or _say)(warning)
+            (warn or say)(warning)
         return None
     folder = base / hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:24]
     if not (_own_folder(base) and _own_folder(folder)):
@@ -107,7 +107,9 @@ def user_store() -> Store | None:
     return Store(base) if _own_folder(base) else None
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
+    """`line` on stderr after "kb: ", if there is a stderr to write to: kb's notes about its cache and
+    clones, which no command's output holds."""
     try:
         print(f"kb: {line}", file=sys.stderr, flush=True)
     except (OSError, ValueError, AttributeError):

@@ -7,12 +7,11 @@ repository (`cache.user_cache_folder`); nothing is ever written to a team's repo
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
-from ..cache import user_cache_folder
+from ..cache import say, user_cache_folder
 from ..history.clones import CLONE_TIMEOUT, CloneFailed, checked_out, clone_folder
 from ..locks import HAS_FLOCK, flock_within
 from ..repository.files import describe_error
@@ -75,7 +74,7 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         return
     handle = os.open(lock_path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
     try:
-        if not flock_within(handle, timeout, _POLL, waiting=lambda: _say_waiting(folder, timeout)):
+        if not flock_within(handle, timeout, _POLL, waiting=lambda: say(_waiting(folder, timeout))):
             raise CloneFailed(_busy(folder, timeout))
         _HELD.add(folder)
         try:
@@ -86,14 +85,11 @@ def clone_locked(folder: Path, timeout: float = LOCK_TIMEOUT) -> Iterator[None]:
         os.close(handle)  # the lock goes with it
 
 
-def _say_waiting(folder: Path, timeout: float) -> None:
-    """One line on stderr while another kb holds the clone: the wait can last minutes (a clone of a large
-    repository), and a command silent that long looks hung."""
-    try:
-        print(f"kb: another kb holds the clone in {folder} (cloning, fetching or checking it); waiting for it, "
-              f"up to {timeout / 60:.0f} min", file=sys.stderr, flush=True)
-    except (AttributeError, OSError, ValueError):  # no stderr to write to
-        pass
+def _waiting(folder: Path, timeout: float) -> str:
+    """Said while another kb holds the clone: the wait can last minutes (a clone of a large repository),
+    and a command silent that long looks hung."""
+    return (f"another kb holds the clone in {folder} (cloning, fetching or checking it); waiting for it, "
+            f"up to {timeout / 60:.0f} min")
 
 
 def _busy(folder: Path, timeout: float) -> str:
