@@ -51,8 +51,9 @@ CACHED_BYTECODE := env -u PYTHONDONTWRITEBYTECODE
 PYTEST := $(CACHED_BYTECODE) $(BIN)/python -m pytest
 
 # The whole suite on every core (`-n auto`: one worker more than cores, see tests/conftest.py); a
-# file's tests stay on one worker (--dist loadfile: the session's
-# shared builds and venvs are made once per file's worker, and timing tests are not split). A file is
+# file's tests stay on one worker (--dist loadfile: a file's own module-scoped builds are made once,
+# and timing tests are not split; the seed's shared sites are built once a run, tests/site_support.py,
+# and the venvs once a checkout, under .cache/). A file is
 # the unit of balance, so a long test that shares nothing has a file of its own (the deep property
 # tests: tests/check/test_properties_deeper_*.py) rather than running after the rest on one worker.
 test: $(STAMP)
