@@ -49,6 +49,25 @@ def test_names_that_changed_since_are_indexed_after_the_pages(tmp_path):
     assert "OLD_NAME" not in str(names)
 
 
+@pytest.mark.parametrize("count", [1, 3, 40])
+def test_an_early_index_of_other_names_leaves_nothing_in_the_one_put_in_place(tmp_path, count):
+    """The early Pagefind run may still be writing when the names are written again: its files must
+    not land in the index put in place (there they mixed in: two indexes' metadata, the old names' or
+    half-written fragments)."""
+    site = tmp_path / "site"
+    for number in range(count):
+        page = site / f"knobs/k{number}/index.html"
+        page.parent.mkdir(parents=True)
+        page.write_text(f"<html><body><main data-pagefind-body><h1>k{number}</h1></main></body></html>")
+    early, named = ([NamedPage(f"knobs/k{number}/index.html", f"{prefix}_{number}", SearchKind.KNOB, (f"k{number}",))
+                     for number in range(count)] for prefix in ("OLD", "NEW"))
+    names = _index(site, tuple(early), tuple(named))
+    assert sorted(page["meta"]["title"] for page in names.values()) == sorted(f"NEW_{n}" for n in range(count))
+    written = site / NAMES_FOLDER
+    assert len(list(written.glob("*.pf_meta"))) == 1, "two indexes' metadata in one folder"
+    assert all(fragment.stat().st_size for fragment in (written / "fragment").iterdir())
+
+
 def test_a_build_that_fails_leaves_no_early_names_behind(tmp_path):
     site = _site(tmp_path / "site")
     index = StreamedIndex()

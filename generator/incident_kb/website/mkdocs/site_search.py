@@ -34,6 +34,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import itertools
 import json
 import logging
 import os
@@ -174,9 +175,15 @@ def write_index(site_dir: Path, named: Iterable[NamedPage] = (), low_priority: b
     return time.perf_counter() - started
 
 
+_FRESH = itertools.count()  # `_fresh_folder`'s calls in this process
+
+
 def _fresh_folder(target: Path) -> Path:
-    """Where an index is written before it is put in place at `target`."""
-    fresh = target.parent / f".{target.name}-{os.getpid()}-{threading.get_ident()}"
+    """Where an index is written before it is put in place at `target`: a folder of this call's own.
+    Two Pagefind runs of one thread can be under way for one target (the names index written early,
+    and again after the pages when the names changed since): in one folder, the early run's files
+    went in with the other's."""
+    fresh = target.parent / f".{target.name}-{os.getpid()}-{threading.get_ident()}-{next(_FRESH)}"
     shutil.rmtree(fresh, ignore_errors=True)
     return fresh
 
