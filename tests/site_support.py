@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import shutil
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -283,11 +284,19 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that leaves a page drops the responses still under way (a broken pipe, a reset): no
+        # error of the site's; the base class printed each one's traceback into the run's output.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(folder: Path) -> Iterator[str]:
     """Serve a built site on 127.0.0.1 (a free port) for the duration of the block."""
     handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     # shutdown() waits for the loop's next look at its flag: every half second by default, which was
     # half a second at the end of each of the hundred-odd served sites of a run.
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": SERVE_POLL}, daemon=True)
