@@ -12,8 +12,9 @@
 # The folder is removed after a run that passed or was interrupted; a failed run's is kept (pytest's
 # folders of the failing tests are in it) and its place said. Without /dev/shm, or with less than
 # 4 GiB free there (a container's 64 MiB, say: a run writes about 1 GiB), or with TMPDIR already set
-# (the place someone chose), the command runs as it is. INCIDENT_KB_TESTS_RAM names another folder than
-# /dev/shm (tests/architecture/test_tmp_in_ram.py).
+# (the place someone chose), or where it cannot run a program (mounted noexec, as hardened systems
+# mount /dev/shm: the tests run scripts they write, git hooks and stand-in commands), the command runs as
+# it is. INCIDENT_KB_TESTS_RAM names another folder than /dev/shm (tests/architecture/test_tmp_in_ram.py).
 set -u
 ram=${INCIDENT_KB_TESTS_RAM:-/dev/shm}
 avail=$(df -Pk "$ram" 2>/dev/null | awk 'NR == 2 { print $4 }')
@@ -21,6 +22,12 @@ if [ -n "${TMPDIR:-}" ] || [ "${avail:-0}" -lt 4194304 ] ||
     ! folder=$(mktemp -d "$ram/incident-kb-tests.XXXXXX" 2>/dev/null); then
     exec "$@"
 fi
+probe=$folder/runs-programs
+if ! { printf '#!/bin/sh\n' > "$probe" && chmod +x "$probe" && "$probe"; } 2>/dev/null; then
+    rm -rf "$folder"
+    exec "$@"
+fi
+rm -f "$probe"
 interrupted=0
 trap 'interrupted=1' INT TERM  # a handler, not an ignore: the command still gets the signal
 TMPDIR=$folder "$@"

@@ -1,8 +1,8 @@
 """tests/tmp_in_ram.sh, which `make test`, `make test-lowest` and `make test-fast` run the suite through:
 the command's temporary files in a folder of its own under the RAM folder, removed after a run that
-passed or was interrupted, kept (and named) after one that failed; without the folder, or with TMPDIR
-already set, the command runs as it is. Here the RAM folder is a test's own (INCIDENT_KB_TESTS_RAM), so
-/dev/shm is never touched."""
+passed or was interrupted, kept (and named) after one that failed; without the folder, where it cannot
+run a program, or with TMPDIR already set, the command runs as it is. Here the RAM folder is a test's
+own (INCIDENT_KB_TESTS_RAM), so /dev/shm is never touched."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from ..conftest import REPO
 
@@ -66,6 +68,27 @@ def test_without_the_ram_folder_the_command_runs_as_it_is(tmp_path):
         done = run(tmp_path / "missing", status)
         assert (done.returncode, done.stdout, done.stderr) == (status, "/tmp\n", "")
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_folder_that_cannot_run_programs_is_not_used(tmp_path):
+    """Hardened systems mount /dev/shm noexec; the tests run scripts they write (git hooks, stand-in
+    commands), so there the command runs as it is."""
+    ram = tmp_path / "noexec"
+    ram.mkdir()
+    try:
+        mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "noexec,size=5g", "tmpfs", str(ram)],
+                                 capture_output=True, text=True, timeout=30)
+    except FileNotFoundError:
+        pytest.skip("no mount command here")
+    if mounted.returncode != 0:
+        pytest.skip(f"a file system cannot be mounted here: {mounted.stderr.strip()}")
+    try:
+        assert has_room(ram)  # what sends the run elsewhere is the noexec alone
+        done = run(ram, 0)
+        assert (done.returncode, done.stdout, done.stderr) == (0, "/tmp\n", "")
+        assert list(ram.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(ram)], check=True, timeout=30)
 
 
 def test_a_temporary_folder_already_chosen_is_kept(tmp_path):
