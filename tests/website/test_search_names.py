@@ -16,8 +16,8 @@ from ..site_support import search_pages
 pytestmark = pytest.mark.skipif(pagefind_program() is None, reason="Pagefind (pagefind-bin) is not installed")
 
 
-def _site(folder: Path) -> Path:
-    for name in ("index.html", "knobs/pool/index.html"):
+def _site(folder: Path, pages: tuple[str, ...] = ("index.html", "knobs/pool/index.html")) -> Path:
+    for name in pages:
         page = folder / name
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(f"<html><body><main data-pagefind-body><h1>{name}</h1><p>Words.</p></main></body></html>")
@@ -54,11 +54,7 @@ def test_an_early_index_of_other_names_leaves_nothing_in_the_one_put_in_place(tm
     """The early Pagefind run may still be writing when the names are written again: its files must
     not land in the index put in place (there they mixed in: two indexes' metadata, the old names' or
     half-written fragments)."""
-    site = tmp_path / "site"
-    for number in range(count):
-        page = site / f"knobs/k{number}/index.html"
-        page.parent.mkdir(parents=True)
-        page.write_text(f"<html><body><main data-pagefind-body><h1>k{number}</h1></main></body></html>")
+    site = _site(tmp_path / "site", tuple(f"knobs/k{number}/index.html" for number in range(count)))
     early, named = ([NamedPage(f"knobs/k{number}/index.html", f"{prefix}_{number}", SearchKind.KNOB, (f"k{number}",))
                      for number in range(count)] for prefix in ("OLD", "NEW"))
     names = _index(site, tuple(early), tuple(named))
