@@ -5,6 +5,7 @@ and phone widths go to tests/screenshots/ (git-ignored) for a reviewer to look a
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,6 +114,21 @@ def go(page, url: str) -> None:
     page.locator("article").first.wait_for()
 
 
+def save_screenshot(page, path: Path, first_ms: float = 15_000, again_ms: float = 30_000) -> None:
+    """A full-page screenshot for a reviewer. Chromium's capture waits for a frame from the page's
+    compositor, and in one CI run that frame never came: 30 s after the fonts had loaded, on a page
+    whose capture takes under a second even on a loaded machine (720 in a row, none over 0.9 s). So a
+    capture still unfinished after `first_ms` is tried once more on the page loaded again, which draws
+    afresh (what clicks had opened is not redrawn); a second stall fails the test as before."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.screenshot(path=str(path), full_page=True, timeout=first_ms)
+    except PlaywrightTimeout:
+        page.reload(wait_until="load")
+        page.screenshot(path=str(path), full_page=True, timeout=again_ms)
+
+
 # Every table container that would scroll sideways, and the page itself if it does.
 OVERFLOWS = """() => {
   const wide = [];
@@ -147,7 +163,7 @@ def test_tables_fit_with_nothing_behind_a_scrollbar(browser, seed_url, troubled_
                 overflowing[name] = wide
             if width != WIDTHS["wide"]:
                 label = "desktop" if width == WIDTHS["desktop"] else "phone"
-                page.screenshot(path=str(SCREENSHOTS / f"{name}-{label}.png"), full_page=True)
+                save_screenshot(page, SCREENSHOTS / f"{name}-{label}.png")
     finally:
         context.close()
     assert overflowing == {}
@@ -232,7 +248,7 @@ def test_axe_finds_no_serious_or_critical_violation(browser, seed_url, troubled_
                 page.locator(".md-search__input").focus()
             audit(name)
             if scheme == "dark":
-                page.screenshot(path=str(SCREENSHOTS / f"{name}-desktop-dark.png"), full_page=True)
+                save_screenshot(page, SCREENSHOTS / f"{name}-desktop-dark.png")
     finally:
         context.close()
     assert found == {}
@@ -268,3 +284,49 @@ def test_sortable_headers_and_filters_work_from_the_keyboard(browser, troubled_u
         assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Filter by component"
     finally:
         context.close()
+
+
+# A page that asks for a web font after its load. A capture waits for the fonts, so a font request held
+# unanswered stalls it as the compositor's missing frame did: a capture that does not finish in time.
+FONT_AFTER_LOAD = """<!doctype html><title>font</title><p>A line of text.</p>
+<script>addEventListener("load", () => { const face = new FontFace("Held", "url(held.woff2)");
+document.fonts.add(face); face.load().catch(() => {}); });</script>"""
+
+
+@contextlib.contextmanager
+def page_with_a_late_font(browser, folder: Path, held: int) -> Iterator[tuple[object, list[str]]]:  # noqa: F811
+    """The page of FONT_AFTER_LOAD, loaded, and the font requests it has made. The first `held` requests
+    stay unanswered; a later one gets a 404, after which the fonts are settled and a capture goes on."""
+    (folder / "index.html").write_text(FONT_AFTER_LOAD)
+    requests: list[str] = []
+
+    def answer(route) -> None:
+        requests.append(route.request.url)
+        if len(requests) > held:
+            route.fulfill(status=404)
+
+    with serve(folder) as base:
+        context = browser.new_context(viewport={"width": 400, "height": 300})
+        try:
+            page = context.new_page()
+            page.route("**/held.woff2", answer)
+            page.goto(base, wait_until="load")
+            page.wait_for_function("document.fonts.status === 'loading'")
+            yield page, requests
+        finally:
+            context.close()
+
+
+def test_a_stalled_screenshot_is_taken_again_on_the_page_loaded_again(browser, tmp_path):  # noqa: F811
+    with page_with_a_late_font(browser, tmp_path, held=1) as (page, requests):
+        save_screenshot(page, tmp_path / "shot.png", first_ms=1_000, again_ms=10_000)
+    assert (tmp_path / "shot.png").read_bytes().startswith(b"\x89PNG")
+    assert len(requests) == 2  # the first page's font stalled the first capture
+
+
+def test_a_screenshot_stalled_twice_fails_the_test(browser, tmp_path):  # noqa: F811
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with page_with_a_late_font(browser, tmp_path, held=2) as (page, requests), pytest.raises(PlaywrightTimeout):
+        save_screenshot(page, tmp_path / "shot.png", first_ms=1_000, again_ms=1_000)
+    assert len(requests) == 2 and not (tmp_path / "shot.png").exists()
