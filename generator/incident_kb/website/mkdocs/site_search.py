@@ -182,8 +182,9 @@ def _fresh_folder(target: Path) -> Path:
     """Where an index is written before it is put in place at `target`: a folder of this call's own.
     Two Pagefind runs of one thread can be under way for one target (the names index written early,
     and again after the pages when the names changed since): in one folder, the early run's files
-    went in with the other's."""
-    fresh = target.parent / f".{target.name}-{os.getpid()}-{threading.get_ident()}-{next(_FRESH)}"
+    went in with the other's. The process and the call's number name it: the number is shared by the
+    process' threads."""
+    fresh = target.parent / f".{target.name}-{os.getpid()}-{next(_FRESH)}"
     shutil.rmtree(fresh, ignore_errors=True)
     return fresh
 
