@@ -52,6 +52,10 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+# The site's search box has listed its whole answer to the query given.
+ANSWERED = "query => document.querySelector('[data-kb-search]')?.getAttribute('data-kb-answered') === query"
+
+
 class Visit:
     """A browser page on a site served on 127.0.0.1 that records dialogs and any foreign request."""
 
@@ -76,19 +80,18 @@ class Visit:
         self.page.goto(self.base + path, wait_until="load")
 
     def search(self, query: str) -> list[str]:
-        """Type into Material's search box; the paths of the results, best first."""
+        """Type into the site's search box; the paths of the results, best first, once it has answered."""
         focus_search(self.page)
         self.page.keyboard.type(query)
-        results = self.page.locator(".md-search-result__item > a")
-        results.first.wait_for(timeout=20_000)
-        # The box answers in two steps (the records' names, then the pages) and lists the results anew
-        # for the second: read between the two, the list was empty (a CI run failed so). Read again.
-        deadline = time.monotonic() + 20
-        while True:
-            found = [urlsplit(href).path for href in results.evaluate_all("links => links.map(a => a.href)")]
-            if found or time.monotonic() > deadline:
-                return found
-            self.page.wait_for_timeout(50)
+        return self.answer(query)
+
+    def answer(self, query: str, seconds: float = 20) -> list[str]:
+        """The results' paths once the box has listed its whole answer to `query` (kb-search.js names
+        it). A list shown before answers a prefix typed earlier, or holds the names' step alone: a
+        CI run read the results of 'T' for 'TARGET_CTAS' so."""
+        self.page.wait_for_function(ANSWERED, arg=query, timeout=seconds * 1000)
+        return [urlsplit(href).path for href in self.page.locator(".md-search-result__item > a").evaluate_all(
+            "links => links.map(a => a.href)")]
 
 
 @contextlib.contextmanager

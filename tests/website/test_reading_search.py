@@ -83,18 +83,6 @@ def visit(browser, site) -> Iterator[Visit]:  # noqa: F811
         assert visitor.dialogs == []
 
 
-def settled(visit: Visit, query: str) -> list[str]:
-    """The results once they stop changing (the box answers in two steps: names, then pages)."""
-    first = visit.search(query)
-    for _ in range(20):
-        visit.page.wait_for_timeout(150)
-        now = paths(visit)
-        if now == first:
-            return now
-        first = now
-    return first
-
-
 def test_the_guide_repeats_the_incident_id_far_more_than_the_incident_page(site):
     """The premise of the ranking tests below: a long doc that mentions the id dozens of times."""
     assert (site.root / "docs/guide/writing-a-postmortem.md").read_text().count("multi-round-harness-hang") > 20
@@ -114,61 +102,65 @@ def test_the_guide_repeats_the_incident_id_far_more_than_the_incident_page(site)
 ])
 def test_the_records_own_page_ranks_first(visit, query, page):
     visit.open("")
-    results = settled(visit, query)
+    results = visit.search(query)
     assert results[0] == page, results
 
 
-def test_results_narrow_to_knobs_incidents_or_docs(visit):
+def test_the_box_names_the_query_once_its_whole_answer_is_listed(visit):
+    """Typed slowly, each prefix is asked and answered in turn: the box names the query whose answer
+    the list holds only once the whole of it is there (the names' step, then the pages')."""
     visit.open("")
-    everything = settled(visit, "proxy")
-    assert KNOB in everything and INCIDENT in everything and any(p.startswith("/design/") for p in everything)
-    visit.page.get_by_role("button", name="Incidents").click()
-    assert paths_once(visit, lambda now: now == [INCIDENT]) == [INCIDENT]
-    assert visit.page.get_by_role("button", name="Incidents").get_attribute("aria-pressed") == "true"
-    visit.page.get_by_role("button", name="Docs").click()
-    docs = paths_once(visit, lambda now: bool(now) and INCIDENT not in now)
-    assert docs and all(p.startswith(("/design/", "/guide/")) for p in docs)
+    focus_search(visit.page)
+    visit.page.keyboard.type("proxy", delay=150)  # slower than the box's pause: each prefix is asked
+    results = visit.answer("proxy")
+    assert KNOB in results and INCIDENT in results
+    visit.page.wait_for_timeout(1_000)
+    assert listed(visit) == results  # nothing came after the box said it had answered
+    visit.page.keyboard.press("Backspace")
+    assert visit.answer("prox") != []
+    visit.page.keyboard.press("Control+A")
+    visit.page.keyboard.press("Backspace")  # an empty box answers nothing
+    visit.page.wait_for_function("() => !document.querySelector('[data-kb-search]').hasAttribute('data-kb-answered')",
+                                 timeout=20_000)
+    assert listed(visit) == []
 
 
-def paths(visit: Visit) -> list[str]:
+def listed(visit: Visit) -> list[str]:
     return visit.page.locator(".md-search-result__item > a").evaluate_all(
         "links => links.map(a => new URL(a.href).pathname)")
 
 
-def paths_once(visit: Visit, holds, seconds: float = 10) -> list[str]:
-    """The results as soon as `holds(results)`, or as they stand after `seconds` (a loaded machine
-    answers later than a fixed pause allows; the caller's assertion then fails with what was shown)."""
-    for _ in range(int(seconds * 10)):
-        now = paths(visit)
-        if holds(now):
-            return now
-        visit.page.wait_for_timeout(100)
-    return paths(visit)
+def test_results_narrow_to_knobs_incidents_or_docs(visit):
+    visit.open("")
+    everything = visit.search("proxy")
+    assert KNOB in everything and INCIDENT in everything and any(p.startswith("/design/") for p in everything)
+    visit.page.get_by_role("button", name="Incidents").click()
+    assert visit.answer("proxy") == [INCIDENT]
+    assert visit.page.get_by_role("button", name="Incidents").get_attribute("aria-pressed") == "true"
+    visit.page.get_by_role("button", name="Docs").click()
+    docs = visit.answer("proxy")
+    assert docs and INCIDENT not in docs and all(p.startswith(("/design/", "/guide/")) for p in docs)
 
 
 def test_the_query_and_the_filter_survive_going_to_a_result(visit):
     visit.open("")
-    settled(visit, "proxy")
+    visit.search("proxy")
     visit.page.get_by_role("button", name="Knobs").click()
-    knobs = paths_once(visit, lambda now: bool(now) and all(p.startswith("/knobs/") for p in now))
+    knobs = visit.answer("proxy")
     assert knobs and all(p.startswith("/knobs/") for p in knobs)
     visit.page.locator(".md-search-result__item > a").first.click()
     visit.page.wait_for_url(f"**{knobs[0]}")
     assert visit.page.locator(".md-search__input").input_value() == "proxy"
-    focus_search(visit.page)
-    visit.page.locator(".md-search-result__item > a").first.wait_for(timeout=20_000)
+    focus_search(visit.page)  # the box opens with the query and the filter kept, and answers them again
+    assert visit.answer("proxy") == knobs
     assert visit.page.get_by_role("button", name="Knobs").get_attribute("aria-pressed") == "true"
-    assert paths_once(visit, lambda now: now == knobs) == knobs
 
 
 def test_a_page_kept_out_of_search_by_its_front_matter_is_not_found(visit, site):
     assert "Zanzibarword" in site.html("guide/private")
     visit.open("")
-    focus_search(visit.page)
-    visit.page.keyboard.type("Zanzibarword")
-    meta = visit.page.locator(".kb-search__meta")
-    meta.filter(has_text="No matching").wait_for(timeout=20_000)
-    assert visit.page.locator(".md-search-result__item").count() == 0
+    assert visit.search("Zanzibarword") == []
+    assert "No matching" in visit.page.locator(".kb-search__meta").inner_text()
 
 
 def test_search_is_ready_on_a_page_without_a_search(visit):
@@ -181,7 +173,7 @@ def test_search_is_ready_on_a_page_without_a_search(visit):
 
 def test_hand_written_pages_have_their_own_kind(visit):
     visit.open("")
-    results = settled(visit, "postmortem")
+    results = visit.search("postmortem")
     assert GUIDE in results
     badge = visit.page.locator(f'.md-search-result__item > a[href$="{GUIDE}"] .kb-search__kind')
     assert badge.inner_text() == "doc"
@@ -189,6 +181,6 @@ def test_hand_written_pages_have_their_own_kind(visit):
 
 def test_enter_opens_the_first_result(visit):
     visit.open("")
-    settled(visit, "TARGET_CTAS")
+    visit.search("TARGET_CTAS")
     visit.page.locator(".md-search__input").press("Enter")
     visit.page.wait_for_url(f"**{KNOB}")

@@ -14,7 +14,7 @@ import pytest
 from ..conftest import break_seed_story
 from ..gitrepo import GitRepo
 from ..site_support import Site, build_site, copy_knowledge_base, serve
-from .test_browser import browser, focus_search  # noqa: F401
+from .test_browser import ANSWERED, browser, focus_search  # noqa: F401
 
 pytestmark = pytest.mark.slow  # real builds in a real browser: left out of `make test-fast`
 
@@ -237,8 +237,8 @@ def test_axe_finds_no_serious_or_critical_violation(browser, seed_url, troubled_
             if name == "search-results":  # the search dialog open, with results and the kind filter
                 focus_search(page)
                 page.keyboard.type("TARGET_CTAS")
+                page.wait_for_function(ANSWERED, arg="TARGET_CTAS", timeout=20_000)  # the whole answer listed
                 results = page.locator(".md-search-result__item > a")
-                results.first.wait_for(timeout=20_000)
                 for i in range(min(results.count(), 3)):  # each result as the pointer tints it
                     results.nth(i).hover()
                     audit(f"{name} (pointer on result {i + 1})")

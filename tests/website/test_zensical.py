@@ -103,11 +103,16 @@ def browser() -> Iterator[object]:
         browser.close()
 
 
+# Zensical's results (in a shadow root), best first: each link's path and the query it answers (its
+# `?h=`, the words the page it opens highlights).
 _RESULTS = """() => {
     const found = [];
     const walk = (root) => { for (const element of root.querySelectorAll('*')) {
         if (element.shadowRoot) walk(element.shadowRoot);
-        if (element.tagName === 'A' && element.href.includes('?h=')) found.push(new URL(element.href).pathname);
+        if (element.tagName === 'A' && element.href.includes('?h=')) {
+            const url = new URL(element.href);
+            found.push([url.pathname, url.searchParams.get('h')]);
+        }
     } };
     walk(document);
     return found;
@@ -115,26 +120,34 @@ _RESULTS = """() => {
 
 
 def search(browser, base: str, query: str) -> list[str]:
-    """Zensical's search (its results live in a shadow root): the result paths, best first."""
+    """Zensical's search: the result paths, best first, once they answer the whole query."""
     page = browser.new_page()
     try:
         page.goto(base, wait_until="load")
-        # Zensical binds '/' once its script has run, some time after 'load' on a busy machine: a key
-        # pressed before went nowhere (one run in two of the lowest-versions suite timed out so). Ask
-        # again, from a closed search box, until results show (30 s in all), as a reader would.
-        for _ in range(6):
-            page.keyboard.press("Escape")
-            page.keyboard.press("/")
-            page.keyboard.press("Control+A")
-            page.keyboard.type(query)
-            try:
-                page.wait_for_function(f"() => ({_RESULTS})().length > 0", timeout=5_000)
-                break
-            except PlaywrightTimeoutError:
-                continue
-        return list(page.evaluate(_RESULTS))
+        return answer(page, query)
     finally:
         page.close()
+
+
+def answer(page, query: str) -> list[str]:
+    """Type `query` into the open page's search box; the results once every one answers `query`.
+    Zensical answers each key as it comes: results shown before answer a prefix typed earlier (a CI
+    run read those of 'T' for 'TARGET_CTAS', the tags page first)."""
+    answered = f"query => {{ const found = ({_RESULTS})(); return found.length && found.every(r => r[1] === query); }}"
+    # Zensical binds '/' once its script has run, some time after 'load' on a busy machine: a key
+    # pressed before went nowhere (one run in two of the lowest-versions suite timed out so). Ask
+    # again, from a closed search box, until results show (30 s in all), as a reader would.
+    for _ in range(6):
+        page.keyboard.press("Escape")
+        page.keyboard.press("/")
+        page.keyboard.press("Control+A")
+        page.keyboard.type(query)
+        try:
+            page.wait_for_function(answered, arg=query, timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            continue
+    return [path for path, _ in page.evaluate(_RESULTS)]
 
 
 @pytest.mark.parametrize("query", ["SGLANG_SM120_MMA_TARGET_CTAS", "TARGET_CTAS"])
@@ -142,6 +155,32 @@ def test_search_finds_the_knob_by_its_setting_name_and_its_short_name(browser, b
     with serve(built) as base:
         results = search(browser, base, query)
     assert f"/{KNOB}/" in results[:3], results
+
+
+# A search box answering as Zensical's does, in a shadow root with `?h=` links, each key as it comes;
+# the answer to the whole query comes a second after those to its prefixes.
+ANSWERS_PREFIXES_FIRST = """<!doctype html><title>search</title><div id="host"></div><input id="box">
+<script>
+const shadow = document.getElementById("host").attachShadow({mode: "open"});
+const box = document.getElementById("box");
+addEventListener("keydown", (event) => { if (event.key === "/" && event.target !== box) {
+  box.focus(); event.preventDefault(); } });
+box.addEventListener("input", () => { const typed = box.value;
+  setTimeout(() => { shadow.innerHTML = `<a href="/${typed.length}/?h=${encodeURIComponent(typed)}">r</a>`; },
+             typed.length === %d ? 1000 : 0); });
+</script>"""
+
+
+def test_the_results_read_answer_the_whole_query_not_a_prefix(browser, tmp_path):
+    """The results shown when the last key is typed answer a prefix: the helper waits for the whole."""
+    (tmp_path / "index.html").write_text(ANSWERS_PREFIXES_FIRST % len("TARGET_CTAS"))
+    with serve(tmp_path) as base:
+        page = browser.new_page()
+        try:
+            page.goto(base, wait_until="load")
+            assert answer(page, "TARGET_CTAS") == [f"/{len('TARGET_CTAS')}/"]
+        finally:
+            page.close()
 
 
 def test_the_styles_apply_in_the_browser(browser, built):

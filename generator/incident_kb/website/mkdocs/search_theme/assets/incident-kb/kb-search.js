@@ -7,7 +7,9 @@
    records' names (pagefind-names/: the pages whose id, name, short name or title match come
    first) and the pages' text (pagefind/).
    What is indexed, how words weigh and each page's kind are decided when the site is built
-   (site_search.py and the pages): this script only asks and shows. */
+   (site_search.py and the pages): this script only asks and shows.
+   Once the list holds a query's whole answer, the box names that query (data-kb-answered): a list
+   shown earlier answered a prefix typed before, and a tool reading the results waits for it. */
 (function () {
   "use strict";
 
@@ -154,7 +156,9 @@
 
     function search() {
       var id = ++asked;
-      var query = cleanQuery(input.value);
+      var typed = input.value;
+      var query = cleanQuery(typed);
+      box.removeAttribute("data-kb-answered");
       save();
       if (!query) {
         list.textContent = "";
@@ -181,7 +185,9 @@
           var count = Math.max(found.length, answers[1] ? answers[1].results.length : 0);
           say(count === 0 ? words("none") : count === 1 ? words("one") : words("other").replace("#", String(count)));
           append(namedPages);
-          return showMore(id);
+          return showMore(id).then(function () {
+            if (id === asked) box.setAttribute("data-kb-answered", typed);
+          });
         });
       }).catch(function () {
         if (id === asked) say(words("failed"));
