@@ -90,6 +90,10 @@ class Visit:
         it). A list shown before answers a prefix typed earlier, or holds the names' step alone: a
         CI run read the results of 'T' for 'TARGET_CTAS' so."""
         self.page.wait_for_function(ANSWERED, arg=query, timeout=seconds * 1000)
+        return self.listed()
+
+    def listed(self) -> list[str]:
+        """The paths of the results the search box lists now, best first."""
         return [urlsplit(href).path for href in self.page.locator(".md-search-result__item > a").evaluate_all(
             "links => links.map(a => a.href)")]
 

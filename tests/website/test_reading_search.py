@@ -115,19 +115,14 @@ def test_the_box_names_the_query_once_its_whole_answer_is_listed(visit):
     results = visit.answer("proxy")
     assert KNOB in results and INCIDENT in results
     visit.page.wait_for_timeout(1_000)
-    assert listed(visit) == results  # nothing came after the box said it had answered
+    assert visit.listed() == results  # nothing came after the box said it had answered
     visit.page.keyboard.press("Backspace")
     assert visit.answer("prox") != []
     visit.page.keyboard.press("Control+A")
     visit.page.keyboard.press("Backspace")  # an empty box answers nothing
     visit.page.wait_for_function("() => !document.querySelector('[data-kb-search]').hasAttribute('data-kb-answered')",
                                  timeout=20_000)
-    assert listed(visit) == []
-
-
-def listed(visit: Visit) -> list[str]:
-    return visit.page.locator(".md-search-result__item > a").evaluate_all(
-        "links => links.map(a => new URL(a.href).pathname)")
+    assert visit.listed() == []
 
 
 def test_results_narrow_to_knobs_incidents_or_docs(visit):
