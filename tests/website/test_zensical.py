@@ -124,12 +124,12 @@ def search(browser, base: str, query: str) -> list[str]:
     page = browser.new_page()
     try:
         page.goto(base, wait_until="load")
-        return answer(page, query)
+        return ask(page, query)
     finally:
         page.close()
 
 
-def answer(page, query: str) -> list[str]:
+def ask(page, query: str) -> list[str]:
     """Type `query` into the open page's search box; the results once every one answers `query`.
     Zensical answers each key as it comes: results shown before answer a prefix typed earlier (a CI
     run read those of 'T' for 'TARGET_CTAS', the tags page first)."""
@@ -178,7 +178,7 @@ def test_the_results_read_answer_the_whole_query_not_a_prefix(browser, tmp_path)
         page = browser.new_page()
         try:
             page.goto(base, wait_until="load")
-            assert answer(page, "TARGET_CTAS") == [f"/{len('TARGET_CTAS')}/"]
+            assert ask(page, "TARGET_CTAS") == [f"/{len('TARGET_CTAS')}/"]
         finally:
             page.close()
 
